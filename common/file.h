@@ -1,0 +1,80 @@
+// File-system helpers: read-only memory maps, sequential writers that fsync,
+// and the atomic-replace protocol the MANIFEST relies on.
+//
+// Every error is an IOError naming the path and the failing call.
+// Thread-safety: a MappedFile is immutable after Open and may be shared;
+// a WritableFile belongs to one thread.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+
+namespace dps {
+
+class MappedFile {
+ public:
+  ~MappedFile();
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+
+  // Maps the whole file read-only. An empty file maps to size() == 0.
+  static Result<std::unique_ptr<MappedFile>> Open(const std::string& path);
+
+  const uint8_t* data() const { return data_; }
+  size_t size() const { return size_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  MappedFile(std::string path, const uint8_t* data, size_t size)
+      : path_(std::move(path)), data_(data), size_(size) {}
+  std::string path_;
+  const uint8_t* data_;
+  size_t size_;
+};
+
+// Appends to a new file; Sync() flushes and fsyncs. Close() is implied by
+// the destructor but only an explicit Close() reports errors.
+class WritableFile {
+ public:
+  ~WritableFile();
+  WritableFile(const WritableFile&) = delete;
+  WritableFile& operator=(const WritableFile&) = delete;
+
+  // Creates (truncating) `path`.
+  static Result<std::unique_ptr<WritableFile>> Create(const std::string& path);
+
+  Status Append(std::string_view data);
+  Status Sync();
+  Status Close();
+  uint64_t size() const { return size_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  WritableFile(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
+  Status FlushBuffer();
+  std::string path_;
+  int fd_;
+  uint64_t size_ = 0;
+  std::string buffer_;
+};
+
+// Writes `contents` to `path` so that readers see either the old file or the
+// new one: write `path`.tmp, fsync it, rename over `path`, fsync the directory.
+Status WriteFileAtomically(const std::string& path, std::string_view contents);
+
+// fsyncs a directory so that renames and creations in it are durable.
+Status SyncDir(const std::string& dir);
+
+Result<std::string> ReadFileToString(const std::string& path);
+Result<std::vector<std::string>> ListDir(const std::string& dir);  // names, no "." / ".."
+Status CreateDirIfMissing(const std::string& dir);
+Status RemoveFile(const std::string& path);
+bool FileExists(const std::string& path);
+
+}  // namespace dps

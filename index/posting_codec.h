@@ -1,0 +1,51 @@
+// Block codec for posting lists: docids and weights (term frequencies) are
+// coded in separate blocks of up to kBlockSize values so that a count-only
+// AND never decodes a weight.
+//
+// Docid blocks: gaps d[i] - d[i-1] - 1 (the first gap relative to the last
+// docid of the previous block, or to "-1" for the first block), bit-packed
+// with the block's maximum width (FOR). Full blocks use a 4-lane vertical
+// layout so SSE2 unpacks four values per instruction (Lemire & Boytsov,
+// "Decoding billions of integers per second through vectorization", 2015);
+// partial blocks (the tail) are packed horizontally, LSB first.
+// Weight blocks: w - 1, bit-packed with patched exceptions (PFOR, Zukowski et
+// al. 2006) so a rare large term frequency does not widen the whole block.
+// The exact bytes are specified in docs/FORMAT.md ("Posting blocks").
+//
+// Decoders take an explicit end pointer and validate every header field;
+// corrupt input yields nullptr, never an out-of-bounds read.
+// Thread-safety: pure functions.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace dps {
+
+inline constexpr size_t kBlockSize = 128;
+
+// Appends the docid block for docs[0..n). REQUIRES: 1 <= n <= kBlockSize,
+// docs strictly increasing, docs[0] > prev unless prev == UINT32_MAX (which
+// stands for "no previous docid").
+void EncodeDocBlock(const uint32_t* docs, size_t n, uint32_t prev, std::string* out);
+
+// Decodes a block written by EncodeDocBlock with the same n and prev into
+// docs[0..n). `docs` must have room for kBlockSize values. Returns the byte
+// after the block, or nullptr if [p, end) is too short or the header invalid.
+const uint8_t* DecodeDocBlock(const uint8_t* p, const uint8_t* end, size_t n, uint32_t prev,
+                              uint32_t* docs);
+
+// Appends the weight block for weights[0..n). REQUIRES: 1 <= n <= kBlockSize,
+// every weight >= 1.
+void EncodeWeightBlock(const uint32_t* weights, size_t n, std::string* out);
+
+// Decodes a block written by EncodeWeightBlock. `weights` must have room for
+// kBlockSize values. Returns the byte after the block or nullptr on corruption.
+const uint8_t* DecodeWeightBlock(const uint8_t* p, const uint8_t* end, size_t n,
+                                 uint32_t* weights);
+
+// Index of the first docs[i] >= target in the sorted docs[0..n), or n.
+size_t LowerBoundInBlock(const uint32_t* docs, size_t n, uint32_t target);
+
+}  // namespace dps

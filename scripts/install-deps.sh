@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs the Debian packages dpsearch needs, only those missing.
+# Idempotent and non-interactive; needs root (or sudo) when something is missing.
+set -euo pipefail
+
+PACKAGES=(
+  build-essential cmake ninja-build pkg-config ccache
+  libicu-dev          # analysis: NFKC case folding, word-break segmentation
+  libtbb-dev          # parallel ingest pipeline and in-process fan-out
+  libboost-dev        # Boost.Asio shard servers (header-only)
+  libzstd-dev         # doc store block compression
+  libxxhash-dev       # XXH3 page checksums and the stable bin hash
+  libsimdjson-dev     # JSONL ingest
+  libcli11-dev        # command-line parsing
+  libgtest-dev libgmock-dev libbenchmark-dev
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+echo "install-deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
