@@ -1,0 +1,71 @@
+// The stored documents of one bin: external id, title and (optionally) text
+// per docid, in zstd-compressed blocks of about kDocBlockTarget raw bytes,
+// followed by a block index so a lookup decompresses one block. Layout:
+// docs/FORMAT.md ("Doc store").
+//
+// Writer: one thread. Reader: immutable, shareable; Get allocates the
+// decompressed block per call (results are shown rarely compared with
+// posting decodes, so no cache yet).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+#include "index/paged_file.h"
+#include "index/types.h"
+
+namespace dps {
+
+inline constexpr size_t kDocBlockTarget = 64 * 1024;
+inline constexpr size_t kDocBlockIndexEntrySize = 16;  // first_docid, offset, comp_len, raw_len
+// A corrupt raw_len must not make us allocate gigabytes.
+inline constexpr uint32_t kMaxDocBlockRaw = 256u << 20;
+
+struct StoredDoc {
+  DocId docid = 0;
+  std::string id;
+  std::string title;
+  std::string text;
+};
+
+class DocStoreWriter {
+ public:
+  explicit DocStoreWriter(int zstd_level = 3) : zstd_level_(zstd_level) {}
+  // REQUIRES: docid strictly greater than the previous one.
+  void Add(DocId docid, std::string_view id, std::string_view title, std::string_view text);
+  // Returns the region (compressed blocks, index, count) and resets.
+  std::string Finish();
+
+ private:
+  void FlushBlock();
+  int zstd_level_;
+  std::string region_;
+  std::string index_;
+  std::string raw_;
+  uint32_t block_first_ = 0;
+  uint32_t blocks_ = 0;
+  DocId last_ = 0;
+};
+
+class DocStoreReader {
+ public:
+  Status Open(const PagedFileReader* file, uint64_t offset, uint64_t len);
+  // NotFound if docid is not stored here.
+  Status Get(DocId docid, StoredDoc* doc) const;
+  // Every document in docid order (scan, compaction).
+  Status ReadAll(std::vector<StoredDoc>* docs) const;
+
+ private:
+  Status ReadBlock(uint32_t block, std::vector<StoredDoc>* docs) const;
+  std::string Where(uint64_t rel) const;
+  const PagedFileReader* file_ = nullptr;
+  uint64_t offset_ = 0;
+  uint64_t len_ = 0;
+  uint32_t blocks_ = 0;
+  const uint8_t* index_ = nullptr;
+};
+
+}  // namespace dps

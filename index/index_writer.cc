@@ -1,0 +1,343 @@
+#include "index/index_writer.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <map>
+#include <queue>
+#include <random>
+#include <set>
+
+#include "common/checksum.h"
+#include "common/file.h"
+#include "index/global_index.h"
+#include "index/tablet.h"
+#include "index/tablet_writer.h"
+
+namespace dps {
+
+namespace {
+
+std::string RandomIndexId() {
+  std::random_device rd;
+  char buf[33];
+  std::snprintf(buf, sizeof buf, "%08x%08x%08x%08x", rd(), rd(), rd(), rd());
+  return buf;
+}
+
+struct Posting {
+  std::string_view term;
+  DocId doc;
+  uint32_t tf;
+  bool operator<(const Posting& o) const {
+    return term != o.term ? term < o.term : doc < o.doc;
+  }
+};
+
+// One bin's share of a batch.
+struct BinBatch {
+  std::vector<std::pair<DocId, const AnalyzedDocument*>> docs;
+  std::vector<DocId> tombstones;
+};
+
+}  // namespace
+
+IndexWriter::~IndexWriter() {
+  if (lock_fd_ >= 0) ::close(lock_fd_);
+}
+
+Result<std::unique_ptr<IndexWriter>> IndexWriter::Open(const std::string& dir,
+                                                       const IndexOptions& options) {
+  std::unique_ptr<IndexWriter> w(new IndexWriter());
+  w->dir_ = dir;
+  DPS_RETURN_IF_ERROR(CreateDirIfMissing(dir));
+  const std::string lock = dir + "/LOCK";
+  w->lock_fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (w->lock_fd_ < 0) return Status::IOError(lock + ": cannot open lock file");
+  if (::flock(w->lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+    return Status::IOError(lock + ": another process is writing to this index");
+  }
+  auto manifest = ReadManifest(dir);
+  if (manifest.ok()) {
+    w->manifest_ = std::move(manifest).value();
+  } else if (manifest.status().IsNotFound()) {
+    if (options.bins == 0 || options.tablets == 0 || options.tablets > options.bins) {
+      return Status::InvalidArgument("need bins >= tablets >= 1 (bins " +
+                                     std::to_string(options.bins) + ", tablets " +
+                                     std::to_string(options.tablets) + ")");
+    }
+    Manifest& m = w->manifest_;
+    m.index_id = RandomIndexId();
+    m.bins = options.bins;
+    m.store_text = options.store_text;
+    m.tablets = SplitBins(options.bins, options.tablets);
+    DPS_RETURN_IF_ERROR(WriteManifest(dir, m));
+  } else {
+    return manifest.status();
+  }
+  DPS_RETURN_IF_ERROR(w->RemoveStrayFiles());
+  return w;
+}
+
+Status IndexWriter::RemoveStrayFiles() {
+  std::set<std::string> live = {kManifestName, "LOCK"};
+  if (!manifest_.global_index.empty()) live.insert(manifest_.global_index);
+  for (const auto& t : manifest_.tablets) live.insert(t.files.begin(), t.files.end());
+  DPS_ASSIGN_OR_RETURN(auto names, ListDir(dir_));
+  for (const auto& name : names) {
+    const bool ours = name.ends_with(".tab") || name.ends_with(".gix") || name.ends_with(".tmp");
+    if (ours && !live.count(name)) DPS_RETURN_IF_ERROR(RemoveFile(dir_ + "/" + name));
+  }
+  return Status::OK();
+}
+
+std::string IndexWriter::NewFileName(Manifest* next, const char* ext) const {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%06" PRIu64 "%s", next->next_file_number++, ext);
+  return buf;
+}
+
+Status IndexWriter::FindLive(uint32_t bin, const std::string& id, bool* found,
+                             uint32_t* docid) const {
+  *found = false;
+  const TabletEntry& entry = manifest_.tablets[manifest_.TabletOf(bin)];
+  DPS_ASSIGN_OR_RETURN(auto tablet, Tablet::Open(dir_, entry));
+  for (const auto& file : tablet->files()) {
+    int i = file->FindBin(BinId{bin});
+    if (i < 0) continue;
+    std::vector<DocId> candidates;
+    DPS_RETURN_IF_ERROR(file->FindIdCandidates(static_cast<size_t>(i), id, &candidates));
+    for (DocId d : candidates) {
+      if (tablet->IsDeleted(BinId{bin}, d)) continue;
+      StoredDoc doc;
+      DPS_RETURN_IF_ERROR(file->docs(static_cast<size_t>(i)).Get(d, &doc));
+      if (doc.id == id) {
+        *found = true;
+        *docid = d;
+      }
+    }
+  }
+  return Status::OK();
+}
+
+Status IndexWriter::Commit(std::vector<AnalyzedDocument> docs, CommitStats* stats) {
+  CommitStats local;
+  if (stats == nullptr) stats = &local;
+  *stats = CommitStats();
+  Manifest next = manifest_;
+
+  // Later duplicates of an id win.
+  std::map<std::string_view, size_t> last_of_id;
+  for (size_t i = 0; i < docs.size(); ++i) last_of_id[docs[i].id] = i;
+
+  std::map<uint32_t, BinBatch> batches;
+  for (const auto& [id, i] : last_of_id) {
+    const uint32_t bin = static_cast<uint32_t>(StableHash64(id) % manifest_.bins);
+    batches[bin].docs.emplace_back(0, &docs[i]);
+  }
+
+  // Per tablet: open once to learn next docids and find replaced documents.
+  std::map<size_t, std::vector<uint32_t>> bins_of_tablet;
+  for (const auto& [bin, batch] : batches) bins_of_tablet[manifest_.TabletOf(bin)].push_back(bin);
+
+  for (const auto& [t, bins] : bins_of_tablet) {
+    const TabletEntry& entry = manifest_.tablets[t];
+    DPS_ASSIGN_OR_RETURN(auto tablet, Tablet::Open(dir_, entry));
+    const std::string file_name = NewFileName(&next, ".tab");
+    TabletWriterOptions wopt;
+    wopt.store_text = manifest_.store_text;
+    DPS_ASSIGN_OR_RETURN(auto writer, TabletWriter::Create(dir_ + "/" + file_name, wopt));
+    for (uint32_t bin : bins) {
+      BinBatch& batch = batches[bin];
+      uint64_t next_doc = 0;
+      for (const auto& file : tablet->files()) {
+        int i = file->FindBin(BinId{bin});
+        if (i >= 0 && file->bin(static_cast<size_t>(i)).num_docs > 0) {
+          next_doc = std::max<uint64_t>(next_doc, file->bin(static_cast<size_t>(i)).max_docid + 1ULL);
+        }
+      }
+      if (next_doc + batch.docs.size() > kMaxDocId) {
+        return Status::InvalidArgument("bin " + std::to_string(bin) +
+                                       " would exceed 2^32-2 docids; compact first");
+      }
+      for (auto& [docid, doc] : batch.docs) {
+        docid = static_cast<DocId>(next_doc++);
+        // Replace: tombstone the live copy in an older file.
+        for (const auto& file : tablet->files()) {
+          int i = file->FindBin(BinId{bin});
+          if (i < 0) continue;
+          std::vector<DocId> candidates;
+          DPS_RETURN_IF_ERROR(file->FindIdCandidates(static_cast<size_t>(i), doc->id, &candidates));
+          for (DocId d : candidates) {
+            if (tablet->IsDeleted(BinId{bin}, d)) continue;
+            StoredDoc old;
+            DPS_RETURN_IF_ERROR(file->docs(static_cast<size_t>(i)).Get(d, &old));
+            if (old.id == doc->id) {
+              batch.tombstones.push_back(d);
+              ++stats->replaced;
+            }
+          }
+        }
+      }
+      // Invert: sort (term, doc) pairs of the bin.
+      std::vector<Posting> postings;
+      for (const auto& [docid, doc] : batch.docs) {
+        for (const auto& [term, tf] : doc->terms) {
+          if (term.empty() || tf == 0) {
+            return Status::InvalidArgument("document '" + doc->id + "': empty term or zero tf");
+          }
+          postings.push_back(Posting{term, docid, tf});
+        }
+      }
+      std::sort(postings.begin(), postings.end());
+      DPS_RETURN_IF_ERROR(writer->StartBin(BinId{bin}));
+      std::vector<DocId> list_docs;
+      std::vector<uint32_t> list_weights;
+      for (size_t i = 0; i < postings.size();) {
+        size_t j = i;
+        list_docs.clear();
+        list_weights.clear();
+        for (; j < postings.size() && postings[j].term == postings[i].term; ++j) {
+          if (!list_docs.empty() && list_docs.back() == postings[j].doc) {
+            return Status::InvalidArgument("document with docid " + std::to_string(postings[j].doc) +
+                                           ": duplicate term '" + std::string(postings[j].term) + "'");
+          }
+          list_docs.push_back(postings[j].doc);
+          list_weights.push_back(postings[j].tf);
+        }
+        DPS_RETURN_IF_ERROR(writer->AddPostingList(postings[i].term, list_docs, list_weights));
+        i = j;
+      }
+      for (const auto& [docid, doc] : batch.docs) {
+        DPS_RETURN_IF_ERROR(writer->AddDocument(docid, doc->id, doc->title, doc->text));
+      }
+      DPS_RETURN_IF_ERROR(writer->AddTombstones(batch.tombstones));
+      DPS_RETURN_IF_ERROR(writer->FinishBin());
+      stats->documents += batch.docs.size();
+      stats->postings += postings.size();
+    }
+    DPS_RETURN_IF_ERROR(writer->Finish());
+    stats->bytes_written += writer->bytes_written();
+    ++stats->files_written;
+    next.tablets[t].files.push_back(file_name);
+  }
+  DPS_RETURN_IF_ERROR(SyncDir(dir_));
+  DPS_RETURN_IF_ERROR(RebuildGlobalIndex(&next, &stats->bytes_written));
+  ++next.generation;
+  DPS_RETURN_IF_ERROR(WriteManifest(dir_, next));
+  const std::string old_global = manifest_.global_index;
+  manifest_ = std::move(next);
+  if (!old_global.empty()) DPS_RETURN_IF_ERROR(RemoveFile(dir_ + "/" + old_global));
+  return Status::OK();
+}
+
+Status IndexWriter::Delete(const std::vector<std::string>& ids, CommitStats* stats) {
+  CommitStats local;
+  if (stats == nullptr) stats = &local;
+  *stats = CommitStats();
+  std::map<size_t, std::map<uint32_t, std::vector<DocId>>> doomed;  // tablet -> bin -> docids
+  for (const auto& id : ids) {
+    const uint32_t bin = static_cast<uint32_t>(StableHash64(id) % manifest_.bins);
+    bool found;
+    uint32_t docid;
+    DPS_RETURN_IF_ERROR(FindLive(bin, id, &found, &docid));
+    if (!found) continue;
+    doomed[manifest_.TabletOf(bin)][bin].push_back(docid);
+    ++stats->deleted;
+  }
+  if (doomed.empty()) return Status::OK();
+  Manifest next = manifest_;
+  for (const auto& [t, bins] : doomed) {
+    const std::string file_name = NewFileName(&next, ".tab");
+    TabletWriterOptions wopt;
+    wopt.store_text = manifest_.store_text;
+    DPS_ASSIGN_OR_RETURN(auto writer, TabletWriter::Create(dir_ + "/" + file_name, wopt));
+    for (const auto& [bin, docids] : bins) {
+      DPS_RETURN_IF_ERROR(writer->StartBin(BinId{bin}));
+      DPS_RETURN_IF_ERROR(writer->AddTombstones(docids));
+      DPS_RETURN_IF_ERROR(writer->FinishBin());
+    }
+    DPS_RETURN_IF_ERROR(writer->Finish());
+    stats->bytes_written += writer->bytes_written();
+    ++stats->files_written;
+    next.tablets[t].files.push_back(file_name);
+  }
+  DPS_RETURN_IF_ERROR(SyncDir(dir_));
+  ++next.generation;
+  DPS_RETURN_IF_ERROR(WriteManifest(dir_, next));
+  manifest_ = std::move(next);
+  return Status::OK();
+}
+
+Status IndexWriter::RebuildGlobalIndex(Manifest* next, uint64_t* bytes) {
+  // K-way merge of every (file, bin) dictionary of the new file set.
+  std::vector<std::unique_ptr<Tablet>> tablets;
+  struct Source {
+    std::unique_ptr<TermDictCursor> cursor;
+    const TabletReader* file;
+    size_t bin_index;
+  };
+  std::vector<Source> sources;
+  uint64_t total_docs = 0;
+  for (const auto& entry : next->tablets) {
+    DPS_ASSIGN_OR_RETURN(auto tablet, Tablet::Open(dir_, entry));
+    for (const auto& file : tablet->files()) {
+      for (size_t i = 0; i < file->bin_count(); ++i) {
+        total_docs += file->bin(i).num_docs;
+        if (file->dict(i).empty()) continue;
+        auto cursor = std::make_unique<TermDictCursor>(&file->dict(i));
+        cursor->SeekToFirst();
+        DPS_RETURN_IF_ERROR(cursor->status());
+        if (cursor->Valid()) sources.push_back(Source{std::move(cursor), file.get(), i});
+      }
+      for (size_t i = 0; i < file->bin_count(); ++i) total_docs -= file->tombstones(i).size();
+    }
+    tablets.push_back(std::move(tablet));
+  }
+  auto greater = [&](size_t a, size_t b) {
+    const auto ka = sources[a].cursor->key(), kb = sources[b].cursor->key();
+    return ka != kb ? ka > kb : sources[a].file->bin(sources[a].bin_index).bin >
+                                    sources[b].file->bin(sources[b].bin_index).bin;
+  };
+  std::priority_queue<size_t, std::vector<size_t>, decltype(greater)> heap(greater);
+  for (size_t i = 0; i < sources.size(); ++i) heap.push(i);
+
+  const std::string name = NewFileName(next, ".gix");
+  DPS_ASSIGN_OR_RETURN(auto writer, GlobalIndexWriter::Create(dir_ + "/" + name));
+  std::string term;
+  GlobalTermInfo info;
+  auto flush = [&]() -> Status {
+    if (info.bins.empty()) return Status::OK();
+    Status s = writer->Add(term, info);
+    info = GlobalTermInfo();
+    return s;
+  };
+  while (!heap.empty()) {
+    Source& src = sources[heap.top()];
+    const size_t top = heap.top();
+    heap.pop();
+    if (src.cursor->key() != term || info.bins.empty()) {
+      DPS_RETURN_IF_ERROR(flush());
+      term.assign(src.cursor->key());
+    }
+    PostingRef ref;
+    DPS_RETURN_IF_ERROR(src.file->ParsePostingRef(src.bin_index, src.cursor->value(), &ref));
+    info.df += ref.df;
+    const uint32_t bin = src.file->bin(src.bin_index).bin;
+    if (info.bins.empty() || info.bins.back() != bin) info.bins.push_back(bin);
+    src.cursor->Next();
+    DPS_RETURN_IF_ERROR(src.cursor->status());
+    if (src.cursor->Valid()) heap.push(top);
+  }
+  DPS_RETURN_IF_ERROR(flush());
+  DPS_RETURN_IF_ERROR(writer->Finish(total_docs));
+  next->global_index = name;
+  (void)bytes;
+  return Status::OK();
+}
+
+}  // namespace dps

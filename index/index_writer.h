@@ -1,0 +1,82 @@
+// Commits batches of analyzed documents to an index directory: creates the
+// index on first use, places each document in bin = StableHash64(id) % bins,
+// replaces documents whose external id already exists (tombstoning the old
+// docid in its bin), writes one new tablet file per touched tablet, rebuilds
+// the global index, and swaps the MANIFEST atomically. A crash at any point
+// leaves the previous or the new index; stray files of an interrupted commit
+// are removed when the next writer opens the index.
+//
+// Whole-batch in memory: the bounded-memory spilling pipeline of ingest/
+// feeds the same tablet and global-index writers. One writer per index at a
+// time (an flock on DIR/LOCK enforces it).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/status.h"
+#include "index/manifest.h"
+
+namespace dps {
+
+struct IndexOptions {
+  // Bins partition the documents; a bin's whole index is one unit of work.
+  // More bins = finer parallelism and smaller per-bin lists but more
+  // dictionary overhead. Fixed at creation.
+  uint32_t bins = 16;
+  // Tablets group contiguous bins into files and placement units. Fixed at
+  // creation.
+  uint32_t tablets = 4;
+  // Store document text for snippets (ids and titles are always stored).
+  bool store_text = true;
+  int zstd_level = 3;
+};
+
+// A document after analysis: its distinct terms with their frequencies.
+struct AnalyzedDocument {
+  std::string id;
+  std::string title;
+  std::string text;
+  std::vector<std::pair<std::string, uint32_t>> terms;  // distinct terms, tf >= 1, any order
+};
+
+struct CommitStats {
+  uint64_t documents = 0;
+  uint64_t replaced = 0;
+  uint64_t deleted = 0;
+  uint64_t postings = 0;
+  uint64_t files_written = 0;
+  uint64_t bytes_written = 0;
+};
+
+class IndexWriter {
+ public:
+  // Opens (creating if missing, with `options`) the index in `dir`.
+  static Result<std::unique_ptr<IndexWriter>> Open(const std::string& dir,
+                                                   const IndexOptions& options);
+  ~IndexWriter();
+
+  // Adds or replaces documents; a later duplicate id in the batch wins.
+  Status Commit(std::vector<AnalyzedDocument> docs, CommitStats* stats = nullptr);
+  // Tombstones documents by external id; unknown ids are counted, not errors.
+  Status Delete(const std::vector<std::string>& ids, CommitStats* stats = nullptr);
+
+  const Manifest& manifest() const { return manifest_; }
+
+ private:
+  IndexWriter() = default;
+  Status RemoveStrayFiles();
+  Status RebuildGlobalIndex(Manifest* next, uint64_t* bytes);
+  // Finds the live docid of `id` in `bin`; false if absent.
+  Status FindLive(uint32_t bin, const std::string& id, bool* found, uint32_t* docid) const;
+  std::string NewFileName(Manifest* next, const char* ext) const;
+
+  std::string dir_;
+  int lock_fd_ = -1;
+  Manifest manifest_;
+};
+
+}  // namespace dps

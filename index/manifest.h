@@ -1,0 +1,49 @@
+// The MANIFEST: which files are live in each tablet, and the index's shape.
+// A small text file (readable with cat, diffable) ending in a checksum line;
+// replaced atomically (temp + fsync + rename + fsync dir) so a crash leaves
+// the previous or the new index, never a mix. Layout: docs/FORMAT.md
+// ("MANIFEST").
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace dps {
+
+inline constexpr uint32_t kManifestVersion = 1;
+inline constexpr const char* kManifestName = "MANIFEST";
+
+struct TabletEntry {
+  uint32_t first_bin = 0;  // inclusive
+  uint32_t last_bin = 0;   // inclusive
+  std::vector<std::string> files;  // oldest first: docids grow along this order
+};
+
+struct Manifest {
+  std::string index_id;   // 32 hex digits, fixed at creation; servers check it
+  uint64_t generation = 0;  // incremented by every commit
+  uint32_t bins = 0;
+  bool store_text = true;
+  uint64_t next_file_number = 1;
+  std::string global_index;  // file name of the global index, empty if none
+  std::vector<TabletEntry> tablets;  // contiguous, ascending bin ranges covering [0, bins)
+
+  std::string Encode() const;
+  // `path` names the file in errors (line numbers are 1-based).
+  static Result<Manifest> Decode(const std::string& text, const std::string& path);
+  // Tablet index holding `bin`.
+  size_t TabletOf(uint32_t bin) const;
+};
+
+// Reads DIR/MANIFEST. NotFound if the index does not exist.
+Result<Manifest> ReadManifest(const std::string& dir);
+// Atomically replaces DIR/MANIFEST.
+Status WriteManifest(const std::string& dir, const Manifest& manifest);
+
+// Splits [0, bins) into `tablets` contiguous ranges of near-equal size.
+std::vector<TabletEntry> SplitBins(uint32_t bins, uint32_t tablets);
+
+}  // namespace dps

@@ -1,0 +1,84 @@
+// A posting list: the docids of one term in one bin with their weights,
+// stored as blocks of kBlockSize docids (see posting_codec.h) and, when
+// there is more than one block, a skip table holding each block's last docid
+// and end offsets so that Seek binary-searches blocks instead of scanning.
+// Layout: docs/FORMAT.md ("Posting list").
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "common/status.h"
+#include "index/posting_codec.h"
+#include "index/types.h"
+
+namespace dps {
+
+inline constexpr size_t kSkipEntrySize = 12;  // last_doc u32, doc_end u32, weight_end u32
+
+// Appends the encoding of a list. REQUIRES: docs.size() == weights.size()
+// >= 1, docs strictly increasing and <= kMaxDocId, every weight >= 1.
+void EncodePostingList(std::span<const DocId> docs, std::span<const uint32_t> weights,
+                       std::string* out);
+
+// Iterates one posting list: a term source in the sense of PISA's cursors
+// and tantivy's DocSet. doc() is kEndDoc once exhausted; Seek never moves
+// backwards. Views nothing after Init: the decoded block lives in the cursor.
+// On corruption the cursor is exhausted and status() says why, so a corrupt
+// block yields an error, never a wrong answer. Not thread-safe; cheap to
+// create (no allocation).
+class PostingCursor {
+ public:
+  PostingCursor() = default;
+  PostingCursor(const PostingCursor&) = delete;
+  PostingCursor& operator=(const PostingCursor&) = delete;
+
+  // Positions on the first docid of the encoded list [data, data + len)
+  // holding `df` postings. REQUIRES: the bytes were checksum-verified and
+  // outlive the cursor. `where` names the list in error messages.
+  Status Init(const uint8_t* data, size_t len, uint32_t df, const std::string* file,
+              uint64_t file_offset);
+  // A list of one posting (stored inline in the term dictionary).
+  void InitSingleton(DocId doc, uint32_t weight);
+
+  DocId doc() const { return docs_[pos_]; }
+  DocId Next() {
+    if (++pos_ < block_len_) return docs_[pos_];
+    return NextBlock();
+  }
+  // Moves to the first docid >= target (no-op if already there).
+  DocId Seek(DocId target);
+  // Weight (term frequency) of the current posting; decodes its weight
+  // block on first use. REQUIRES: doc() != kEndDoc.
+  uint32_t weight();
+  uint32_t df() const { return df_; }
+  const Status& status() const { return status_; }
+
+ private:
+  DocId NextBlock();
+  // Decodes block `b`, positions on its first docid. Returns doc().
+  DocId LoadBlock(size_t b);
+  uint32_t SkipLastDoc(size_t b) const;
+  DocId Fail(const char* what, size_t block);
+
+  // docs_[block_len_] is kEndDoc so doc() after exhaustion needs no branch.
+  alignas(16) uint32_t docs_[kBlockSize + 4] = {kEndDoc};
+  alignas(16) uint32_t weights_[kBlockSize + 4];
+  uint32_t pos_ = 0;
+  uint32_t block_len_ = 0;
+  uint32_t df_ = 0;
+  uint32_t num_blocks_ = 0;
+  uint32_t block_ = 0;  // index of the decoded block
+  bool weights_loaded_ = false;
+  const uint8_t* data_ = nullptr;   // start of the list
+  const uint8_t* docs_at_ = nullptr;   // start of doc blocks
+  const uint8_t* weights_at_ = nullptr;  // start of weight blocks
+  const uint8_t* end_ = nullptr;
+  const std::string* file_ = nullptr;
+  uint64_t file_offset_ = 0;
+  Status status_;
+};
+
+}  // namespace dps

@@ -1,0 +1,70 @@
+#include "index/query_node.h"
+
+#include "index/and_iterator.h"
+#include "index/or_iterator.h"
+
+namespace dps {
+
+std::string QueryNode::ToString() const {
+  std::string out = negated ? "-" : "";
+  if (kind == Kind::kTerm) return out + term;
+  out += "(";
+  for (size_t i = 0; i < children.size(); ++i) {
+    if (i > 0) out += kind == Kind::kAnd ? " AND " : " OR ";
+    out += children[i].ToString();
+  }
+  return out + ")";
+}
+
+namespace {
+Status Validate(const QueryNode& node, bool parent_is_and) {
+  if (node.negated && !parent_is_and) {
+    return Status::InvalidArgument("NOT is only allowed beside a positive term: " + node.ToString());
+  }
+  if (node.kind == QueryNode::Kind::kTerm) {
+    if (node.term.empty()) return Status::InvalidArgument("empty term");
+    return Status::OK();
+  }
+  if (node.children.empty()) return Status::InvalidArgument("empty AND/OR");
+  bool positive = false;
+  for (const auto& c : node.children) {
+    DPS_RETURN_IF_ERROR(Validate(c, node.kind == QueryNode::Kind::kAnd));
+    positive |= !c.negated;
+  }
+  if (!positive) {
+    return Status::InvalidArgument("a query of only negations matches nothing to subtract from: " +
+                                   node.ToString());
+  }
+  return Status::OK();
+}
+}  // namespace
+
+Status ValidateQuery(const QueryNode& node) { return Validate(node, false); }
+
+Result<std::unique_ptr<DocIterator>> BuildIterator(const Tablet& tablet, BinId bin,
+                                                   const QueryNode& node) {
+  if (node.kind == QueryNode::Kind::kTerm) return tablet.OpenTerm(bin, node.term);
+  std::vector<std::unique_ptr<DocIterator>> positive, negative;
+  for (const auto& c : node.children) {
+    DPS_ASSIGN_OR_RETURN(auto it, BuildIterator(tablet, bin, c));
+    if (node.kind == QueryNode::Kind::kAnd) {
+      // An empty positive child empties the AND: skip building the rest.
+      if (!c.negated && it->doc() == kEndDoc && it->status().ok()) {
+        return std::unique_ptr<DocIterator>(new EmptyIterator());
+      }
+      if (c.negated && it->doc() == kEndDoc && it->status().ok()) continue;
+      (c.negated ? negative : positive).push_back(std::move(it));
+    } else {
+      if (it->doc() == kEndDoc && it->status().ok()) continue;
+      positive.push_back(std::move(it));
+    }
+  }
+  if (positive.empty()) return std::unique_ptr<DocIterator>(new EmptyIterator());
+  if (positive.size() == 1 && negative.empty()) return std::move(positive[0]);
+  if (node.kind == QueryNode::Kind::kOr) {
+    return std::unique_ptr<DocIterator>(new class OrIterator(std::move(positive)));
+  }
+  return std::unique_ptr<DocIterator>(new AndIterator(std::move(positive), std::move(negative)));
+}
+
+}  // namespace dps

@@ -1,0 +1,55 @@
+// A boolean query tree over analyzed terms, as the planner hands it to each
+// bin: Term leaves, AND nodes whose children may be negated (Accumulo's
+// IntersectingIterator "not" flag), and OR nodes. The query parser (query/)
+// produces it; tests build it directly.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "index/doc_iterator.h"
+#include "index/tablet.h"
+
+namespace dps {
+
+struct QueryNode {
+  enum class Kind { kTerm, kAnd, kOr };
+  Kind kind = Kind::kTerm;
+  std::string term;               // kTerm only
+  bool negated = false;           // only meaningful for children of kAnd
+  std::vector<QueryNode> children;  // kAnd / kOr
+
+  static QueryNode Term(std::string t, bool negated = false) {
+    QueryNode n;
+    n.term = std::move(t);
+    n.negated = negated;
+    return n;
+  }
+  static QueryNode And(std::vector<QueryNode> c) {
+    QueryNode n;
+    n.kind = Kind::kAnd;
+    n.children = std::move(c);
+    return n;
+  }
+  static QueryNode Or(std::vector<QueryNode> c) {
+    QueryNode n;
+    n.kind = Kind::kOr;
+    n.children = std::move(c);
+    return n;
+  }
+  // "(a OR b) c -d" style text, for messages and test failure output.
+  std::string ToString() const;
+};
+
+// InvalidArgument unless every AND has a positive child, no child of an OR
+// (or the root) is negated, and no AND/OR is empty.
+Status ValidateQuery(const QueryNode& node);
+
+// Builds the iterator tree evaluating `node` in one bin of `tablet`.
+// REQUIRES: ValidateQuery(node).ok(), tablet.HoldsBin(bin).
+Result<std::unique_ptr<DocIterator>> BuildIterator(const Tablet& tablet, BinId bin,
+                                                   const QueryNode& node);
+
+}  // namespace dps

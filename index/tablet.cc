@@ -1,0 +1,91 @@
+#include "index/tablet.h"
+
+#include <algorithm>
+
+#include "index/term_iterator.h"
+
+namespace dps {
+
+Result<std::unique_ptr<Tablet>> Tablet::Open(const std::string& dir, const TabletEntry& entry) {
+  std::unique_ptr<Tablet> t(new Tablet());
+  t->first_bin_ = entry.first_bin;
+  t->last_bin_ = entry.last_bin;
+  t->deleted_.resize(entry.last_bin - entry.first_bin + 1);
+  for (const auto& name : entry.files) {
+    DPS_ASSIGN_OR_RETURN(auto file, TabletReader::Open(dir + "/" + name));
+    for (size_t i = 0; i < file->bin_count(); ++i) {
+      const BinInfo& info = file->bin(i);
+      if (info.bin < entry.first_bin || info.bin > entry.last_bin) {
+        return Status::Corruption(file->path() + ": holds bin " + std::to_string(info.bin) +
+                                  " outside its tablet " + std::to_string(entry.first_bin) + "-" +
+                                  std::to_string(entry.last_bin));
+      }
+      auto& del = t->deleted_[info.bin - entry.first_bin];
+      del.insert(del.end(), file->tombstones(i).begin(), file->tombstones(i).end());
+    }
+    t->files_.push_back(std::move(file));
+  }
+  for (auto& del : t->deleted_) {
+    std::sort(del.begin(), del.end());
+    del.erase(std::unique(del.begin(), del.end()), del.end());
+  }
+  return t;
+}
+
+std::span<const DocId> Tablet::deleted(BinId bin) const { return deleted_[bin.value - first_bin_]; }
+
+bool Tablet::IsDeleted(BinId bin, DocId docid) const {
+  auto del = deleted(bin);
+  return std::binary_search(del.begin(), del.end(), docid);
+}
+
+Result<std::unique_ptr<DocIterator>> Tablet::OpenTerm(BinId bin, std::string_view term) const {
+  DPS_ASSIGN_OR_RETURN(auto it, OpenTermIterator(bin, term));
+  if (it == nullptr) return std::unique_ptr<DocIterator>(new EmptyIterator());
+  return std::unique_ptr<DocIterator>(std::move(it));
+}
+
+Result<std::unique_ptr<TermIterator>> Tablet::OpenTermIterator(BinId bin,
+                                                               std::string_view term) const {
+  std::vector<std::unique_ptr<PostingCursor>> parts;
+  for (const auto& file : files_) {
+    int i = file->FindBin(bin);
+    if (i < 0) continue;
+    bool found;
+    PostingRef ref;
+    DPS_RETURN_IF_ERROR(file->FindTerm(static_cast<size_t>(i), term, &found, &ref));
+    if (!found) continue;
+    auto cursor = std::make_unique<PostingCursor>();
+    DPS_RETURN_IF_ERROR(file->OpenCursor(ref, cursor.get()));
+    parts.push_back(std::move(cursor));
+  }
+  if (parts.empty()) return std::unique_ptr<TermIterator>();
+  return std::make_unique<TermIterator>(std::move(parts), deleted(bin));
+}
+
+Result<uint64_t> Tablet::TermFrequency(BinId bin, std::string_view term) const {
+  uint64_t df = 0;
+  for (const auto& file : files_) {
+    int i = file->FindBin(bin);
+    if (i < 0) continue;
+    bool found;
+    PostingRef ref;
+    DPS_RETURN_IF_ERROR(file->FindTerm(static_cast<size_t>(i), term, &found, &ref));
+    if (found) df += ref.df;
+  }
+  return df;
+}
+
+Status Tablet::GetDocument(BinId bin, DocId docid, StoredDoc* doc) const {
+  if (IsDeleted(bin, docid)) return Status::NotFound("docid " + std::to_string(docid) + " deleted");
+  for (const auto& file : files_) {
+    int i = file->FindBin(bin);
+    if (i < 0) continue;
+    const BinInfo& info = file->bin(static_cast<size_t>(i));
+    if (info.num_docs == 0 || docid < info.min_docid || docid > info.max_docid) continue;
+    return file->docs(static_cast<size_t>(i)).Get(docid, doc);
+  }
+  return Status::NotFound("bin " + std::to_string(bin.value) + " docid " + std::to_string(docid));
+}
+
+}  // namespace dps

@@ -1,0 +1,55 @@
+// A Tablet: a contiguous range of bins and the immutable files holding them
+// (oldest first, so docids grow along the file list). Presents one term
+// source per (bin, term) over all files, with tombstoned docids filtered.
+// Immutable after Open; safe to share between threads.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+#include "index/doc_iterator.h"
+#include "index/manifest.h"
+#include "index/tablet_reader.h"
+#include "index/term_iterator.h"
+#include "index/types.h"
+
+namespace dps {
+
+class Tablet {
+ public:
+  static Result<std::unique_ptr<Tablet>> Open(const std::string& dir, const TabletEntry& entry);
+
+  uint32_t first_bin() const { return first_bin_; }
+  uint32_t last_bin() const { return last_bin_; }
+  bool HoldsBin(BinId bin) const { return bin.value >= first_bin_ && bin.value <= last_bin_; }
+  const std::vector<std::unique_ptr<TabletReader>>& files() const { return files_; }
+
+  // The term's docids in `bin`, live ones only; an EmptyIterator when absent.
+  // REQUIRES: HoldsBin(bin).
+  Result<std::unique_ptr<DocIterator>> OpenTerm(BinId bin, std::string_view term) const;
+  // As OpenTerm, but the concrete iterator (weights available); null when the
+  // term is absent from the bin.
+  Result<std::unique_ptr<TermIterator>> OpenTermIterator(BinId bin, std::string_view term) const;
+  // Total postings of `term` in `bin` over all files (deleted ones included).
+  Result<uint64_t> TermFrequency(BinId bin, std::string_view term) const;
+
+  // Deleted docids of `bin` (union of all files' tombstones), ascending.
+  std::span<const DocId> deleted(BinId bin) const;
+  bool IsDeleted(BinId bin, DocId docid) const;
+
+  // The stored document; NotFound if absent or deleted.
+  Status GetDocument(BinId bin, DocId docid, StoredDoc* doc) const;
+
+ private:
+  Tablet() = default;
+  uint32_t first_bin_ = 0;
+  uint32_t last_bin_ = 0;
+  std::vector<std::unique_ptr<TabletReader>> files_;
+  std::vector<std::vector<DocId>> deleted_;  // by bin - first_bin_
+};
+
+}  // namespace dps

@@ -1,0 +1,42 @@
+// Constants and the bin directory of the tablet file, format version 1.
+// Byte layout: docs/FORMAT.md ("Tablet file"). On-disk values are never
+// renumbered; a new layout gets a new version and the reader keeps the old.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace dps {
+
+inline constexpr uint64_t kTabletMagic = 0x0031424154535044ULL;  // "DPSTAB1\0" little-endian
+inline constexpr uint32_t kTabletFormatVersion = 1;
+inline constexpr size_t kTabletHeaderSize = 16;
+// Header flag bits; the others are reserved and must be zero.
+inline constexpr uint32_t kTabletFlagStoredText = 1u << 0;
+inline constexpr uint32_t kTabletKnownFlags = kTabletFlagStoredText;
+
+// One fixed-size record per bin in the directory, sorted by bin.
+struct BinInfo {
+  uint32_t bin = 0;
+  uint32_t num_docs = 0;      // stored documents in this file's bin
+  uint32_t num_terms = 0;
+  uint32_t min_docid = 0;     // of the stored documents; 0 when num_docs == 0
+  uint32_t max_docid = 0;
+  uint32_t reserved = 0;      // must be zero
+  uint64_t num_postings = 0;  // (term, doc) pairs
+  uint64_t postings_offset = 0, postings_len = 0;
+  uint64_t dict_offset = 0, dict_len = 0;
+  uint64_t docs_offset = 0, docs_len = 0;
+  uint64_t ids_offset = 0, ids_len = 0;
+  uint64_t tombstones_offset = 0, tombstones_len = 0;
+};
+inline constexpr size_t kBinInfoSize = 6 * 4 + 11 * 8;  // 112 bytes
+
+void EncodeBinInfo(const BinInfo& info, std::string* out);
+// REQUIRES: p points at kBinInfoSize readable bytes.
+BinInfo DecodeBinInfo(const uint8_t* p);
+
+// Bytes per entry of a bin's id index: xxh3(external id) u64, docid u32.
+inline constexpr size_t kIdIndexEntrySize = 12;
+
+}  // namespace dps

@@ -1,0 +1,167 @@
+#include "index/tablet_reader.h"
+
+#include "common/checksum.h"
+#include "common/coding.h"
+
+namespace dps {
+
+std::string TabletReader::Where(uint64_t offset) const {
+  return path() + ": offset " + std::to_string(offset);
+}
+
+Result<std::unique_ptr<TabletReader>> TabletReader::Open(const std::string& path) {
+  std::unique_ptr<TabletReader> r(new TabletReader());
+  DPS_ASSIGN_OR_RETURN(r->file_, PagedFileReader::Open(path));
+  const PagedFileReader& f = *r->file_;
+  if (f.format_version() != kTabletFormatVersion) {
+    return Status::Unsupported(path + ": tablet format version " +
+                               std::to_string(f.format_version()) + " (this build reads " +
+                               std::to_string(kTabletFormatVersion) + ")");
+  }
+  DPS_ASSIGN_OR_RETURN(std::string_view header, f.Read(0, kTabletHeaderSize));
+  auto* h = reinterpret_cast<const uint8_t*>(header.data());
+  if (DecodeFixed64(h) != kTabletMagic) return Status::Corruption(r->Where(0) + ": bad tablet magic");
+  if (DecodeFixed32(h + 8) != kTabletFormatVersion) {
+    return Status::Corruption(r->Where(8) + ": header version disagrees with footer");
+  }
+  const uint32_t flags = DecodeFixed32(h + 12);
+  if (flags & ~kTabletKnownFlags) return Status::Corruption(r->Where(12) + ": unknown flag bits");
+  r->stores_text_ = flags & kTabletFlagStoredText;
+
+  DPS_ASSIGN_OR_RETURN(std::string_view dir, f.Read(f.directory_offset(), f.directory_size()));
+  auto* d = reinterpret_cast<const uint8_t*>(dir.data());
+  if (dir.size() < 8) return Status::Corruption(r->Where(f.directory_offset()) + ": short directory");
+  const uint32_t bins = DecodeFixed32(d);
+  if (DecodeFixed32(d + 4) != 0 || dir.size() != 8 + uint64_t{bins} * kBinInfoSize) {
+    return Status::Corruption(r->Where(f.directory_offset()) + ": directory of " +
+                              std::to_string(dir.size()) + " bytes does not hold " +
+                              std::to_string(bins) + " bins");
+  }
+  r->bins_.resize(bins);
+  for (uint32_t i = 0; i < bins; ++i) {
+    Bin& bin = r->bins_[i];
+    bin.info = DecodeBinInfo(d + 8 + i * kBinInfoSize);
+    if (i > 0 && bin.info.bin <= r->bins_[i - 1].info.bin) {
+      return Status::Corruption(r->Where(f.directory_offset() + 8 + i * kBinInfoSize) +
+                                ": bins out of order");
+    }
+    Status s = r->OpenBin(&bin);
+    if (!s.ok()) return s.WithContext("bin " + std::to_string(bin.info.bin));
+  }
+  return r;
+}
+
+Status TabletReader::OpenBin(Bin* bin) {
+  const BinInfo& b = bin->info;
+  const uint64_t body = file_->body_size();
+  auto in_body = [body](uint64_t off, uint64_t len) { return off <= body && len <= body - off; };
+  if (!in_body(b.postings_offset, b.postings_len) || !in_body(b.dict_offset, b.dict_len) ||
+      !in_body(b.docs_offset, b.docs_len) || !in_body(b.ids_offset, b.ids_len) ||
+      !in_body(b.tombstones_offset, b.tombstones_len) || b.reserved != 0 ||
+      b.ids_len != uint64_t{b.num_docs} * kIdIndexEntrySize) {
+    return Status::Corruption(Where(file_->directory_offset()) + ": bad directory entry");
+  }
+  DPS_RETURN_IF_ERROR(bin->dict.Open(file_.get(), b.dict_offset, b.dict_len));
+  DPS_RETURN_IF_ERROR(bin->docs.Open(file_.get(), b.docs_offset, b.docs_len));
+  if (b.tombstones_len > 0) {
+    DPS_ASSIGN_OR_RETURN(std::string_view t, file_->Read(b.tombstones_offset, b.tombstones_len));
+    auto* p = reinterpret_cast<const uint8_t*>(t.data());
+    auto* end = p + t.size();
+    uint32_t count;
+    p = GetVarint32(p, end, &count);
+    if (p == nullptr || count > t.size()) {
+      return Status::Corruption(Where(b.tombstones_offset) + ": bad tombstone count");
+    }
+    uint64_t doc = 0;
+    for (uint32_t k = 0; k < count; ++k) {
+      uint32_t delta;
+      p = GetVarint32(p, end, &delta);
+      doc += delta;
+      if (p == nullptr || (k > 0 && delta == 0) || doc > kMaxDocId) {
+        return Status::Corruption(Where(b.tombstones_offset) + ": malformed tombstones");
+      }
+      bin->tombstones.push_back(static_cast<DocId>(doc));
+    }
+    if (p != end) return Status::Corruption(Where(b.tombstones_offset) + ": trailing bytes");
+  }
+  return Status::OK();
+}
+
+int TabletReader::FindBin(BinId bin) const {
+  size_t lo = 0, hi = bins_.size();
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (bins_[mid].info.bin < bin.value) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo < bins_.size() && bins_[lo].info.bin == bin.value ? static_cast<int>(lo) : -1;
+}
+
+Status TabletReader::ParsePostingRef(size_t i, std::string_view value, PostingRef* ref) const {
+  const BinInfo& b = bins_[i].info;
+  auto* p = reinterpret_cast<const uint8_t*>(value.data());
+  auto* end = p + value.size();
+  p = GetVarint32(p, end, &ref->df);
+  if (p != nullptr && ref->df == 1) {
+    p = GetVarint32(p, end, &ref->inline_doc);
+    if (p != nullptr) p = GetVarint32(p, end, &ref->inline_weight);
+    if (p != nullptr && (ref->inline_doc > kMaxDocId || ref->inline_weight == 0)) p = nullptr;
+  } else if (p != nullptr && ref->df >= 2) {
+    uint64_t rel = 0;
+    p = GetVarint64(p, end, &rel);
+    if (p != nullptr) p = GetVarint64(p, end, &ref->len);
+    if (p != nullptr && (rel > b.postings_len || ref->len > b.postings_len - rel)) p = nullptr;
+    ref->offset = b.postings_offset + rel;
+  } else {
+    p = nullptr;
+  }
+  if (p == nullptr || p != end) {
+    return Status::Corruption(path() + ": bin " + std::to_string(b.bin) +
+                              ": malformed dictionary value");
+  }
+  return Status::OK();
+}
+
+Status TabletReader::FindTerm(size_t i, std::string_view term, bool* found,
+                              PostingRef* ref) const {
+  std::string_view value;
+  DPS_RETURN_IF_ERROR(bins_[i].dict.Find(term, found, &value));
+  if (!*found) return Status::OK();
+  return ParsePostingRef(i, value, ref);
+}
+
+Status TabletReader::OpenCursor(const PostingRef& ref, PostingCursor* cursor) const {
+  if (ref.df == 1) {
+    cursor->InitSingleton(ref.inline_doc, ref.inline_weight);
+    return Status::OK();
+  }
+  DPS_RETURN_IF_ERROR(file_->Verify(ref.offset, ref.len));
+  return cursor->Init(file_->data() + ref.offset, ref.len, ref.df, &path(), ref.offset);
+}
+
+Status TabletReader::FindIdCandidates(size_t i, std::string_view id,
+                                      std::vector<DocId>* docids) const {
+  const BinInfo& b = bins_[i].info;
+  if (b.num_docs == 0) return Status::OK();
+  DPS_ASSIGN_OR_RETURN(std::string_view ids, file_->Read(b.ids_offset, b.ids_len));
+  auto* p = reinterpret_cast<const uint8_t*>(ids.data());
+  const uint64_t hash = StableHash64(id);
+  size_t lo = 0, hi = b.num_docs;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (DecodeFixed64(p + mid * kIdIndexEntrySize) < hash) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  for (; lo < b.num_docs && DecodeFixed64(p + lo * kIdIndexEntrySize) == hash; ++lo) {
+    docids->push_back(DecodeFixed32(p + lo * kIdIndexEntrySize + 8));
+  }
+  return Status::OK();
+}
+
+}  // namespace dps

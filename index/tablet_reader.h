@@ -1,0 +1,74 @@
+// Reads a tablet file written by TabletWriter: the bin directory, and per bin
+// its term dictionary, posting lists, doc store, id index and tombstones.
+// Memory-mapped; every byte is checksum-verified on first touch (see
+// paged_file.h). Immutable after Open and safe to share between threads.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+#include "index/doc_store.h"
+#include "index/paged_file.h"
+#include "index/posting_list.h"
+#include "index/tablet_format.h"
+#include "index/term_dict.h"
+#include "index/types.h"
+
+namespace dps {
+
+// Where a term's postings are: inline (df == 1) or a byte range of the file.
+struct PostingRef {
+  uint32_t df = 0;
+  DocId inline_doc = 0;
+  uint32_t inline_weight = 0;
+  uint64_t offset = 0;  // absolute file offset when df >= 2
+  uint64_t len = 0;
+};
+
+class TabletReader {
+ public:
+  static Result<std::unique_ptr<TabletReader>> Open(const std::string& path);
+
+  size_t bin_count() const { return bins_.size(); }
+  const BinInfo& bin(size_t i) const { return bins_[i].info; }
+  // Index of `bin` in this file, or -1 when the file holds nothing for it.
+  int FindBin(BinId bin) const;
+  bool stores_text() const { return stores_text_; }
+  const std::string& path() const { return file_->path(); }
+  uint64_t file_size() const { return file_->file_size(); }
+  const PagedFileReader& file() const { return *file_; }
+
+  // Looks `term` up in bin i; *found false when absent (no postings read).
+  Status FindTerm(size_t i, std::string_view term, bool* found, PostingRef* ref) const;
+  // Decodes a dictionary value of bin i (for cursors iterating the dictionary).
+  Status ParsePostingRef(size_t i, std::string_view value, PostingRef* ref) const;
+  // Verifies the list's bytes and positions `cursor` on its first docid.
+  Status OpenCursor(const PostingRef& ref, PostingCursor* cursor) const;
+  const TermDictReader& dict(size_t i) const { return bins_[i].dict; }
+
+  const DocStoreReader& docs(size_t i) const { return bins_[i].docs; }
+  // Docids this file deletes from older files of the tablet, ascending.
+  const std::vector<DocId>& tombstones(size_t i) const { return bins_[i].tombstones; }
+  // Docids in bin i whose external id hashes like `id` (confirm with docs()).
+  Status FindIdCandidates(size_t i, std::string_view id, std::vector<DocId>* docids) const;
+
+ private:
+  struct Bin {
+    BinInfo info;
+    TermDictReader dict;
+    DocStoreReader docs;
+    std::vector<DocId> tombstones;
+  };
+  TabletReader() = default;
+  Status OpenBin(Bin* bin);
+  std::string Where(uint64_t offset) const;
+
+  std::unique_ptr<PagedFileReader> file_;
+  bool stores_text_ = false;
+  std::vector<Bin> bins_;
+};
+
+}  // namespace dps

@@ -1,0 +1,163 @@
+#include "index/tablet_writer.h"
+
+#include <algorithm>
+
+#include "common/checksum.h"
+#include "common/coding.h"
+#include "index/posting_list.h"
+
+namespace dps {
+
+TabletWriter::TabletWriter(std::unique_ptr<PagedFileWriter> file,
+                           const TabletWriterOptions& options)
+    : file_(std::move(file)), options_(options), docs_(options.zstd_level) {}
+
+Result<std::unique_ptr<TabletWriter>> TabletWriter::Create(const std::string& path,
+                                                           const TabletWriterOptions& options) {
+  DPS_ASSIGN_OR_RETURN(auto file, PagedFileWriter::Create(path));
+  std::unique_ptr<TabletWriter> w(new TabletWriter(std::move(file), options));
+  std::string header;
+  PutFixed64(&header, kTabletMagic);
+  PutFixed32(&header, kTabletFormatVersion);
+  PutFixed32(&header, options.store_text ? kTabletFlagStoredText : 0);
+  DPS_RETURN_IF_ERROR(w->Append(header));
+  return w;
+}
+
+Status TabletWriter::StartBin(BinId bin) {
+  if (in_bin_) return Status::InvalidArgument("StartBin: previous bin not finished");
+  if (have_bin_ && bin.value <= bin_.bin) {
+    return Status::InvalidArgument("StartBin: bins must ascend (" + std::to_string(bin.value) +
+                                   " after " + std::to_string(bin_.bin) + ")");
+  }
+  bin_ = BinInfo();
+  bin_.bin = bin.value;
+  bin_.postings_offset = file_->offset();
+  in_bin_ = have_bin_ = true;
+  last_term_.clear();
+  docs_started_ = false;
+  ids_.clear();
+  tombstones_.clear();
+  return Status::OK();
+}
+
+Status TabletWriter::AddPostingList(std::string_view term, std::span<const DocId> docs,
+                                    std::span<const uint32_t> weights) {
+  if (!in_bin_ || docs_started_) {
+    return Status::InvalidArgument("AddPostingList: not inside a bin, or after documents");
+  }
+  if (bin_.num_terms > 0 && term <= last_term_) {
+    return Status::InvalidArgument("AddPostingList: terms must ascend ('" + std::string(term) +
+                                   "' after '" + last_term_ + "')");
+  }
+  if (docs.empty() || docs.size() != weights.size()) {
+    return Status::InvalidArgument("AddPostingList: empty list or size mismatch");
+  }
+  for (size_t i = 0; i < docs.size(); ++i) {
+    if ((i > 0 && docs[i] <= docs[i - 1]) || docs[i] > kMaxDocId || weights[i] == 0) {
+      return Status::InvalidArgument("AddPostingList: term '" + std::string(term) +
+                                     "': docids must ascend and be <= 2^32-2, weights >= 1");
+    }
+  }
+  scratch_.clear();
+  PutVarint32(&scratch_, static_cast<uint32_t>(docs.size()));
+  if (docs.size() == 1) {
+    // Singletons live inline in the dictionary (as Lucene does): most terms
+    // of a natural corpus occur once per bin.
+    PutVarint32(&scratch_, docs[0]);
+    PutVarint32(&scratch_, weights[0]);
+  } else {
+    std::string list;
+    EncodePostingList(docs, weights, &list);
+    PutVarint64(&scratch_, file_->offset() - bin_.postings_offset);
+    PutVarint64(&scratch_, list.size());
+    DPS_RETURN_IF_ERROR(Append(list));
+  }
+  dict_.Add(term, scratch_);
+  last_term_.assign(term);
+  ++bin_.num_terms;
+  bin_.num_postings += docs.size();
+  return Status::OK();
+}
+
+Status TabletWriter::AddDocument(DocId docid, std::string_view id, std::string_view title,
+                                 std::string_view text) {
+  if (!in_bin_) return Status::InvalidArgument("AddDocument: not inside a bin");
+  if ((bin_.num_docs > 0 && docid <= last_doc_) || docid > kMaxDocId) {
+    return Status::InvalidArgument("AddDocument: docids must ascend and be <= 2^32-2");
+  }
+  if (!docs_started_) {
+    bin_.postings_len = file_->offset() - bin_.postings_offset;
+    docs_started_ = true;
+  }
+  docs_.Add(docid, id, title, options_.store_text ? text : std::string_view());
+  ids_.emplace_back(StableHash64(id), docid);
+  if (bin_.num_docs == 0) bin_.min_docid = docid;
+  bin_.max_docid = last_doc_ = docid;
+  ++bin_.num_docs;
+  return Status::OK();
+}
+
+Status TabletWriter::AddTombstones(std::span<const DocId> docids) {
+  if (!in_bin_) return Status::InvalidArgument("AddTombstones: not inside a bin");
+  tombstones_.insert(tombstones_.end(), docids.begin(), docids.end());
+  return Status::OK();
+}
+
+Status TabletWriter::FinishBin() {
+  if (!in_bin_) return Status::InvalidArgument("FinishBin: not inside a bin");
+  if (!docs_started_) bin_.postings_len = file_->offset() - bin_.postings_offset;
+
+  std::string region = docs_.Finish();
+  bin_.docs_offset = file_->offset();
+  bin_.docs_len = bin_.num_docs > 0 ? region.size() : 0;
+  if (bin_.num_docs > 0) DPS_RETURN_IF_ERROR(Append(region));
+
+  region = dict_.Finish();
+  bin_.dict_offset = file_->offset();
+  bin_.dict_len = bin_.num_terms > 0 ? region.size() : 0;
+  if (bin_.num_terms > 0) DPS_RETURN_IF_ERROR(Append(region));
+
+  std::sort(ids_.begin(), ids_.end());
+  region.clear();
+  for (const auto& [hash, docid] : ids_) {
+    PutFixed64(&region, hash);
+    PutFixed32(&region, docid);
+  }
+  bin_.ids_offset = file_->offset();
+  bin_.ids_len = region.size();
+  DPS_RETURN_IF_ERROR(Append(region));
+
+  std::sort(tombstones_.begin(), tombstones_.end());
+  tombstones_.erase(std::unique(tombstones_.begin(), tombstones_.end()), tombstones_.end());
+  region.clear();
+  if (!tombstones_.empty()) {
+    PutVarint32(&region, static_cast<uint32_t>(tombstones_.size()));
+    DocId prev = 0;
+    for (DocId d : tombstones_) {
+      PutVarint32(&region, d - prev);
+      prev = d;
+    }
+  }
+  bin_.tombstones_offset = file_->offset();
+  bin_.tombstones_len = region.size();
+  DPS_RETURN_IF_ERROR(Append(region));
+
+  EncodeBinInfo(bin_, &directory_);
+  ++bins_;
+  in_bin_ = false;
+  return Status::OK();
+}
+
+Status TabletWriter::Finish() {
+  if (in_bin_) DPS_RETURN_IF_ERROR(FinishBin());
+  std::string dir;
+  PutFixed32(&dir, bins_);
+  PutFixed32(&dir, 0);  // reserved
+  dir += directory_;
+  const uint64_t dir_offset = file_->offset();
+  DPS_RETURN_IF_ERROR(Append(dir));
+  return file_->Finish(dir_offset, dir.size(), kTabletFormatVersion);
+}
+
+}  // namespace dps

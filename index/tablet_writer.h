@@ -1,0 +1,77 @@
+// Writes one immutable tablet file: for each bin (ascending) its posting
+// lists (term ascending), its stored documents (docid ascending), the
+// docids it deletes from older files of the tablet, then the bin directory.
+// Layout: docs/FORMAT.md ("Tablet file"). The file is complete only after
+// Finish() (which fsyncs); an unfinished file has no valid footer and is
+// rejected by the reader. One thread.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+#include "index/doc_store.h"
+#include "index/paged_file.h"
+#include "index/tablet_format.h"
+#include "index/term_dict.h"
+#include "index/types.h"
+
+namespace dps {
+
+struct TabletWriterOptions {
+  // Keep document text in the doc store. Off: ids and titles only (smaller
+  // index; results show no snippets). The peers harness compares sizes
+  // without stored text.
+  bool store_text = true;
+  // zstd level of doc store blocks: 3 is zstd's default, a good balance of
+  // ingest speed and size; 19 is ~30% smaller and ~10x slower to write.
+  int zstd_level = 3;
+};
+
+class TabletWriter {
+ public:
+  static Result<std::unique_ptr<TabletWriter>> Create(const std::string& path,
+                                                      const TabletWriterOptions& options);
+
+  // REQUIRES: bins strictly ascending across calls.
+  Status StartBin(BinId bin);
+  // REQUIRES: terms strictly ascending within the bin, before any document;
+  // docs strictly ascending, <= kMaxDocId; weights >= 1; same sizes, >= 1.
+  Status AddPostingList(std::string_view term, std::span<const DocId> docs,
+                        std::span<const uint32_t> weights);
+  // REQUIRES: docid strictly ascending within the bin.
+  Status AddDocument(DocId docid, std::string_view id, std::string_view title,
+                     std::string_view text);
+  // Docids of older files in this tablet that this file deletes. Any order.
+  Status AddTombstones(std::span<const DocId> docids);
+  Status FinishBin();
+  // Writes the directory, page table and footer; fsyncs.
+  Status Finish();
+
+  uint64_t bytes_written() const { return file_->offset(); }
+
+ private:
+  TabletWriter(std::unique_ptr<PagedFileWriter> file, const TabletWriterOptions& options);
+  Status Append(std::string_view bytes) { return file_->Append(bytes); }
+
+  std::unique_ptr<PagedFileWriter> file_;
+  TabletWriterOptions options_;
+  bool in_bin_ = false;
+  bool have_bin_ = false;
+  BinInfo bin_;
+  std::string last_term_;
+  bool docs_started_ = false;
+  DocId last_doc_ = 0;
+  TermDictBuilder dict_;
+  DocStoreWriter docs_;
+  std::vector<std::pair<uint64_t, DocId>> ids_;
+  std::vector<DocId> tombstones_;
+  std::string directory_;
+  uint32_t bins_ = 0;
+  std::string scratch_;
+};
+
+}  // namespace dps

@@ -1,0 +1,101 @@
+// Term dictionary: a sorted table of (key, value) byte strings with shared-
+// prefix (front) coding in blocks and a sparse index of each block's first
+// key. Tablet files keep one per bin (value = document frequency and where
+// the postings are); the global index keeps one for the whole index (value =
+// total document frequency and the bins holding the term). Byte layout in
+// docs/FORMAT.md ("Term dictionary").
+//
+// Looking up an absent key reads the sparse index and one block; it never
+// touches postings. Reader thread-safety: TermDictReader is immutable and
+// shareable; a TermDictCursor belongs to one thread.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+#include "index/paged_file.h"
+
+namespace dps {
+
+// Entries per front-coded block: a lookup decodes at most this many.
+inline constexpr size_t kTermDictBlockEntries = 32;
+
+// Builds one dictionary region in memory. REQUIRES: keys strictly increasing.
+class TermDictBuilder {
+ public:
+  void Add(std::string_view key, std::string_view value);
+  // Returns the region's bytes (blocks, index, offsets, trailer) and resets.
+  std::string Finish();
+  size_t entries() const { return entries_; }
+
+ private:
+  std::string blocks_;
+  std::string index_;
+  std::vector<uint32_t> index_offsets_;
+  std::string last_key_;
+  size_t entries_ = 0;
+  size_t in_block_ = 0;
+};
+
+class TermDictCursor;
+
+// Reads a dictionary region [offset, offset + len) of a paged file.
+class TermDictReader {
+ public:
+  TermDictReader() = default;
+  // Verifies and parses the trailer and sparse index.
+  Status Open(const PagedFileReader* file, uint64_t offset, uint64_t len);
+
+  // Finds `key`. On success *found says whether it exists; *value then views
+  // the file's bytes (valid while the file is open).
+  Status Find(std::string_view key, bool* found, std::string_view* value) const;
+
+  size_t block_count() const { return block_count_; }
+  bool empty() const { return block_count_ == 0; }
+
+ private:
+  friend class TermDictCursor;
+  // Index of the last block whose first key <= key, or -1.
+  Result<int64_t> FindBlock(std::string_view key) const;
+  Status IndexEntry(size_t block, std::string_view* first_key, uint64_t* block_offset) const;
+  Status BlockRange(size_t block, uint64_t* begin, uint64_t* end) const;
+  std::string Where(uint64_t rel) const;
+
+  const PagedFileReader* file_ = nullptr;
+  uint64_t offset_ = 0;  // absolute offset of the region in the file
+  uint64_t len_ = 0;
+  uint32_t block_count_ = 0;
+  uint32_t index_offset_ = 0;  // relative to offset_
+  const uint8_t* base_ = nullptr;
+};
+
+// Iterates the entries in key order, with Seek. Views are valid until the
+// next move. On error the cursor becomes invalid and status() says why.
+class TermDictCursor {
+ public:
+  explicit TermDictCursor(const TermDictReader* dict) : dict_(dict) {}
+  void SeekToFirst();
+  void Seek(std::string_view key);  // first entry with key >= `key`
+  void Next();
+  bool Valid() const { return valid_; }
+  std::string_view key() const { return key_; }
+  std::string_view value() const { return value_; }
+  const Status& status() const { return status_; }
+
+ private:
+  void LoadBlock(size_t block);
+  bool ParseEntry();  // parses at p_, false at block end or error
+  const TermDictReader* dict_;
+  size_t block_ = 0;
+  const uint8_t* p_ = nullptr;
+  const uint8_t* end_ = nullptr;
+  std::string key_;
+  std::string_view value_;
+  bool valid_ = false;
+  Status status_;
+};
+
+}  // namespace dps

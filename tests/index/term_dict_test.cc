@@ -1,0 +1,124 @@
+#include "index/term_dict.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+
+#include "tests/testing/test_util.h"
+
+namespace dps {
+namespace {
+
+// Writes `entries` as the only region of a paged file and opens it.
+struct DictFixture {
+  testing::TempDir dir;
+  std::unique_ptr<PagedFileReader> file;
+  TermDictReader dict;
+
+  explicit DictFixture(const std::map<std::string, std::string>& entries) {
+    TermDictBuilder b;
+    for (const auto& [k, v] : entries) b.Add(k, v);
+    std::string region = b.Finish();
+    const std::string path = dir.path() + "/dict";
+    auto w = PagedFileWriter::Create(path);
+    EXPECT_TRUE(w.ok());
+    EXPECT_TRUE((*w)->Append("pad!").ok());  // the region need not start at 0
+    EXPECT_TRUE((*w)->Append(region).ok());
+    EXPECT_TRUE((*w)->Finish(0, 0, 1).ok());
+    auto r = PagedFileReader::Open(path);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    file = std::move(r).value();
+    EXPECT_TRUE(dict.Open(file.get(), 4, region.size()).ok());
+  }
+};
+
+std::map<std::string, std::string> RandomEntries(std::mt19937_64& rng, size_t n) {
+  std::map<std::string, std::string> m;
+  std::uniform_int_distribution<int> len(1, 12), ch('a', 'e');
+  while (m.size() < n) {
+    std::string k;
+    for (int i = len(rng); i > 0; --i) k.push_back(static_cast<char>(ch(rng)));
+    m[k] = "v" + k + std::to_string(m.size());
+  }
+  return m;
+}
+
+TEST(TermDict, FindsEveryKeyAndRejectsAbsentOnes) {
+  std::mt19937_64 rng(7);
+  for (size_t n : {1, 2, 31, 32, 33, 64, 65, 1000}) {
+    auto entries = RandomEntries(rng, n);
+    DictFixture f(entries);
+    for (const auto& [k, v] : entries) {
+      bool found = false;
+      std::string_view value;
+      ASSERT_TRUE(f.dict.Find(k, &found, &value).ok());
+      ASSERT_TRUE(found) << k;
+      EXPECT_EQ(value, v);
+      // Neighbours that are not keys.
+      for (std::string probe : {k + "z", k.substr(0, k.size() - 1) + "\x01", std::string("")}) {
+        if (entries.count(probe)) continue;
+        ASSERT_TRUE(f.dict.Find(probe, &found, &value).ok());
+        EXPECT_FALSE(found) << probe;
+      }
+    }
+  }
+}
+
+TEST(TermDict, AbsentLookupTouchesOnlyTheDictionary) {
+  // A lookup verifies the sparse index (at open) and one block, nothing else.
+  std::map<std::string, std::string> entries;
+  for (int i = 0; i < 5000; ++i) entries["key" + std::to_string(100000 + i)] = std::string(20, 'x');
+  DictFixture f(entries);
+  const size_t before = f.file->verified_pages();
+  bool found = true;
+  std::string_view value;
+  ASSERT_TRUE(f.dict.Find("key1500005", &found, &value).ok());
+  EXPECT_FALSE(found);
+  EXPECT_LE(f.file->verified_pages(), before + 2);
+  EXPECT_LT(f.file->verified_pages(), f.file->page_count());
+}
+
+TEST(TermDict, CursorSeeksLikeStdMap) {
+  std::mt19937_64 rng(11);
+  auto entries = RandomEntries(rng, 500);
+  DictFixture f(entries);
+  TermDictCursor c(&f.dict);
+  c.SeekToFirst();
+  for (const auto& [k, v] : entries) {
+    ASSERT_TRUE(c.Valid());
+    EXPECT_EQ(c.key(), k);
+    EXPECT_EQ(c.value(), v);
+    c.Next();
+  }
+  EXPECT_FALSE(c.Valid());
+  EXPECT_TRUE(c.status().ok());
+  std::uniform_int_distribution<int> len(0, 12), ch('a' - 1, 'f');
+  for (int i = 0; i < 2000; ++i) {
+    std::string probe;
+    for (int j = len(rng); j > 0; --j) probe.push_back(static_cast<char>(ch(rng)));
+    c.Seek(probe);
+    auto it = entries.lower_bound(probe);
+    ASSERT_EQ(c.Valid(), it != entries.end()) << probe;
+    if (it != entries.end()) {
+      EXPECT_EQ(c.key(), it->first);
+    }
+  }
+}
+
+TEST(TermDict, EmptyRegionIsEmpty) {
+  testing::TempDir dir;
+  auto w = PagedFileWriter::Create(dir.path() + "/f");
+  ASSERT_TRUE((*w)->Finish(0, 0, 1).ok());
+  auto r = PagedFileReader::Open(dir.path() + "/f");
+  ASSERT_TRUE(r.ok());
+  TermDictReader dict;
+  ASSERT_TRUE(dict.Open(r->get(), 0, 0).ok());
+  bool found = true;
+  std::string_view v;
+  ASSERT_TRUE(dict.Find("a", &found, &v).ok());
+  EXPECT_FALSE(found);
+}
+
+}  // namespace
+}  // namespace dps

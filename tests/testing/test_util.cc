@@ -1,0 +1,141 @@
+#include "tests/testing/test_util.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+
+#include "index/index_reader.h"
+
+namespace dps::testing {
+
+TempDir::TempDir() {
+  // tmpfs when available: the tests commit thousands of small indexes and
+  // fsync would dominate their run time on a disk.
+  const char* base = std::getenv("TMPDIR");
+  std::string root = base ? base : std::filesystem::is_directory("/dev/shm") ? "/dev/shm" : "/tmp";
+  std::string tmpl = root + "/dpsearch-test-XXXXXX";
+  char* made = ::mkdtemp(tmpl.data());
+  if (made == nullptr) std::abort();
+  path_ = made;
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
+std::string VocabTerm(size_t rank) {
+  std::string term = std::to_string(rank);
+  term.insert(term.begin(), 't');  // (not "t" + ...: GCC 12 -Wrestrict false positive)
+  return term;
+}
+
+std::vector<ModelDoc> RandomCorpus(std::mt19937_64& rng, size_t docs, size_t vocab,
+                                   size_t max_len) {
+  // Zipf(1) over ranks via inverse transform on a precomputed CDF.
+  std::vector<double> cdf(vocab);
+  double sum = 0;
+  for (size_t r = 0; r < vocab; ++r) cdf[r] = sum += 1.0 / static_cast<double>(r + 1);
+  std::uniform_real_distribution<double> u(0, sum);
+  std::uniform_int_distribution<size_t> len(0, max_len);
+  std::vector<ModelDoc> out(docs);
+  for (size_t i = 0; i < docs; ++i) {
+    out[i].id = "doc-" + std::to_string(i);
+    const size_t n = len(rng);
+    for (size_t k = 0; k < n; ++k) {
+      size_t r = static_cast<size_t>(std::lower_bound(cdf.begin(), cdf.end(), u(rng)) - cdf.begin());
+      ++out[i].terms[VocabTerm(std::min(r, vocab - 1))];
+    }
+  }
+  return out;
+}
+
+AnalyzedDocument ToAnalyzed(const ModelDoc& d) {
+  AnalyzedDocument a;
+  a.id = d.id;
+  a.title = "title of " + d.id;
+  for (const auto& [t, tf] : d.terms) {
+    a.terms.emplace_back(t, tf);
+    for (uint32_t k = 0; k < tf; ++k) a.text += t + " ";
+  }
+  return a;
+}
+
+std::vector<AnalyzedDocument> ToAnalyzed(const std::vector<ModelDoc>& docs) {
+  std::vector<AnalyzedDocument> out;
+  for (const auto& d : docs) out.push_back(ToAnalyzed(d));
+  return out;
+}
+
+bool Matches(const QueryNode& q, const std::map<std::string, uint32_t>& terms) {
+  switch (q.kind) {
+    case QueryNode::Kind::kTerm:
+      return terms.count(q.term) > 0;
+    case QueryNode::Kind::kAnd:
+      for (const auto& c : q.children) {
+        if (Matches(c, terms) == c.negated) return false;
+      }
+      return true;
+    case QueryNode::Kind::kOr:
+      for (const auto& c : q.children) {
+        if (Matches(c, terms)) return true;
+      }
+      return false;
+  }
+  return false;
+}
+
+QueryNode RandomQuery(std::mt19937_64& rng, size_t vocab, int depth) {
+  std::uniform_int_distribution<int> coin(0, 99);
+  // Mostly frequent terms so that queries match something; a few unknown.
+  auto term = [&]() {
+    std::geometric_distribution<size_t> g(0.15);
+    size_t r = g(rng);
+    return coin(rng) < 3 ? std::string("absent") : VocabTerm(std::min(r, vocab - 1));
+  };
+  if (depth >= 3 || coin(rng) < 35) return QueryNode::Term(term());
+  std::uniform_int_distribution<int> arity(1, 4);
+  const bool is_and = coin(rng) < 60;
+  std::vector<QueryNode> children;
+  const int n = arity(rng);
+  for (int i = 0; i < n; ++i) children.push_back(RandomQuery(rng, vocab, depth + 1));
+  if (is_and) {
+    for (size_t i = 1; i < children.size(); ++i) children[i].negated = coin(rng) < 30;
+    std::shuffle(children.begin(), children.end(), rng);
+    if (std::all_of(children.begin(), children.end(), [](const auto& c) { return c.negated; })) {
+      children[0].negated = false;
+    }
+    return QueryNode::And(std::move(children));
+  }
+  return QueryNode::Or(std::move(children));
+}
+
+std::set<std::string> RunQuery(const std::string& index_dir, const QueryNode& q) {
+  std::set<std::string> ids;
+  auto index = IndexReader::Open(index_dir);
+  EXPECT_TRUE(index.ok()) << index.status().ToString();
+  if (!index.ok()) return ids;
+  for (uint32_t bin = 0; bin < (*index)->bins(); ++bin) {
+    const Tablet& tablet = (*index)->TabletOf(BinId{bin});
+    auto it = BuildIterator(tablet, BinId{bin}, q);
+    EXPECT_TRUE(it.ok()) << it.status().ToString();
+    if (!it.ok()) continue;
+    DocId last = 0;
+    bool first = true;
+    for (DocId d = (*it)->doc(); d != kEndDoc; d = (*it)->Next()) {
+      EXPECT_TRUE(first || d > last) << "docids must ascend within a bin";
+      first = false;
+      last = d;
+      StoredDoc doc;
+      Status s = tablet.GetDocument(BinId{bin}, d, &doc);
+      EXPECT_TRUE(s.ok()) << s.ToString();
+      ids.insert(doc.id);
+    }
+    EXPECT_TRUE((*it)->status().ok()) << (*it)->status().ToString();
+  }
+  return ids;
+}
+
+}  // namespace dps::testing

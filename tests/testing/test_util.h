@@ -1,0 +1,56 @@
+// Shared helpers for the index tests: temporary directories, random corpora
+// and a brute-force query evaluator (the reference every operator is
+// compared against).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "index/index_writer.h"
+#include "index/query_node.h"
+
+namespace dps::testing {
+
+// A fresh empty directory under $TMPDIR, removed with its contents on
+// destruction.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// A document in the reference model: id and the multiset of its terms.
+struct ModelDoc {
+  std::string id;
+  std::map<std::string, uint32_t> terms;  // term -> tf
+};
+
+// Random documents over a vocabulary of `vocab` terms with Zipf-like
+// frequencies (so AND has rare and common sides).
+std::vector<ModelDoc> RandomCorpus(std::mt19937_64& rng, size_t docs, size_t vocab,
+                                   size_t max_len);
+std::string VocabTerm(size_t rank);
+
+AnalyzedDocument ToAnalyzed(const ModelDoc& d);
+std::vector<AnalyzedDocument> ToAnalyzed(const std::vector<ModelDoc>& docs);
+
+// Does the document satisfy the query?
+bool Matches(const QueryNode& q, const std::map<std::string, uint32_t>& terms);
+
+// A random valid query tree over the vocabulary: depth <= 3, AND nodes may
+// have negated children (always one positive), OR nodes none.
+QueryNode RandomQuery(std::mt19937_64& rng, size_t vocab, int depth = 0);
+
+// External ids of the documents of `index_dir` matching `q`, evaluated bin by
+// bin with the real iterators.
+std::set<std::string> RunQuery(const std::string& index_dir, const QueryNode& q);
+
+}  // namespace dps::testing
