@@ -58,8 +58,8 @@ Result<std::unique_ptr<PagedFileReader>> PagedFileReader::Open(const std::string
   std::unique_ptr<PagedFileReader> r(new PagedFileReader());
   const uint64_t size = file->size();
   if (size < kFooterSize) {
-    return Status::Corruption(path + ": file of " + std::to_string(size) +
-                              " bytes is too short for the footer (truncated?)");
+    return Status::Corruption(path + ": offset " + std::to_string(size) +
+                              ": file ends before the footer (truncated?)");
   }
   const uint64_t footer_at = size - kFooterSize;
   const uint8_t* f = file->data() + footer_at;

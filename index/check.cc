@@ -1,0 +1,50 @@
+#include "index/check.h"
+
+#include "index/entry_cursor.h"
+#include "index/index_reader.h"
+
+namespace dps {
+
+Status CheckIndex(const std::string& dir, CheckReport* report) {
+  *report = CheckReport();
+  DPS_ASSIGN_OR_RETURN(auto index, IndexReader::Open(dir));
+  for (size_t t = 0; t < index->tablet_count(); ++t) {
+    const Tablet& tablet = index->tablet(t);
+    for (const auto& file : tablet.files()) {
+      DPS_RETURN_IF_ERROR(file->file().Verify(0, file->file().body_size()));
+      ++report->files;
+      report->bytes += file->file_size();
+      report->pages += file->file().page_count();
+      for (size_t i = 0; i < file->bin_count(); ++i) {
+        std::vector<StoredDoc> docs;
+        DPS_RETURN_IF_ERROR(file->docs(i).ReadAll(&docs));
+        if (docs.size() != file->bin(i).num_docs) {
+          return Status::Corruption(file->path() + ": bin " + std::to_string(file->bin(i).bin) +
+                                    ": directory says " + std::to_string(file->bin(i).num_docs) +
+                                    " documents, doc store holds " + std::to_string(docs.size()));
+        }
+        report->documents += docs.size();
+      }
+    }
+    EntryCursor cursor(&tablet);
+    for (cursor.SeekToFirst(); cursor.Valid(); cursor.Next()) ++report->entries;
+    DPS_RETURN_IF_ERROR(cursor.status());
+  }
+  if (const GlobalIndexReader* global = index->global()) {
+    TermDictCursor cursor(&global->dict());
+    GlobalTermInfo info;
+    for (cursor.SeekToFirst(); cursor.Valid(); cursor.Next()) {
+      DPS_RETURN_IF_ERROR(global->ParseValue(cursor.value(), &info));
+      ++report->terms;
+    }
+    DPS_RETURN_IF_ERROR(cursor.status());
+    if (report->terms != global->num_terms()) {
+      return Status::Corruption(dir + "/" + index->manifest().global_index + ": directory says " +
+                                std::to_string(global->num_terms()) + " terms, found " +
+                                std::to_string(report->terms));
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace dps
