@@ -1,8 +1,26 @@
-// dpsearch: thin command-line front end. Argument handling only; all logic
-// lives in the libraries so tests and benchmarks can call it.
+// dpsearch: the command-line front end. Argument handling and output only;
+// every behaviour lives in the libraries so tests and benchmarks can call it.
+//
+// Exit codes (DESIGN.md): 0 success, 1 query ran but matched nothing,
+// 2 usage or input error, 3 index or I/O error.
+#include <CLI/CLI.hpp>
+
 #include <cstdio>
+#include <string>
+
+#include "cli/commands.h"
 
 int main(int argc, char** argv) {
-  std::fprintf(stderr, "dpsearch: no command yet\n");
-  return 2;
+  CLI::App app{"dpsearch: a document-partitioned full-text search engine"};
+  app.require_subcommand(1);
+  app.set_help_all_flag("--help-all", "Show help for every command");
+  dps::cli::RegisterScan(app);
+  dps::cli::RegisterCheck(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : dps::cli::kExitUsage;
+  }
+  return dps::cli::ExitCode();
 }

@@ -133,31 +133,29 @@ DocId PostingCursor::NextBlock() {
   return LoadBlock(block_ + 1);
 }
 
-DocId PostingCursor::Seek(DocId target) {
-  if (docs_[pos_] >= target) return docs_[pos_];
+DocId PostingCursor::SeekSlow(DocId target) {
+  // target lies beyond the decoded block. Find the first later block whose
+  // last docid >= target: gallop, then binary search, so sequential seeks
+  // stay cheap and far ones cost O(log blocks).
   if (block_ >= num_blocks_) return kEndDoc;
-  if (docs_[block_len_ - 1] < target) {
-    // Find the first later block whose last docid >= target: gallop, then
-    // binary search, so sequential seeks stay cheap and far ones O(log).
-    if (num_blocks_ == 1) return LoadBlock(1);
-    size_t lo = block_ + 1, step = 1, hi = lo;
-    while (hi < num_blocks_ && SkipLastDoc(hi) < target) {
-      lo = hi + 1;
-      hi += step;
-      step *= 2;
-    }
-    hi = std::min<size_t>(hi, num_blocks_);
-    while (lo < hi) {
-      size_t mid = lo + (hi - lo) / 2;
-      if (SkipLastDoc(mid) < target) {
-        lo = mid + 1;
-      } else {
-        hi = mid;
-      }
-    }
-    if (LoadBlock(lo) == kEndDoc) return kEndDoc;
+  if (num_blocks_ == 1) return LoadBlock(1);
+  size_t lo = block_ + 1, step = 1, hi = lo;
+  while (hi < num_blocks_ && SkipLastDoc(hi) < target) {
+    lo = hi + 1;
+    hi += step;
+    step *= 2;
   }
-  pos_ = static_cast<uint32_t>(pos_ + LowerBoundInBlock(docs_ + pos_, block_len_ - pos_, target));
+  hi = std::min<size_t>(hi, num_blocks_);
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (SkipLastDoc(mid) < target) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  if (LoadBlock(lo) == kEndDoc) return kEndDoc;
+  pos_ = static_cast<uint32_t>(LowerBoundInBlock(docs_, block_len_, target));
   return docs_[pos_];
 }
 

@@ -48,8 +48,16 @@ class PostingCursor {
     if (++pos_ < block_len_) return docs_[pos_];
     return NextBlock();
   }
-  // Moves to the first docid >= target (no-op if already there).
-  DocId Seek(DocId target);
+  // Moves to the first docid >= target (no-op if already there). The common
+  // cases (already there, or inside the decoded block) are inline.
+  DocId Seek(DocId target) {
+    if (docs_[pos_] >= target) return docs_[pos_];
+    if (block_len_ > 0 && docs_[block_len_ - 1] >= target) {
+      pos_ += static_cast<uint32_t>(LowerBoundInBlock(docs_ + pos_, block_len_ - pos_, target));
+      return docs_[pos_];
+    }
+    return SeekSlow(target);
+  }
   // Weight (term frequency) of the current posting; decodes its weight
   // block on first use. REQUIRES: doc() != kEndDoc.
   uint32_t weight();
@@ -58,6 +66,7 @@ class PostingCursor {
 
  private:
   DocId NextBlock();
+  DocId SeekSlow(DocId target);
   // Decodes block `b`, positions on its first docid. Returns doc().
   DocId LoadBlock(size_t b);
   uint32_t SkipLastDoc(size_t b) const;

@@ -1,0 +1,157 @@
+// AND of 2 and 3 posting lists at length ratios 1:1, 1:10, 1:100, 1:10000:
+// dpsearch's compressed cursors (CountIntersection and the virtual
+// AndIterator tree) against an uncompressed in-memory galloping
+// intersection (the "ceiling" peer's SvS algorithm) in the same run.
+// Fixed seeds; docids uniformly spread over a universe of 2^24.
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <memory>
+#include <random>
+#include <set>
+#include <vector>
+
+#include "index/and_iterator.h"
+#include "index/intersect.h"
+#include "index/posting_list.h"
+#include "index/term_iterator.h"
+
+namespace dps {
+namespace {
+
+constexpr uint32_t kUniverse = 1u << 24;
+constexpr size_t kLongList = 1'000'000;
+
+std::vector<DocId> RandomList(size_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<DocId> v;
+  v.reserve(n + n / 8);
+  // Bernoulli sampling keeps it sorted and unique without a set.
+  const double p = static_cast<double>(n) / kUniverse;
+  std::bernoulli_distribution keep(p);
+  for (uint32_t d = 0; d < kUniverse; ++d) {
+    if (keep(rng)) v.push_back(d);
+  }
+  return v;
+}
+
+struct EncodedList {
+  std::vector<DocId> docs;
+  std::string bytes;
+};
+
+EncodedList Encode(std::vector<DocId> docs) {
+  EncodedList e;
+  std::vector<uint32_t> weights(docs.size(), 1);
+  EncodePostingList(docs, weights, &e.bytes);
+  e.docs = std::move(docs);
+  return e;
+}
+
+// Lists for (ratio, count); built once per benchmark configuration.
+const std::vector<EncodedList>& Lists(int ratio, int count) {
+  static std::map<std::pair<int, int>, std::vector<EncodedList>> cache;
+  auto& lists = cache[{ratio, count}];
+  if (lists.empty()) {
+    lists.push_back(Encode(RandomList(kLongList / ratio, 1000 + ratio)));
+    for (int i = 1; i < count; ++i) lists.push_back(Encode(RandomList(kLongList, 2000 + i)));
+  }
+  return lists;
+}
+
+// ---- uncompressed galloping baseline ----
+
+inline size_t Gallop(const DocId* a, size_t lo, size_t n, DocId target) {
+  size_t step = 1, hi = lo;
+  while (hi < n && a[hi] < target) {
+    lo = hi + 1;
+    hi += step;
+    step <<= 1;
+  }
+  hi = std::min(hi, n);
+  return static_cast<size_t>(std::lower_bound(a + lo, a + hi, target) - a);
+}
+
+uint64_t GallopingCount(const std::vector<const std::vector<DocId>*>& lists) {
+  const auto& lead = *lists[0];
+  std::vector<size_t> pos(lists.size(), 0);
+  uint64_t count = 0;
+  for (DocId d : lead) {
+    bool all = true;
+    for (size_t i = 1; i < lists.size(); ++i) {
+      const auto& l = *lists[i];
+      pos[i] = Gallop(l.data(), pos[i], l.size(), d);
+      if (pos[i] == l.size()) return count;
+      if (l[pos[i]] != d) {
+        all = false;
+        break;
+      }
+    }
+    count += all;
+  }
+  return count;
+}
+
+void BM_AndBaseline(benchmark::State& state) {
+  const auto& lists = Lists(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)));
+  std::vector<const std::vector<DocId>*> raw;
+  for (const auto& l : lists) raw.push_back(&l.docs);
+  uint64_t matches = 0;
+  for (auto _ : state) benchmark::DoNotOptimize(matches = GallopingCount(raw));
+  state.counters["matches"] = static_cast<double>(matches);
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * lists[0].docs.size()));
+}
+
+void BM_AndCompressed(benchmark::State& state) {
+  const auto& lists = Lists(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)));
+  std::vector<std::unique_ptr<PostingCursor>> cursors(lists.size());
+  std::vector<PostingCursor*> ptrs;
+  for (auto& c : cursors) {
+    c = std::make_unique<PostingCursor>();
+    ptrs.push_back(c.get());
+  }
+  uint64_t matches = 0;
+  for (auto _ : state) {
+    for (size_t i = 0; i < lists.size(); ++i) {
+      const auto& l = lists[i];
+      (void)cursors[i]->Init(reinterpret_cast<const uint8_t*>(l.bytes.data()), l.bytes.size(),
+                             static_cast<uint32_t>(l.docs.size()), nullptr, 0);
+    }
+    benchmark::DoNotOptimize(matches = CountIntersection(ptrs.data(), ptrs.size()));
+  }
+  state.counters["matches"] = static_cast<double>(matches);
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * lists[0].docs.size()));
+}
+
+void BM_AndIteratorTree(benchmark::State& state) {
+  const auto& lists = Lists(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)));
+  uint64_t matches = 0;
+  for (auto _ : state) {
+    std::vector<std::unique_ptr<DocIterator>> children;
+    for (const auto& l : lists) {
+      std::vector<std::unique_ptr<PostingCursor>> parts;
+      parts.push_back(std::make_unique<PostingCursor>());
+      (void)parts[0]->Init(reinterpret_cast<const uint8_t*>(l.bytes.data()), l.bytes.size(),
+                           static_cast<uint32_t>(l.docs.size()), nullptr, 0);
+      children.push_back(std::make_unique<TermIterator>(std::move(parts), std::span<const DocId>()));
+    }
+    AndIterator it(std::move(children), {});
+    benchmark::DoNotOptimize(matches = CountMatches(&it));
+  }
+  state.counters["matches"] = static_cast<double>(matches);
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * lists[0].docs.size()));
+}
+
+void Ratios(benchmark::internal::Benchmark* b) {
+  for (int count : {2, 3}) {
+    for (int ratio : {1, 10, 100, 10000}) b->Args({ratio, count});
+  }
+  b->ArgNames({"ratio", "lists"});
+}
+
+BENCHMARK(BM_AndBaseline)->Apply(Ratios);
+BENCHMARK(BM_AndCompressed)->Apply(Ratios);
+BENCHMARK(BM_AndIteratorTree)->Apply(Ratios);
+
+}  // namespace
+}  // namespace dps

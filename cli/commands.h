@@ -1,0 +1,25 @@
+// Registration of the dpsearch subcommands. Each Register* adds a CLI11
+// subcommand whose callback runs the library call and records the exit code.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include "common/status.h"
+
+namespace dps::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitNoMatch = 1;
+inline constexpr int kExitUsage = 2;
+inline constexpr int kExitIndex = 3;
+
+void RegisterScan(CLI::App& app);
+void RegisterCheck(CLI::App& app);
+
+// Exit code chosen by the subcommand that ran.
+int ExitCode();
+void SetExitCode(int code);
+// Prints "dpsearch: <message>" on stderr and maps the status to an exit code.
+int Fail(const Status& status);
+
+}  // namespace dps::cli

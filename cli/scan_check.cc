@@ -1,0 +1,64 @@
+// `dpsearch scan` and `dpsearch check`.
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "cli/commands.h"
+#include "index/check.h"
+#include "index/index_reader.h"
+#include "index/scan.h"
+
+namespace dps::cli {
+
+void RegisterScan(CLI::App& app) {
+  struct Args {
+    std::string index;
+    std::optional<uint32_t> bin;
+    std::optional<std::string> term;
+    bool docs = false;
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* cmd = app.add_subcommand(
+      "scan", "Print entries in Accumulo key order: bin<TAB>term<TAB>docid<TAB>weight");
+  cmd->add_option("--index", args->index, "Index directory")->required();
+  cmd->add_option("--bin", args->bin, "Only this bin");
+  cmd->add_option("--term", args->term, "Only this term (exactly as indexed)");
+  cmd->add_flag("--docs", args->docs, "Print stored documents instead: bin<TAB>docid<TAB>id<TAB>title");
+  cmd->callback([args] {
+    auto index = IndexReader::Open(args->index);
+    if (!index.ok()) return (void)Fail(index.status());
+    Status s;
+    if (args->docs) {
+      s = ScanDocuments(**index, args->bin, [](uint32_t bin, const StoredDoc& d) {
+        std::printf("%u\t%u\t%s\t%s\n", bin, d.docid, d.id.c_str(), d.title.c_str());
+        return true;
+      });
+    } else {
+      ScanOptions options{args->bin, args->term};
+      s = ScanEntries(**index, options, [](uint32_t bin, std::string_view term, DocId d, uint32_t w) {
+        std::printf("%u\t%.*s\t%u\t%u\n", bin, static_cast<int>(term.size()), term.data(), d, w);
+        return true;
+      });
+    }
+    if (!s.ok()) Fail(s);
+  });
+}
+
+void RegisterCheck(CLI::App& app) {
+  auto dir = std::make_shared<std::string>();
+  CLI::App* cmd = app.add_subcommand("check", "Verify every checksum and structure of an index");
+  cmd->add_option("--index", *dir, "Index directory")->required();
+  cmd->callback([dir] {
+    CheckReport r;
+    Status s = CheckIndex(*dir, &r);
+    if (!s.ok()) return (void)Fail(s);
+    std::printf("ok: %llu files, %llu bytes, %llu pages, %llu entries, %llu documents, %llu terms\n",
+                static_cast<unsigned long long>(r.files), static_cast<unsigned long long>(r.bytes),
+                static_cast<unsigned long long>(r.pages), static_cast<unsigned long long>(r.entries),
+                static_cast<unsigned long long>(r.documents),
+                static_cast<unsigned long long>(r.terms));
+  });
+}
+
+}  // namespace dps::cli
