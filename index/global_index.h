@@ -34,6 +34,7 @@ class GlobalIndexWriter {
   // REQUIRES: terms strictly ascending; bins ascending and non-empty.
   Status Add(std::string_view term, const GlobalTermInfo& info);
   Status Finish(uint64_t total_docs);
+  uint64_t bytes_written() const { return file_->offset(); }
 
  private:
   explicit GlobalIndexWriter(std::unique_ptr<PagedFileWriter> file) : file_(std::move(file)) {}

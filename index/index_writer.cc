@@ -222,6 +222,8 @@ Status IndexWriter::Commit(std::vector<AnalyzedDocument> docs, CommitStats* stat
     }
     DPS_RETURN_IF_ERROR(writer->Finish());
     stats->bytes_written += writer->bytes_written();
+    stats->posting_sizes.Add(writer->posting_sizes());
+    stats->inline_postings += writer->inline_postings();
     ++stats->files_written;
     next.tablets[t].files.push_back(file_name);
   }
@@ -335,8 +337,8 @@ Status IndexWriter::RebuildGlobalIndex(Manifest* next, uint64_t* bytes) {
   }
   DPS_RETURN_IF_ERROR(flush());
   DPS_RETURN_IF_ERROR(writer->Finish(total_docs));
+  *bytes += writer->bytes_written();
   next->global_index = name;
-  (void)bytes;
   return Status::OK();
 }
 

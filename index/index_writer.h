@@ -19,6 +19,7 @@
 
 #include "common/status.h"
 #include "index/manifest.h"
+#include "index/posting_list.h"
 
 namespace dps {
 
@@ -50,6 +51,8 @@ struct CommitStats {
   uint64_t postings = 0;
   uint64_t files_written = 0;
   uint64_t bytes_written = 0;
+  PostingSizes posting_sizes;    // lists with df >= 2
+  uint64_t inline_postings = 0;  // df == 1 postings kept in the dictionary
 };
 
 class IndexWriter {

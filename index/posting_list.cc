@@ -7,7 +7,7 @@
 namespace dps {
 
 void EncodePostingList(std::span<const DocId> docs, std::span<const uint32_t> weights,
-                       std::string* out) {
+                       std::string* out, PostingSizes* sizes) {
   const size_t n = docs.size();
   const size_t blocks = (n + kBlockSize - 1) / kBlockSize;
   std::string doc_bytes, weight_bytes, skip;
@@ -21,6 +21,13 @@ void EncodePostingList(std::span<const DocId> docs, std::span<const uint32_t> we
     PutFixed32(&skip, prev);
     PutFixed32(&skip, static_cast<uint32_t>(doc_bytes.size()));
     PutFixed32(&skip, static_cast<uint32_t>(weight_bytes.size()));
+  }
+  if (sizes != nullptr) {
+    ++sizes->lists;
+    sizes->postings += n;
+    sizes->doc_bytes += doc_bytes.size();
+    sizes->weight_bytes += weight_bytes.size();
+    sizes->skip_bytes += blocks > 1 ? skip.size() : 0;
   }
   if (blocks > 1) out->append(skip);
   out->append(doc_bytes);

@@ -18,10 +18,27 @@ namespace dps {
 
 inline constexpr size_t kSkipEntrySize = 12;  // last_doc u32, doc_end u32, weight_end u32
 
+// Where the bytes of encoded posting lists go (index size reports).
+struct PostingSizes {
+  uint64_t lists = 0;         // lists with df >= 2 (encoded here)
+  uint64_t postings = 0;      // postings in those lists
+  uint64_t doc_bytes = 0;     // doc blocks
+  uint64_t weight_bytes = 0;  // weight blocks
+  uint64_t skip_bytes = 0;    // skip tables
+  void Add(const PostingSizes& o) {
+    lists += o.lists;
+    postings += o.postings;
+    doc_bytes += o.doc_bytes;
+    weight_bytes += o.weight_bytes;
+    skip_bytes += o.skip_bytes;
+  }
+};
+
 // Appends the encoding of a list. REQUIRES: docs.size() == weights.size()
 // >= 1, docs strictly increasing and <= kMaxDocId, every weight >= 1.
+// Adds the list's byte counts to *sizes when given.
 void EncodePostingList(std::span<const DocId> docs, std::span<const uint32_t> weights,
-                       std::string* out);
+                       std::string* out, PostingSizes* sizes = nullptr);
 
 // Iterates one posting list: a term source in the sense of PISA's cursors
 // and tantivy's DocSet. doc() is kEndDoc once exhausted; Seek never moves

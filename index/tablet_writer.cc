@@ -62,13 +62,14 @@ Status TabletWriter::AddPostingList(std::string_view term, std::span<const DocId
   scratch_.clear();
   PutVarint32(&scratch_, static_cast<uint32_t>(docs.size()));
   if (docs.size() == 1) {
+    ++inline_postings_;
     // Singletons live inline in the dictionary (as Lucene does): most terms
     // of a natural corpus occur once per bin.
     PutVarint32(&scratch_, docs[0]);
     PutVarint32(&scratch_, weights[0]);
   } else {
     std::string list;
-    EncodePostingList(docs, weights, &list);
+    EncodePostingList(docs, weights, &list, &sizes_);
     PutVarint64(&scratch_, file_->offset() - bin_.postings_offset);
     PutVarint64(&scratch_, list.size());
     DPS_RETURN_IF_ERROR(Append(list));

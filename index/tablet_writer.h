@@ -15,6 +15,7 @@
 #include "common/status.h"
 #include "index/doc_store.h"
 #include "index/paged_file.h"
+#include "index/posting_list.h"
 #include "index/tablet_format.h"
 #include "index/term_dict.h"
 #include "index/types.h"
@@ -52,6 +53,10 @@ class TabletWriter {
   Status Finish();
 
   uint64_t bytes_written() const { return file_->offset(); }
+  // Byte counts of the posting lists written so far (df >= 2), and the
+  // number of singleton postings stored inline in the dictionary.
+  const PostingSizes& posting_sizes() const { return sizes_; }
+  uint64_t inline_postings() const { return inline_postings_; }
 
  private:
   TabletWriter(std::unique_ptr<PagedFileWriter> file, const TabletWriterOptions& options);
@@ -72,6 +77,8 @@ class TabletWriter {
   std::string directory_;
   uint32_t bins_ = 0;
   std::string scratch_;
+  PostingSizes sizes_;
+  uint64_t inline_postings_ = 0;
 };
 
 }  // namespace dps
