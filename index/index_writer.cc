@@ -33,15 +33,7 @@ struct Posting {
   std::string_view term;
   DocId doc;
   uint32_t tf;
-  bool operator<(const Posting& o) const {
-    return term != o.term ? term < o.term : doc < o.doc;
-  }
-};
-
-// One bin's share of a batch.
-struct BinBatch {
-  std::vector<std::pair<DocId, const AnalyzedDocument*>> docs;
-  std::vector<DocId> tombstones;
+  bool operator<(const Posting& o) const { return term != o.term ? term < o.term : doc < o.doc; }
 };
 
 }  // namespace
@@ -80,7 +72,13 @@ Result<std::unique_ptr<IndexWriter>> IndexWriter::Open(const std::string& dir,
     return manifest.status();
   }
   DPS_RETURN_IF_ERROR(w->RemoveStrayFiles());
+  DPS_RETURN_IF_ERROR(w->Reopen());
   return w;
+}
+
+Status IndexWriter::Reopen() {
+  DPS_ASSIGN_OR_RETURN(current_, IndexReader::Open(dir_));
+  return Status::OK();
 }
 
 Status IndexWriter::RemoveStrayFiles() {
@@ -95,27 +93,26 @@ Status IndexWriter::RemoveStrayFiles() {
   return Status::OK();
 }
 
-std::string IndexWriter::NewFileName(Manifest* next, const char* ext) const {
+std::string IndexWriter::AllocateFileName(const char* ext) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%06" PRIu64 "%s", next->next_file_number++, ext);
+  std::snprintf(buf, sizeof buf, "%06" PRIu64 "%s", manifest_.next_file_number++, ext);
   return buf;
 }
 
-Status IndexWriter::FindLive(uint32_t bin, const std::string& id, bool* found,
-                             uint32_t* docid) const {
+Status IndexWriter::FindLive(uint32_t bin, std::string_view id, bool* found, DocId* docid) const {
   *found = false;
-  const TabletEntry& entry = manifest_.tablets[manifest_.TabletOf(bin)];
-  DPS_ASSIGN_OR_RETURN(auto tablet, Tablet::Open(dir_, entry));
-  for (const auto& file : tablet->files()) {
+  const Tablet& tablet = current_->TabletOf(BinId{bin});
+  const std::string wanted(id);
+  for (const auto& file : tablet.files()) {
     int i = file->FindBin(BinId{bin});
     if (i < 0) continue;
     std::vector<DocId> candidates;
-    DPS_RETURN_IF_ERROR(file->FindIdCandidates(static_cast<size_t>(i), id, &candidates));
+    DPS_RETURN_IF_ERROR(file->FindIdCandidates(static_cast<size_t>(i), wanted, &candidates));
     for (DocId d : candidates) {
-      if (tablet->IsDeleted(BinId{bin}, d)) continue;
+      if (tablet.IsDeleted(BinId{bin}, d)) continue;
       StoredDoc doc;
       DPS_RETURN_IF_ERROR(file->docs(static_cast<size_t>(i)).Get(d, &doc));
-      if (doc.id == id) {
+      if (doc.id == wanted) {
         *found = true;
         *docid = d;
       }
@@ -124,73 +121,61 @@ Status IndexWriter::FindLive(uint32_t bin, const std::string& id, bool* found,
   return Status::OK();
 }
 
+DocId IndexWriter::NextDocId(uint32_t bin) const {
+  uint64_t next = 0;
+  for (const auto& file : current_->TabletOf(BinId{bin}).files()) {
+    int i = file->FindBin(BinId{bin});
+    if (i >= 0 && file->bin(static_cast<size_t>(i)).num_docs > 0) {
+      next = std::max<uint64_t>(next, file->bin(static_cast<size_t>(i)).max_docid + uint64_t{1});
+    }
+  }
+  return static_cast<DocId>(std::min<uint64_t>(next, kEndDoc));
+}
+
 Status IndexWriter::Commit(std::vector<AnalyzedDocument> docs, CommitStats* stats) {
   CommitStats local;
   if (stats == nullptr) stats = &local;
   *stats = CommitStats();
-  Manifest next = manifest_;
 
   // Later duplicates of an id win.
   std::map<std::string_view, size_t> last_of_id;
   for (size_t i = 0; i < docs.size(); ++i) last_of_id[docs[i].id] = i;
-
-  std::map<uint32_t, BinBatch> batches;
+  std::map<uint32_t, std::vector<const AnalyzedDocument*>> by_bin;
   for (const auto& [id, i] : last_of_id) {
-    const uint32_t bin = static_cast<uint32_t>(StableHash64(id) % manifest_.bins);
-    batches[bin].docs.emplace_back(0, &docs[i]);
+    by_bin[static_cast<uint32_t>(StableHash64(id) % manifest_.bins)].push_back(&docs[i]);
   }
-
-  // Per tablet: open once to learn next docids and find replaced documents.
   std::map<size_t, std::vector<uint32_t>> bins_of_tablet;
-  for (const auto& [bin, batch] : batches) bins_of_tablet[manifest_.TabletOf(bin)].push_back(bin);
+  for (const auto& [bin, list] : by_bin) bins_of_tablet[manifest_.TabletOf(bin)].push_back(bin);
 
+  std::vector<std::pair<size_t, std::string>> files;
   for (const auto& [t, bins] : bins_of_tablet) {
-    const TabletEntry& entry = manifest_.tablets[t];
-    DPS_ASSIGN_OR_RETURN(auto tablet, Tablet::Open(dir_, entry));
-    const std::string file_name = NewFileName(&next, ".tab");
+    const std::string file_name = AllocateFileName(".tab");
     TabletWriterOptions wopt;
     wopt.store_text = manifest_.store_text;
     DPS_ASSIGN_OR_RETURN(auto writer, TabletWriter::Create(dir_ + "/" + file_name, wopt));
     for (uint32_t bin : bins) {
-      BinBatch& batch = batches[bin];
-      uint64_t next_doc = 0;
-      for (const auto& file : tablet->files()) {
-        int i = file->FindBin(BinId{bin});
-        if (i >= 0 && file->bin(static_cast<size_t>(i)).num_docs > 0) {
-          next_doc = std::max<uint64_t>(next_doc, file->bin(static_cast<size_t>(i)).max_docid + 1ULL);
-        }
-      }
-      if (next_doc + batch.docs.size() > kMaxDocId) {
+      const auto& list = by_bin[bin];
+      const uint64_t first = NextDocId(bin);
+      if (first + list.size() > kMaxDocId) {
         return Status::InvalidArgument("bin " + std::to_string(bin) +
                                        " would exceed 2^32-2 docids; compact first");
       }
-      for (auto& [docid, doc] : batch.docs) {
-        docid = static_cast<DocId>(next_doc++);
-        // Replace: tombstone the live copy in an older file.
-        for (const auto& file : tablet->files()) {
-          int i = file->FindBin(BinId{bin});
-          if (i < 0) continue;
-          std::vector<DocId> candidates;
-          DPS_RETURN_IF_ERROR(file->FindIdCandidates(static_cast<size_t>(i), doc->id, &candidates));
-          for (DocId d : candidates) {
-            if (tablet->IsDeleted(BinId{bin}, d)) continue;
-            StoredDoc old;
-            DPS_RETURN_IF_ERROR(file->docs(static_cast<size_t>(i)).Get(d, &old));
-            if (old.id == doc->id) {
-              batch.tombstones.push_back(d);
-              ++stats->replaced;
-            }
-          }
-        }
-      }
-      // Invert: sort (term, doc) pairs of the bin.
+      std::vector<DocId> tombstones;
       std::vector<Posting> postings;
-      for (const auto& [docid, doc] : batch.docs) {
+      for (size_t k = 0; k < list.size(); ++k) {
+        const AnalyzedDocument* doc = list[k];
+        bool found;
+        DocId old;
+        DPS_RETURN_IF_ERROR(FindLive(bin, doc->id, &found, &old));
+        if (found) {
+          tombstones.push_back(old);
+          ++stats->replaced;
+        }
         for (const auto& [term, tf] : doc->terms) {
           if (term.empty() || tf == 0) {
             return Status::InvalidArgument("document '" + doc->id + "': empty term or zero tf");
           }
-          postings.push_back(Posting{term, docid, tf});
+          postings.push_back(Posting{term, static_cast<DocId>(first + k), tf});
         }
       }
       std::sort(postings.begin(), postings.end());
@@ -203,8 +188,8 @@ Status IndexWriter::Commit(std::vector<AnalyzedDocument> docs, CommitStats* stat
         list_weights.clear();
         for (; j < postings.size() && postings[j].term == postings[i].term; ++j) {
           if (!list_docs.empty() && list_docs.back() == postings[j].doc) {
-            return Status::InvalidArgument("document with docid " + std::to_string(postings[j].doc) +
-                                           ": duplicate term '" + std::string(postings[j].term) + "'");
+            return Status::InvalidArgument("duplicate term '" + std::string(postings[j].term) +
+                                           "' in one document");
           }
           list_docs.push_back(postings[j].doc);
           list_weights.push_back(postings[j].tf);
@@ -212,12 +197,13 @@ Status IndexWriter::Commit(std::vector<AnalyzedDocument> docs, CommitStats* stat
         DPS_RETURN_IF_ERROR(writer->AddPostingList(postings[i].term, list_docs, list_weights));
         i = j;
       }
-      for (const auto& [docid, doc] : batch.docs) {
-        DPS_RETURN_IF_ERROR(writer->AddDocument(docid, doc->id, doc->title, doc->text));
+      for (size_t k = 0; k < list.size(); ++k) {
+        DPS_RETURN_IF_ERROR(writer->AddDocument(static_cast<DocId>(first + k), list[k]->id,
+                                                list[k]->title, list[k]->text));
       }
-      DPS_RETURN_IF_ERROR(writer->AddTombstones(batch.tombstones));
+      DPS_RETURN_IF_ERROR(writer->AddTombstones(tombstones));
       DPS_RETURN_IF_ERROR(writer->FinishBin());
-      stats->documents += batch.docs.size();
+      stats->documents += list.size();
       stats->postings += postings.size();
     }
     DPS_RETURN_IF_ERROR(writer->Finish());
@@ -225,16 +211,9 @@ Status IndexWriter::Commit(std::vector<AnalyzedDocument> docs, CommitStats* stat
     stats->posting_sizes.Add(writer->posting_sizes());
     stats->inline_postings += writer->inline_postings();
     ++stats->files_written;
-    next.tablets[t].files.push_back(file_name);
+    files.emplace_back(t, file_name);
   }
-  DPS_RETURN_IF_ERROR(SyncDir(dir_));
-  DPS_RETURN_IF_ERROR(RebuildGlobalIndex(&next, &stats->bytes_written));
-  ++next.generation;
-  DPS_RETURN_IF_ERROR(WriteManifest(dir_, next));
-  const std::string old_global = manifest_.global_index;
-  manifest_ = std::move(next);
-  if (!old_global.empty()) DPS_RETURN_IF_ERROR(RemoveFile(dir_ + "/" + old_global));
-  return Status::OK();
+  return CommitFiles(files, &stats->bytes_written);
 }
 
 Status IndexWriter::Delete(const std::vector<std::string>& ids, CommitStats* stats) {
@@ -245,16 +224,16 @@ Status IndexWriter::Delete(const std::vector<std::string>& ids, CommitStats* sta
   for (const auto& id : ids) {
     const uint32_t bin = static_cast<uint32_t>(StableHash64(id) % manifest_.bins);
     bool found;
-    uint32_t docid;
+    DocId docid;
     DPS_RETURN_IF_ERROR(FindLive(bin, id, &found, &docid));
     if (!found) continue;
     doomed[manifest_.TabletOf(bin)][bin].push_back(docid);
     ++stats->deleted;
   }
   if (doomed.empty()) return Status::OK();
-  Manifest next = manifest_;
+  std::vector<std::pair<size_t, std::string>> files;
   for (const auto& [t, bins] : doomed) {
-    const std::string file_name = NewFileName(&next, ".tab");
+    const std::string file_name = AllocateFileName(".tab");
     TabletWriterOptions wopt;
     wopt.store_text = manifest_.store_text;
     DPS_ASSIGN_OR_RETURN(auto writer, TabletWriter::Create(dir_ + "/" + file_name, wopt));
@@ -266,13 +245,35 @@ Status IndexWriter::Delete(const std::vector<std::string>& ids, CommitStats* sta
     DPS_RETURN_IF_ERROR(writer->Finish());
     stats->bytes_written += writer->bytes_written();
     ++stats->files_written;
-    next.tablets[t].files.push_back(file_name);
+    files.emplace_back(t, file_name);
   }
-  DPS_RETURN_IF_ERROR(SyncDir(dir_));
+  return CommitFiles(files, &stats->bytes_written);
+}
+
+Status IndexWriter::CommitFiles(const std::vector<std::pair<size_t, std::string>>& files,
+                                uint64_t* bytes_written) {
+  uint64_t ignored = 0;
+  if (bytes_written == nullptr) bytes_written = &ignored;
+  Manifest next = manifest_;
+  for (const auto& [t, name] : files) {
+    if (t >= next.tablets.size()) return Status::InvalidArgument("no tablet " + std::to_string(t));
+    next.tablets[t].files.push_back(name);
+  }
+  DPS_RETURN_IF_ERROR(SyncDir(dir_));  // the new files' directory entries
+  DPS_RETURN_IF_ERROR(RebuildGlobalIndex(&next, bytes_written));
+  manifest_.next_file_number = next.next_file_number;
+  return SwapManifest(std::move(next));
+}
+
+Status IndexWriter::SwapManifest(Manifest next) {
   ++next.generation;
   DPS_RETURN_IF_ERROR(WriteManifest(dir_, next));
+  const std::string old_global = manifest_.global_index;
   manifest_ = std::move(next);
-  return Status::OK();
+  if (!old_global.empty() && old_global != manifest_.global_index) {
+    DPS_RETURN_IF_ERROR(RemoveFile(dir_ + "/" + old_global));
+  }
+  return Reopen();
 }
 
 Status IndexWriter::RebuildGlobalIndex(Manifest* next, uint64_t* bytes) {
@@ -290,40 +291,38 @@ Status IndexWriter::RebuildGlobalIndex(Manifest* next, uint64_t* bytes) {
     for (const auto& file : tablet->files()) {
       for (size_t i = 0; i < file->bin_count(); ++i) {
         total_docs += file->bin(i).num_docs;
+        total_docs -= file->tombstones(i).size();
         if (file->dict(i).empty()) continue;
         auto cursor = std::make_unique<TermDictCursor>(&file->dict(i));
         cursor->SeekToFirst();
         DPS_RETURN_IF_ERROR(cursor->status());
         if (cursor->Valid()) sources.push_back(Source{std::move(cursor), file.get(), i});
       }
-      for (size_t i = 0; i < file->bin_count(); ++i) total_docs -= file->tombstones(i).size();
     }
     tablets.push_back(std::move(tablet));
   }
   auto greater = [&](size_t a, size_t b) {
     const auto ka = sources[a].cursor->key(), kb = sources[b].cursor->key();
-    return ka != kb ? ka > kb : sources[a].file->bin(sources[a].bin_index).bin >
-                                    sources[b].file->bin(sources[b].bin_index).bin;
+    return ka != kb ? ka > kb
+                    : sources[a].file->bin(sources[a].bin_index).bin >
+                          sources[b].file->bin(sources[b].bin_index).bin;
   };
   std::priority_queue<size_t, std::vector<size_t>, decltype(greater)> heap(greater);
   for (size_t i = 0; i < sources.size(); ++i) heap.push(i);
 
-  const std::string name = NewFileName(next, ".gix");
+  char name_buf[32];
+  std::snprintf(name_buf, sizeof name_buf, "%06" PRIu64 ".gix", next->next_file_number++);
+  const std::string name = name_buf;
   DPS_ASSIGN_OR_RETURN(auto writer, GlobalIndexWriter::Create(dir_ + "/" + name));
   std::string term;
   GlobalTermInfo info;
-  auto flush = [&]() -> Status {
-    if (info.bins.empty()) return Status::OK();
-    Status s = writer->Add(term, info);
-    info = GlobalTermInfo();
-    return s;
-  };
   while (!heap.empty()) {
-    Source& src = sources[heap.top()];
     const size_t top = heap.top();
     heap.pop();
+    Source& src = sources[top];
     if (src.cursor->key() != term || info.bins.empty()) {
-      DPS_RETURN_IF_ERROR(flush());
+      if (!info.bins.empty()) DPS_RETURN_IF_ERROR(writer->Add(term, info));
+      info = GlobalTermInfo();
       term.assign(src.cursor->key());
     }
     PostingRef ref;
@@ -335,7 +334,7 @@ Status IndexWriter::RebuildGlobalIndex(Manifest* next, uint64_t* bytes) {
     DPS_RETURN_IF_ERROR(src.cursor->status());
     if (src.cursor->Valid()) heap.push(top);
   }
-  DPS_RETURN_IF_ERROR(flush());
+  if (!info.bins.empty()) DPS_RETURN_IF_ERROR(writer->Add(term, info));
   DPS_RETURN_IF_ERROR(writer->Finish(total_docs));
   *bytes += writer->bytes_written();
   next->global_index = name;

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "index/index_reader.h"
 #include "index/manifest.h"
 #include "index/posting_list.h"
 
@@ -68,18 +69,34 @@ class IndexWriter {
   Status Delete(const std::vector<std::string>& ids, CommitStats* stats = nullptr);
 
   const Manifest& manifest() const { return manifest_; }
+  const std::string& dir() const { return dir_; }
+
+  // ---- building blocks for the ingest pipeline, which writes tablet files
+  // itself and then commits them here ----
+
+  // Finds the live docid of `id` in `bin` in the committed index.
+  Status FindLive(uint32_t bin, std::string_view id, bool* found, DocId* docid) const;
+  // The first docid a new file may use in `bin`.
+  DocId NextDocId(uint32_t bin) const;
+  // Reserves a fresh file name ("000042.tab"); names never repeat, even if
+  // the commit that reserved them never happens.
+  std::string AllocateFileName(const char* ext);
+  // Adds finished (fsynced) files to their tablets, rebuilds the global
+  // index and swaps the MANIFEST. `files`: (tablet index, file name).
+  Status CommitFiles(const std::vector<std::pair<size_t, std::string>>& files,
+                     uint64_t* bytes_written = nullptr);
 
  private:
   IndexWriter() = default;
   Status RemoveStrayFiles();
+  Status Reopen();
   Status RebuildGlobalIndex(Manifest* next, uint64_t* bytes);
-  // Finds the live docid of `id` in `bin`; false if absent.
-  Status FindLive(uint32_t bin, const std::string& id, bool* found, uint32_t* docid) const;
-  std::string NewFileName(Manifest* next, const char* ext) const;
+  Status SwapManifest(Manifest next);
 
   std::string dir_;
   int lock_fd_ = -1;
   Manifest manifest_;
+  std::unique_ptr<IndexReader> current_;  // the committed index, for lookups
 };
 
 }  // namespace dps

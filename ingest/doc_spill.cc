@@ -1,0 +1,105 @@
+#include "ingest/doc_spill.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "common/coding.h"
+
+namespace dps {
+
+DocSpill::DocSpill(std::string path, uint32_t bins)
+    : path_(std::move(path)), bins_(bins), bins_data_(bins) {}
+
+DocSpill::~DocSpill() {
+  if (fd_ >= 0) {
+    ::close(fd_);
+    ::unlink(path_.c_str());
+  }
+}
+
+Status DocSpill::Open() {
+  fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd_ < 0) return Status::IOError(path_ + ": open: " + std::strerror(errno));
+  return Status::OK();
+}
+
+Status DocSpill::Add(uint32_t bin, DocId docid, std::string_view id, std::string_view title,
+                     std::string_view text) {
+  Bin& b = bins_data_[bin];
+  const size_t before = b.buffer.size();
+  PutVarint32(&b.buffer, docid);
+  PutLengthPrefixed(&b.buffer, id);
+  PutLengthPrefixed(&b.buffer, title);
+  PutLengthPrefixed(&b.buffer, text);
+  buffered_ += b.buffer.size() - before;
+  b.last = docid;
+  ++b.docs;
+  if (b.buffer.size() >= kChunkBytes) return FlushBin(bin);
+  return Status::OK();
+}
+
+Status DocSpill::FlushBin(uint32_t bin) {
+  Bin& b = bins_data_[bin];
+  if (b.buffer.empty()) return Status::OK();
+  const char* p = b.buffer.data();
+  size_t left = b.buffer.size();
+  uint64_t at = size_;
+  while (left > 0) {
+    ssize_t n = ::pwrite(fd_, p, left, static_cast<off_t>(at));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Status::IOError(path_ + ": write: " + std::strerror(errno));
+    }
+    p += n;
+    left -= static_cast<size_t>(n);
+    at += static_cast<uint64_t>(n);
+  }
+  b.chunks.push_back(Chunk{size_, static_cast<uint32_t>(b.buffer.size())});
+  size_ = at;
+  buffered_ -= b.buffer.size();
+  std::string().swap(b.buffer);
+  return Status::OK();
+}
+
+Status DocSpill::Finish() {
+  for (uint32_t bin = 0; bin < bins_; ++bin) DPS_RETURN_IF_ERROR(FlushBin(bin));
+  return Status::OK();
+}
+
+Status DocSpill::ReadBin(uint32_t bin, const DocSink& emit) const {
+  std::string chunk;
+  for (const Chunk& c : bins_data_[bin].chunks) {
+    chunk.resize(c.len);
+    size_t got = 0;
+    while (got < c.len) {
+      ssize_t n = ::pread(fd_, chunk.data() + got, c.len - got, static_cast<off_t>(c.offset + got));
+      if (n <= 0) {
+        if (n < 0 && errno == EINTR) continue;
+        return Status::IOError(path_ + ": read at offset " + std::to_string(c.offset + got) +
+                               ": " + (n < 0 ? std::strerror(errno) : "unexpected end of file"));
+      }
+      got += static_cast<size_t>(n);
+    }
+    auto* p = reinterpret_cast<const uint8_t*>(chunk.data());
+    auto* end = p + chunk.size();
+    while (p < end) {
+      uint32_t docid;
+      std::string_view id, title, text;
+      p = GetVarint32(p, end, &docid);
+      if (p != nullptr) p = GetLengthPrefixed(p, end, &id);
+      if (p != nullptr) p = GetLengthPrefixed(p, end, &title);
+      if (p != nullptr) p = GetLengthPrefixed(p, end, &text);
+      if (p == nullptr) {
+        return Status::Corruption(path_ + ": spilled chunk at offset " + std::to_string(c.offset) +
+                                  " is malformed");
+      }
+      DPS_RETURN_IF_ERROR(emit(docid, id, title, text));
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace dps

@@ -1,0 +1,68 @@
+// IngestBuffer: the in-memory inverted index of one ingest run. Documents
+// arrive analyzed (distinct terms with frequencies) with their bin and
+// docid; the buffer interns terms once for all bins and keeps, per bin, an
+// append-only log of (term id, docid, tf). Sorting a bin's log by (term
+// rank, docid) at flush time yields its posting lists in Accumulo order.
+//
+// Memory: ~12 bytes per posting plus the interned terms; memory_bytes() is
+// what the pipeline compares with its budget. Single-threaded writes; after
+// Seal(), ForEachList may run concurrently for different bins.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "index/types.h"
+
+namespace dps {
+
+class IngestBuffer {
+ public:
+  explicit IngestBuffer(uint32_t bins);
+
+  // REQUIRES: not sealed; docids of a bin ascend across calls; terms distinct.
+  void Add(uint32_t bin, DocId docid, std::span<const std::pair<std::string, uint32_t>> terms);
+
+  size_t memory_bytes() const;
+  uint64_t postings() const { return postings_; }
+  bool empty() const { return postings_ == 0; }
+  bool BinEmpty(uint32_t bin) const { return logs_[bin].empty(); }
+
+  // Ranks terms by their bytes; required before ForEachList.
+  void Seal();
+  // Calls emit(term, docids, weights) for each term of `bin` in term order.
+  // Thread-safe across different bins after Seal().
+  using ListSink = std::function<bool(std::string_view term, std::span<const DocId> docs,
+                                      std::span<const uint32_t> weights)>;
+  bool ForEachList(uint32_t bin, const ListSink& emit) const;
+
+  void Clear();
+
+ private:
+  struct Entry {
+    uint32_t term;
+    DocId doc;
+    uint32_t tf;
+  };
+  uint32_t Intern(std::string_view term);
+
+  std::vector<std::vector<Entry>> logs_;
+  // Interned term bytes live in arena blocks that never move.
+  std::vector<std::unique_ptr<char[]>> arena_;
+  size_t arena_used_ = 0;
+  size_t arena_bytes_ = 0;
+  std::unordered_map<std::string_view, uint32_t> ids_;
+  std::vector<std::string_view> terms_;  // by id
+  std::vector<uint32_t> rank_;           // term id -> rank, after Seal
+  std::vector<uint32_t> by_rank_;        // rank -> term id, after Seal
+  uint64_t postings_ = 0;
+};
+
+}  // namespace dps

@@ -1,0 +1,58 @@
+// Writing the final tablet files of an ingest: for each bin of the tablet,
+// its posting lists (from the in-memory buffer, or merged from the runs
+// spilled to disk), then its stored documents (from the DocSpill), then its
+// tombstones (older copies of replaced documents).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "index/tablet_reader.h"
+#include "index/tablet_writer.h"
+#include "ingest/doc_spill.h"
+#include "ingest/ingest_buffer.h"
+
+namespace dps {
+
+// Produces the posting lists of one bin in term order.
+using ListSource = std::function<Status(uint32_t bin, const IngestBuffer::ListSink& emit)>;
+
+// The runs one tablet spilled during an ingest, oldest first (so docids
+// ascend across them). ForEachList merges their dictionaries.
+class RunSet {
+ public:
+  Status Add(const std::string& path);
+  Status ForEachList(uint32_t bin, const IngestBuffer::ListSink& emit) const;
+  size_t size() const { return runs_.size(); }
+
+ private:
+  std::vector<std::unique_ptr<TabletReader>> runs_;
+};
+
+struct TabletBuild {
+  std::string path;
+  uint32_t first_bin = 0;
+  uint32_t last_bin = 0;
+  TabletWriterOptions options;
+  ListSource lists;
+  const DocSpill* docs = nullptr;                         // may be null (runs)
+  const std::vector<std::vector<DocId>>* tombstones = nullptr;  // by bin; may be null
+};
+
+struct TabletBuildResult {
+  bool written = false;  // false when the tablet had nothing to write
+  uint64_t bytes = 0;
+  PostingSizes sizes;
+  uint64_t inline_postings = 0;
+  uint64_t postings = 0;
+};
+
+// Writes build.path; skips the file entirely when no bin has data.
+Status BuildTabletFile(const TabletBuild& build, std::span<const bool> bin_has_data,
+                       TabletBuildResult* result);
+
+}  // namespace dps

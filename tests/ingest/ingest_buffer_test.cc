@@ -1,0 +1,78 @@
+#include "ingest/ingest_buffer.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+
+#include "ingest/tablet_build.h"
+#include "tests/testing/test_util.h"
+
+namespace dps {
+namespace {
+
+using Lists = std::map<std::pair<uint32_t, std::string>, std::vector<std::pair<DocId, uint32_t>>>;
+
+TEST(IngestBuffer, EmitsEachBinsListsInTermThenDocOrder) {
+  std::mt19937_64 rng(4);
+  IngestBuffer buffer(3);
+  Lists want;
+  std::vector<DocId> next(3, 0);
+  for (int i = 0; i < 500; ++i) {
+    const uint32_t bin = static_cast<uint32_t>(rng() % 3);
+    const DocId doc = next[bin]++;
+    std::map<std::string, uint32_t> terms;
+    for (int k = static_cast<int>(rng() % 8); k > 0; --k) ++terms[testing::VocabTerm(rng() % 20)];
+    std::vector<std::pair<std::string, uint32_t>> v(terms.begin(), terms.end());
+    std::shuffle(v.begin(), v.end(), rng);
+    buffer.Add(bin, doc, v);
+    for (const auto& [t, tf] : terms) want[{bin, t}].emplace_back(doc, tf);
+  }
+  buffer.Seal();
+  Lists got;
+  for (uint32_t bin = 0; bin < 3; ++bin) {
+    std::string last;
+    buffer.ForEachList(bin, [&](std::string_view term, std::span<const DocId> docs,
+                                std::span<const uint32_t> weights) {
+      EXPECT_LT(last, term);
+      last = term;
+      for (size_t i = 0; i < docs.size(); ++i) got[{bin, std::string(term)}].emplace_back(docs[i], weights[i]);
+      return true;
+    });
+  }
+  EXPECT_EQ(got, want);
+  EXPECT_GT(buffer.memory_bytes(), 0u);
+  buffer.Clear();
+  EXPECT_TRUE(buffer.empty());
+}
+
+TEST(RunSet, MergesRunsIntoOneListPerTerm) {
+  testing::TempDir dir;
+  // Two runs of bin 0 with disjoint, ascending docids.
+  RunSet runs;
+  for (int r = 0; r < 2; ++r) {
+    const std::string path = dir.path() + "/run" + std::to_string(r);
+    auto w = TabletWriter::Create(path, TabletWriterOptions());
+    ASSERT_TRUE(w.ok());
+    ASSERT_TRUE((*w)->StartBin(BinId{0}).ok());
+    std::vector<DocId> docs = {DocId(10 * r), DocId(10 * r + 1)};
+    std::vector<uint32_t> weights = {1, 2};
+    ASSERT_TRUE((*w)->AddPostingList(r == 0 ? "a" : "b", docs, weights).ok());
+    ASSERT_TRUE((*w)->AddPostingList("c", docs, weights).ok());
+    ASSERT_TRUE((*w)->Finish().ok());
+    ASSERT_TRUE(runs.Add(path).ok());
+  }
+  std::map<std::string, std::vector<DocId>> got;
+  ASSERT_TRUE(runs.ForEachList(0, [&](std::string_view term, std::span<const DocId> docs,
+                                      std::span<const uint32_t>) {
+                    got[std::string(term)].assign(docs.begin(), docs.end());
+                    return true;
+                  })
+                  .ok());
+  std::map<std::string, std::vector<DocId>> want = {
+      {"a", {0, 1}}, {"b", {10, 11}}, {"c", {0, 1, 10, 11}}};
+  EXPECT_EQ(got, want);
+}
+
+}  // namespace
+}  // namespace dps
