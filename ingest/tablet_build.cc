@@ -58,7 +58,7 @@ Status RunSet::ForEachList(uint32_t bin, const IngestBuffer::ListSink& emit) con
   }
 }
 
-Status BuildTabletFile(const TabletBuild& build, std::span<const bool> bin_has_data,
+Status BuildTabletFile(const TabletBuild& build, const std::vector<uint8_t>& bin_has_data,
                        TabletBuildResult* result) {
   *result = TabletBuildResult();
   bool any = false;

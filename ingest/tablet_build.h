@@ -52,7 +52,7 @@ struct TabletBuildResult {
 };
 
 // Writes build.path; skips the file entirely when no bin has data.
-Status BuildTabletFile(const TabletBuild& build, std::span<const bool> bin_has_data,
+Status BuildTabletFile(const TabletBuild& build, const std::vector<uint8_t>& bin_has_data,
                        TabletBuildResult* result);
 
 }  // namespace dps

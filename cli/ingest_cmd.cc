@@ -1,0 +1,100 @@
+// `dpsearch ingest`: argument handling, the progress bar and the summary.
+#include <unistd.h>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "cli/size_arg.h"
+#include "ingest/ingest.h"
+
+namespace dps::cli {
+
+namespace {
+
+void DrawProgress(const IngestProgress& p) {
+  const double mb = static_cast<double>(p.bytes_read) / 1e6;
+  const double rate = p.seconds > 0 ? mb / p.seconds : 0;
+  if (p.total_bytes && *p.total_bytes > 0) {
+    const double frac = std::min(1.0, static_cast<double>(p.bytes_read) / static_cast<double>(*p.total_bytes));
+    const int width = 30;
+    const int filled = static_cast<int>(frac * width);
+    const double eta = rate > 0 ? (static_cast<double>(*p.total_bytes) / 1e6 - mb) / rate : 0;
+    std::fprintf(stderr, "\r[%-*s] %5.1f%%  %llu docs  %.1f MB  %.1f MB/s  ETA %.0fs   ", width,
+                 std::string(static_cast<size_t>(filled), '#').c_str(), 100 * frac,
+                 static_cast<unsigned long long>(p.documents), mb, rate, eta);
+  } else {
+    std::fprintf(stderr, "\r%llu docs  %.1f MB  %.1f MB/s   ",
+                 static_cast<unsigned long long>(p.documents), mb, rate);
+  }
+}
+
+}  // namespace
+
+void RegisterIngest(CLI::App& app) {
+  struct Args {
+    std::string index;
+    std::vector<std::string> inputs;
+    uint32_t bins = 0;
+    uint32_t tablets = 0;
+    std::string memory = "1G";
+    unsigned threads = 0;
+    std::string format;
+    std::string id_field = "id", text_field = "text", title_field = "title";
+    bool skip_bad = false;
+    bool no_text = false;
+  };
+  auto a = std::make_shared<Args>();
+  CLI::App* cmd = app.add_subcommand("ingest", "Index documents (JSONL, a directory tree, or lines)");
+  cmd->add_option("--index", a->index, "Index directory (created if missing)")->required();
+  cmd->add_option("inputs", a->inputs, "Input files or directories; - reads standard input")->required();
+  cmd->add_option("--bins", a->bins, "Bins of a new index (default: see README)");
+  cmd->add_option("--tablets", a->tablets, "Tablets of a new index (default: see README)");
+  cmd->add_option("--memory", a->memory, "Memory budget, e.g. 512M, 2G (default 1G)");
+  cmd->add_option("--threads", a->threads, "Worker threads (default: all cores)");
+  cmd->add_option("--format", a->format, "jsonl, dir or lines (default: from each input's name)")
+      ->check(CLI::IsMember({"jsonl", "dir", "lines"}));
+  cmd->add_option("--id-field", a->id_field, "JSONL field holding the id");
+  cmd->add_option("--text-field", a->text_field, "JSONL field holding the text");
+  cmd->add_option("--title-field", a->title_field, "JSONL field holding the title");
+  cmd->add_flag("--skip-bad", a->skip_bad, "Skip and count malformed records instead of failing");
+  cmd->add_flag("--no-store-text", a->no_text, "New index: do not store document text (no snippets)");
+  cmd->callback([a] {
+    IngestOptions options;
+    auto budget = ParseSize(a->memory);
+    if (!budget.ok()) return (void)Fail(budget.status());
+    options.memory_budget = *budget;
+    if (a->bins > 0) options.index.bins = a->bins;
+    if (a->tablets > 0) options.index.tablets = a->tablets;
+    if (a->tablets > 0 && a->bins == 0) options.index.bins = std::max(options.index.bins, a->tablets);
+    options.index.store_text = !a->no_text;
+    options.threads = a->threads;
+    options.format = a->format;
+    options.id_field = a->id_field;
+    options.text_field = a->text_field;
+    options.title_field = a->title_field;
+    options.skip_bad = a->skip_bad;
+    const bool tty = isatty(STDERR_FILENO);
+    IngestStats stats;
+    Status s = Ingest(a->index, a->inputs, options, &stats,
+                      tty ? ProgressFn(DrawProgress) : ProgressFn());
+    if (tty) std::fprintf(stderr, "\r\033[K");
+    if (!s.ok()) return (void)Fail(s);
+    for (const auto& m : stats.skipped_examples) std::fprintf(stderr, "dpsearch: skipped: %s\n", m.c_str());
+    const double mb = static_cast<double>(stats.bytes_read) / 1e6;
+    std::fprintf(stderr,
+                 "ingested %llu documents (%llu replaced, %llu skipped), %.1f MB in %.2f s, "
+                 "%.1f MB/s, %llu postings, %llu runs spilled, index %.1f MB\n",
+                 static_cast<unsigned long long>(stats.documents),
+                 static_cast<unsigned long long>(stats.replaced),
+                 static_cast<unsigned long long>(stats.skipped), mb, stats.seconds,
+                 stats.seconds > 0 ? mb / stats.seconds : 0.0,
+                 static_cast<unsigned long long>(stats.postings),
+                 static_cast<unsigned long long>(stats.runs),
+                 static_cast<double>(stats.index_bytes) / 1e6);
+  });
+}
+
+}  // namespace dps::cli

@@ -1,0 +1,394 @@
+#include "ingest/ingest.h"
+
+#include <oneapi/tbb/enumerable_thread_specific.h>
+#include <oneapi/tbb/global_control.h>
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/parallel_pipeline.h>
+#include <xxhash.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+
+#include "common/checksum.h"
+#include "common/file.h"
+#include "index/tablet_writer.h"
+#include "ingest/analyzer.h"
+#include "ingest/doc_spill.h"
+#include "ingest/document_reader.h"
+#include "ingest/ingest_buffer.h"
+#include "ingest/tablet_build.h"
+
+namespace dps {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Raw text per pipeline batch: large enough to amortize task overhead,
+// small enough that batches in flight are a rounding error of the budget.
+constexpr size_t kBatchBytes = 1 << 20;
+
+struct AnalyzedDoc {
+  uint32_t bin = 0;
+  XXH128_hash_t key{};  // identity of the external id within this ingest
+  std::vector<std::pair<std::string, uint32_t>> terms;
+  uint64_t tokens = 0;
+};
+
+struct Batch {
+  std::vector<RawDocument> docs;
+  std::vector<AnalyzedDoc> analyzed;
+};
+
+struct KeyHash {
+  size_t operator()(const XXH128_hash_t& h) const { return static_cast<size_t>(h.low64); }
+};
+struct KeyEq {
+  bool operator()(const XXH128_hash_t& a, const XXH128_hash_t& b) const {
+    return a.low64 == b.low64 && a.high64 == b.high64;
+  }
+};
+
+// Distinct terms with their frequencies; `tokens` is consumed.
+void CountTerms(std::vector<std::string>* tokens, std::vector<std::pair<std::string, uint32_t>>* out) {
+  std::sort(tokens->begin(), tokens->end());
+  out->clear();
+  for (size_t i = 0; i < tokens->size();) {
+    size_t j = i + 1;
+    while (j < tokens->size() && (*tokens)[j] == (*tokens)[i]) ++j;
+    out->emplace_back(std::move((*tokens)[i]), static_cast<uint32_t>(j - i));
+    i = j;
+  }
+}
+
+class IngestRun {
+ public:
+  IngestRun(IndexWriter* writer, const IngestOptions& options, IngestStats* stats)
+      : writer_(writer),
+        options_(options),
+        stats_(stats),
+        bins_(writer->manifest().bins),
+        buffer_(bins_),
+        spill_(writer->dir() + "/" + writer->AllocateFileName(".spill.tmp"), bins_),
+        seen_(bins_),
+        tombstones_(bins_),
+        next_doc_(bins_),
+        runs_(writer->manifest().tablets.size()) {
+    for (uint32_t b = 0; b < bins_; ++b) next_doc_[b] = writer->NextDocId(b);
+  }
+
+  Status Run(const std::vector<std::string>& inputs, const ProgressFn& progress);
+
+ private:
+  Status Place(RawDocument& raw, AnalyzedDoc& doc);
+  size_t MemoryBytes() const {
+    return buffer_.memory_bytes() + spill_.memory_bytes() + seen_entries_ * 48;
+  }
+  Status FlushRun();
+  Status WriteFinal();
+
+  IndexWriter* writer_;
+  const IngestOptions& options_;
+  IngestStats* stats_;
+  const uint32_t bins_;
+  IngestBuffer buffer_;
+  DocSpill spill_;
+  std::vector<std::unordered_map<XXH128_hash_t, DocId, KeyHash, KeyEq>> seen_;
+  size_t seen_entries_ = 0;
+  std::vector<std::vector<DocId>> tombstones_;
+  std::vector<uint64_t> next_doc_;
+  std::vector<std::vector<std::string>> runs_;  // by tablet, oldest first
+};
+
+Status IngestRun::Place(RawDocument& raw, AnalyzedDoc& doc) {
+  const uint32_t bin = doc.bin;
+  auto [it, inserted] = seen_[bin].try_emplace(doc.key, 0);
+  if (!inserted) {
+    tombstones_[bin].push_back(it->second);  // an earlier copy in this ingest
+    ++stats_->replaced;
+  } else {
+    ++seen_entries_;
+    bool found;
+    DocId old;
+    DPS_RETURN_IF_ERROR(writer_->FindLive(bin, raw.id, &found, &old));
+    if (found) {
+      tombstones_[bin].push_back(old);
+      ++stats_->replaced;
+    }
+  }
+  if (next_doc_[bin] > kMaxDocId) {
+    return Status::InvalidArgument(raw.source + ": bin " + std::to_string(bin) +
+                                   " has no docids left (2^32-1 documents); compact the index");
+  }
+  const DocId docid = static_cast<DocId>(next_doc_[bin]++);
+  it->second = docid;
+  buffer_.Add(bin, docid, doc.terms);
+  DPS_RETURN_IF_ERROR(spill_.Add(bin, docid, raw.id, raw.title,
+                                 writer_->manifest().store_text ? raw.text : std::string_view()));
+  ++stats_->documents;
+  stats_->tokens += doc.tokens;
+  stats_->postings += doc.terms.size();
+  return Status::OK();
+}
+
+Status IngestRun::FlushRun() {
+  if (buffer_.empty()) return Status::OK();
+  buffer_.Seal();
+  const auto& tablets = writer_->manifest().tablets;
+  std::vector<uint8_t> has(bins_);
+  for (uint32_t b = 0; b < bins_; ++b) has[b] = !buffer_.BinEmpty(b);
+  std::vector<std::string> paths(tablets.size());
+  for (size_t t = 0; t < tablets.size(); ++t) paths[t] = writer_->dir() + "/" + writer_->AllocateFileName(".run.tmp");
+  std::vector<Status> results(tablets.size());
+  std::vector<TabletBuildResult> built(tablets.size());
+  tbb::parallel_for(size_t{0}, tablets.size(), [&](size_t t) {
+    TabletBuild build;
+    build.path = paths[t];
+    build.first_bin = tablets[t].first_bin;
+    build.last_bin = tablets[t].last_bin;
+    build.lists = [this](uint32_t bin, const IngestBuffer::ListSink& emit) {
+      buffer_.ForEachList(bin, emit);
+      return Status::OK();
+    };
+    results[t] = BuildTabletFile(build, has, &built[t]);
+  });
+  for (size_t t = 0; t < tablets.size(); ++t) {
+    DPS_RETURN_IF_ERROR(results[t]);
+    if (built[t].written) runs_[t].push_back(paths[t]);
+  }
+  ++stats_->runs;
+  buffer_.Clear();
+  return Status::OK();
+}
+
+Status IngestRun::WriteFinal() {
+  DPS_RETURN_IF_ERROR(spill_.Finish());
+  const bool spilled = stats_->runs > 0;
+  if (spilled) {
+    DPS_RETURN_IF_ERROR(FlushRun());
+  } else {
+    buffer_.Seal();
+  }
+  const auto& tablets = writer_->manifest().tablets;
+  std::vector<uint8_t> has(bins_);
+  for (uint32_t b = 0; b < bins_; ++b) {
+    has[b] = spill_.docs(b) > 0 || !tombstones_[b].empty() || !buffer_.BinEmpty(b);
+  }
+  std::vector<std::string> names(tablets.size());
+  for (size_t t = 0; t < tablets.size(); ++t) names[t] = writer_->AllocateFileName(".tab");
+  std::vector<Status> results(tablets.size());
+  std::vector<TabletBuildResult> built(tablets.size());
+  TabletWriterOptions wopt;
+  wopt.store_text = writer_->manifest().store_text;
+  for (auto& t : tombstones_) std::sort(t.begin(), t.end());
+  tbb::parallel_for(size_t{0}, tablets.size(), [&](size_t t) {
+    RunSet runs;
+    if (spilled) {
+      for (const auto& path : runs_[t]) {
+        Status s = runs.Add(path);
+        if (!s.ok()) {
+          results[t] = s;
+          return;
+        }
+      }
+    }
+    TabletBuild build;
+    build.path = writer_->dir() + "/" + names[t];
+    build.first_bin = tablets[t].first_bin;
+    build.last_bin = tablets[t].last_bin;
+    build.options = wopt;
+    build.docs = &spill_;
+    build.tombstones = &tombstones_;
+    if (spilled) {
+      build.lists = [&runs](uint32_t bin, const IngestBuffer::ListSink& emit) {
+        return runs.ForEachList(bin, emit);
+      };
+    } else {
+      build.lists = [this](uint32_t bin, const IngestBuffer::ListSink& emit) {
+        buffer_.ForEachList(bin, emit);
+        return Status::OK();
+      };
+    }
+    results[t] = BuildTabletFile(build, has, &built[t]);
+  });
+  std::vector<std::pair<size_t, std::string>> files;
+  for (size_t t = 0; t < tablets.size(); ++t) {
+    DPS_RETURN_IF_ERROR(results[t]);
+    if (built[t].written) {
+      files.emplace_back(t, names[t]);
+      stats_->bytes_written += built[t].bytes;
+    }
+  }
+  for (const auto& paths : runs_) {
+    for (const auto& p : paths) (void)RemoveFile(p);
+  }
+  if (files.empty()) return Status::OK();
+  return writer_->CommitFiles(files, &stats_->bytes_written);
+}
+
+Status IngestRun::Run(const std::vector<std::string>& inputs, const ProgressFn& progress) {
+  DPS_RETURN_IF_ERROR(spill_.Open());
+  const auto start = Clock::now();
+  auto last_progress = start;
+  ReaderOptions ropt;
+  DPS_ASSIGN_OR_RETURN(ropt.format, ParseInputFormat(options_.format.empty() ? "auto" : options_.format));
+  ropt.id_field = options_.id_field;
+  ropt.text_field = options_.text_field;
+  ropt.title_field = options_.title_field;
+  ropt.skip_bad = options_.skip_bad;
+
+  std::optional<uint64_t> total_bytes = 0;
+  uint64_t done_bytes = 0;  // of finished inputs
+  size_t input_index = 0;
+  std::unique_ptr<DocumentReader> reader;
+  ReaderStats reader_stats;
+  Status status;
+  std::mutex status_mu;
+  auto fail = [&](Status s) {
+    std::lock_guard<std::mutex> lock(status_mu);
+    if (status.ok()) status = std::move(s);
+  };
+
+  tbb::enumerable_thread_specific<std::unique_ptr<Analyzer>> analyzers;
+  // Budget share for buffers: the rest covers batches in flight, sorting at
+  // flush time and the process itself.
+  const uint64_t flush_at = options_.memory_budget * 6 / 10;
+  const unsigned threads = options_.threads == 0 ? std::max(1u, std::thread::hardware_concurrency())
+                                                 : options_.threads;
+
+  tbb::parallel_pipeline(
+      threads * 2,
+      tbb::make_filter<void, Batch*>(
+          tbb::filter_mode::serial_in_order,
+          [&](tbb::flow_control& fc) -> Batch* {
+            auto batch = std::make_unique<Batch>();
+            while (status.ok()) {
+              if (reader == nullptr) {
+                if (input_index >= inputs.size()) break;
+                auto opened = OpenReader(inputs[input_index], ropt);
+                if (!opened.ok()) {
+                  fail(opened.status());
+                  break;
+                }
+                reader = std::move(opened).value();
+                auto size = reader->total_bytes();
+                if (!size || !total_bytes) {
+                  total_bytes.reset();
+                } else if (input_index == 0) {
+                  total_bytes = 0;
+                  for (const auto& in : inputs) {
+                    std::error_code ec;
+                    auto s = std::filesystem::file_size(in, ec);
+                    if (ec) {
+                      total_bytes.reset();
+                      break;
+                    }
+                    *total_bytes += s;
+                  }
+                }
+              }
+              auto n = reader->NextBatch(&batch->docs, kBatchBytes);
+              if (!n.ok()) {
+                fail(n.status());
+                break;
+              }
+              if (*n > 0) return batch.release();
+              done_bytes += reader->bytes_read();
+              reader_stats.Merge(reader->stats());
+              reader.reset();
+              ++input_index;
+            }
+            fc.stop();
+            return nullptr;
+          }) &
+          tbb::make_filter<Batch*, Batch*>(
+              tbb::filter_mode::parallel,
+              [&](Batch* batch) -> Batch* {
+                auto& analyzer = analyzers.local();
+                if (analyzer == nullptr) {
+                  auto created = Analyzer::Create();
+                  if (!created.ok()) {
+                    fail(created.status());
+                    return batch;
+                  }
+                  analyzer = std::move(created).value();
+                }
+                batch->analyzed.resize(batch->docs.size());
+                std::vector<std::string> tokens;
+                AnalyzeStats astats;
+                for (size_t i = 0; i < batch->docs.size(); ++i) {
+                  const RawDocument& raw = batch->docs[i];
+                  AnalyzedDoc& out = batch->analyzed[i];
+                  tokens.clear();
+                  analyzer->Analyze(raw.title, &tokens, &astats);
+                  analyzer->Analyze(raw.text, &tokens, &astats);
+                  out.tokens = tokens.size();
+                  CountTerms(&tokens, &out.terms);
+                  out.bin = static_cast<uint32_t>(StableHash64(raw.id) % bins_);
+                  out.key = XXH3_128bits(raw.id.data(), raw.id.size());
+                }
+                return batch;
+              }) &
+          tbb::make_filter<Batch*, void>(
+              tbb::filter_mode::serial_in_order, [&](Batch* batch) {
+                std::unique_ptr<Batch> owned(batch);
+                if (!status.ok()) return;
+                for (size_t i = 0; i < batch->docs.size(); ++i) {
+                  Status s = Place(batch->docs[i], batch->analyzed[i]);
+                  if (!s.ok()) return fail(s);
+                }
+                if (MemoryBytes() > flush_at) {
+                  Status s = FlushRun();
+                  if (!s.ok()) return fail(s);
+                }
+                const auto now = Clock::now();
+                if (progress && now - last_progress > std::chrono::milliseconds(100)) {
+                  last_progress = now;
+                  IngestProgress p;
+                  p.documents = stats_->documents;
+                  p.bytes_read = done_bytes + (reader ? reader->bytes_read() : 0);
+                  p.total_bytes = total_bytes;
+                  p.seconds = std::chrono::duration<double>(now - start).count();
+                  progress(p);
+                }
+              }));
+  DPS_RETURN_IF_ERROR(status);
+  stats_->bytes_read = done_bytes;
+  stats_->skipped = reader_stats.bad_records + reader_stats.binary_files;
+  stats_->skipped_examples = reader_stats.first_errors;
+  stats_->invalid_utf8 = reader_stats.utf8_replacements;
+  DPS_RETURN_IF_ERROR(WriteFinal());
+  stats_->seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return Status::OK();
+}
+
+}  // namespace
+
+Status Ingest(const std::string& index_dir, const std::vector<std::string>& inputs,
+              const IngestOptions& options, IngestStats* stats, const ProgressFn& progress) {
+  *stats = IngestStats();
+  std::unique_ptr<tbb::global_control> limit;
+  if (options.threads > 0) {
+    limit = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
+                                                  options.threads);
+  }
+  DPS_ASSIGN_OR_RETURN(auto writer, IndexWriter::Open(index_dir, options.index));
+  IngestRun run(writer.get(), options, stats);
+  DPS_RETURN_IF_ERROR(run.Run(inputs, progress));
+  uint64_t index_bytes = 0;
+  DPS_ASSIGN_OR_RETURN(auto names, ListDir(index_dir));
+  for (const auto& name : names) {
+    std::error_code ec;
+    auto size = std::filesystem::file_size(index_dir + "/" + name, ec);
+    if (!ec) index_bytes += size;
+  }
+  stats->index_bytes = index_bytes;
+  return Status::OK();
+}
+
+}  // namespace dps
