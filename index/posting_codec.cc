@@ -227,7 +227,8 @@ bool PaddingIsZero(const uint8_t* in, size_t n, int bits) {
 // post-processed there (docs: gaps to docids, weights: +1), and the return
 // value says so.
 template <CodecPath kPath>
-bool Unpack(const uint8_t* in, size_t n, int bits, uint32_t prev, bool docs, uint32_t* out) {
+bool Unpack(const uint8_t* in, size_t n, int bits, [[maybe_unused]] uint32_t prev,
+            [[maybe_unused]] bool docs, uint32_t* out) {
   if (n != kBlockSize) {
     UnpackHorizontal(in, n, bits, out);
     return false;
@@ -246,13 +247,17 @@ bool Unpack(const uint8_t* in, size_t n, int bits, uint32_t prev, bool docs, uin
   return false;
 }
 
-// Docids are increasing unless the gaps sum past UINT32_MAX, which only
-// corruption produces. Most blocks cannot overflow at their width, which one
-// comparison shows; the others are checked pairwise (a wrapped sum shows up
-// as a docid <= its predecessor).
+// Docids are increasing unless the true last docid, first + sum(g[i] + 1) - 1,
+// passes UINT32_MAX, which only corruption produces. Each g[i] + 1 is at most
+// 2^bits, so most blocks cannot overflow at their width, which one comparison
+// shows. If n * 2^bits <= 2^32 the sum wraps at most once, landing below
+// `first`. Only blocks of gaps wider than 2^25 need the pairwise check (a
+// wrapped partial sum shows up as a docid <= its predecessor).
 bool DocsIncrease(const uint32_t* docs, size_t n, uint32_t prev, int bits) {
   const uint64_t first = prev == UINT32_MAX ? 0 : uint64_t{prev} + 1;
-  if (first + (uint64_t{n} << bits) - 1 <= UINT32_MAX) return true;
+  const uint64_t span = uint64_t{n} << bits;
+  if (first + span - 1 <= UINT32_MAX) return true;
+  if (span <= uint64_t{1} << 32) return docs[n - 1] >= first;
   if (prev != UINT32_MAX && docs[0] <= prev) return false;
   for (size_t i = 1; i < n; ++i) {
     if (docs[i] <= docs[i - 1]) return false;
@@ -325,7 +330,7 @@ void EncodeDocBlock(const uint32_t* docs, size_t n, uint32_t prev, std::string* 
     prev = docs[i];
     all |= gaps[i];
   }
-  const int bits = std::bit_width(all);
+  const int bits = static_cast<int>(std::bit_width(all));
   out->push_back(static_cast<char>(bits));
   Pack(gaps, n, bits, out);
 }
@@ -435,7 +440,7 @@ size_t CountBelow16(const uint32_t* docs, uint32_t target) {
 #if defined(__SSE2__)
   const __m128i flip = _mm_set1_epi32(INT32_MIN);
   const __m128i key = _mm_xor_si128(_mm_set1_epi32(static_cast<int>(target)), flip);
-  const auto below = [&](int k) {
+  const auto below = [&](size_t k) {
     const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(docs + 4 * k));
     return _mm_cmplt_epi32(_mm_xor_si128(v, flip), key);
   };

@@ -379,6 +379,38 @@ TEST(PostingCodecDocBlock, RejectsGapsThatWrapPast32Bits) {
   }
 }
 
+// Every gap 2^bits - 1 (all payload bits set), with `prev` placed so the last
+// docid is exactly 2^32 - 1, then one higher so it would be 2^32.
+TEST(PostingCodecDocBlock, RejectsOverflowAtEveryWidth) {
+  std::vector<uint32_t> out(kBlockSize);
+  for (size_t n : {1, 5, 127, 128}) {
+    for (int bits = 1; bits <= 32; ++bits) {
+      SCOPED_TRACE("n=" + std::to_string(n) + " bits=" + std::to_string(bits));
+      std::string buf(1 + PayloadSize(n, bits), '\xff');
+      buf[0] = static_cast<char>(bits);
+      if (const size_t used = (n * bits) % 8; n < kBlockSize && used != 0) {
+        buf.back() = static_cast<char>((1 << used) - 1);  // padding stays zero
+      }
+      ExactBuffer in(buf);
+      const uint64_t span = uint64_t{n} << bits;  // last docid = first + span - 1
+      for (CodecPath path : Paths()) {
+        if (span > uint64_t{1} << 32) {
+          EXPECT_EQ(internal::DecodeDocBlockOn(path, in.begin(), in.end(), n, kNone, out.data()),
+                    nullptr);
+          continue;
+        }
+        const auto first = static_cast<uint32_t>((uint64_t{1} << 32) - span);
+        const uint32_t fits = first == 0 ? kNone : first - 1;
+        ASSERT_EQ(internal::DecodeDocBlockOn(path, in.begin(), in.end(), n, fits, out.data()),
+                  in.end());
+        EXPECT_EQ(out[n - 1], UINT32_MAX);
+        EXPECT_EQ(internal::DecodeDocBlockOn(path, in.begin(), in.end(), n, first, out.data()),
+                  nullptr);
+      }
+    }
+  }
+}
+
 TEST(PostingCodecDocBlock, RejectsBadLength) {
   ExactBuffer in(std::string(1, '\0'));
   std::vector<uint32_t> out(kBlockSize);
