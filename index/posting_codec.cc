@@ -1,82 +1,475 @@
-// TEMPORARY scalar placeholder until the SIMD codec lands (same API).
 #include "index/posting_codec.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
+#include <utility>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "common/coding.h"
+#include "index/posting_codec_internal.h"
 
 namespace dps {
+
+using internal::CodecPath;
+
 namespace {
-void Pack(const uint32_t* v, size_t n, unsigned b, std::string* out) {
-  uint64_t acc = 0;
-  unsigned bits = 0;
+
+constexpr int kMaxBits = 32;
+constexpr size_t kLanes = 4;  // 32-bit lanes of one 16-byte vector
+
+#if defined(__SSE2__)
+constexpr CodecPath kDefaultPath = CodecPath::kSse2;
+#else
+constexpr CodecPath kDefaultPath = CodecPath::kScalar;
+#endif
+
+// Bytes of packed payload for n values of `bits` bits each. Full blocks have
+// no padding: 4 lanes x 32 values x bits = 16 * bits bytes.
+constexpr size_t PayloadSize(size_t n, int bits) {
+  return n == kBlockSize ? 16 * static_cast<size_t>(bits) : (n * bits + 7) / 8;
+}
+
+constexpr uint32_t LowMask(int bits) { return static_cast<uint32_t>((uint64_t{1} << bits) - 1); }
+
+// ---------------------------------------------------------------- packing
+
+// Horizontal layout (partial blocks): one LSB-first bit stream, value i in
+// stream bits [i*bits, (i+1)*bits), stream bit k = bit k%8 of byte k/8. Only
+// the low `bits` bits of each value are written; padding bits are zero.
+void PackHorizontal(const uint32_t* v, size_t n, int bits, std::string* out) {
+  const uint32_t mask = LowMask(bits);
+  uint64_t acc = 0;  // holds < 8 + 32 pending bits
+  int fill = 0;
   for (size_t i = 0; i < n; ++i) {
-    acc |= uint64_t{v[i]} << bits;
-    bits += b;
-    while (bits >= 8) {
-      out->push_back(static_cast<char>(acc));
-      acc >>= 8;
-      bits -= 8;
+    acc |= uint64_t{v[i] & mask} << fill;
+    for (fill += bits; fill >= 8; fill -= 8, acc >>= 8) out->push_back(static_cast<char>(acc));
+  }
+  if (fill > 0) out->push_back(static_cast<char>(acc));
+}
+
+// Vertical layout (full blocks): value i belongs to lane i%4, each lane is its
+// own LSB-first stream of 32-bit words, and word k of lane l is stored as
+// 32-bit word 4k+l, so one 16-byte load yields word k of all four lanes.
+void PackVertical(const uint32_t* v, int bits, std::string* out) {
+  const uint32_t mask = LowMask(bits);
+  uint32_t words[kLanes * kMaxBits];
+  for (size_t lane = 0; lane < kLanes; ++lane) {
+    uint64_t acc = 0;
+    int fill = 0;
+    size_t k = 0;
+    for (size_t i = lane; i < kBlockSize; i += kLanes) {
+      acc |= uint64_t{v[i] & mask} << fill;
+      fill += bits;
+      if (fill >= 32) {
+        words[kLanes * k++ + lane] = static_cast<uint32_t>(acc);
+        acc >>= 32;
+        fill -= 32;
+      }
     }
   }
-  if (bits > 0) out->push_back(static_cast<char>(acc));
+  for (size_t w = 0; w < kLanes * bits; ++w) PutFixed32(out, words[w]);
 }
-const uint8_t* Unpack(const uint8_t* p, const uint8_t* end, size_t n, unsigned b, uint32_t* v) {
-  size_t bytes = (n * b + 7) / 8;
-  if (static_cast<size_t>(end - p) < bytes) return nullptr;
-  uint64_t mask = b == 32 ? 0xffffffffULL : ((uint64_t{1} << b) - 1);
-  for (size_t i = 0; i < n; ++i) {
-    uint64_t bit = uint64_t{i} * b, acc = 0;
-    for (size_t k = bit / 8, s = 0; k < (bit + b + 7) / 8 && k < bytes; ++k, s += 8) acc |= uint64_t{p[k]} << s;
-    v[i] = static_cast<uint32_t>((acc >> (bit % 8)) & mask);
+
+void Pack(const uint32_t* v, size_t n, int bits, std::string* out) {
+  if (n == kBlockSize) {
+    PackVertical(v, bits, out);
+  } else {
+    PackHorizontal(v, n, bits, out);
   }
-  return p + bytes;
 }
+
+// -------------------------------------------------------- scalar unpacking
+
+// REQUIRES: `in` holds PayloadSize(n, bits) bytes; nothing after is read.
+void UnpackHorizontal(const uint8_t* in, size_t n, int bits, uint32_t* out) {
+  const size_t size = PayloadSize(n, bits);
+  const uint64_t mask = LowMask(bits);
+  size_t i = 0;
+  // A value starts at bit (i*bits)%8 of its first byte and ends within 5
+  // bytes, so one 8-byte load covers it while 8 bytes remain.
+  for (; i < n && (i * bits) / 8 + 8 <= size; ++i) {
+    const size_t bit = i * bits;
+    out[i] = static_cast<uint32_t>((DecodeFixed64(in + bit / 8) >> (bit % 8)) & mask);
+  }
+  for (; i < n; ++i) {
+    const size_t bit = i * bits;
+    uint64_t word = 0;
+    for (size_t b = bit / 8, k = 0; b < size && k < 8; ++b, ++k) word |= uint64_t{in[b]} << (8 * k);
+    out[i] = static_cast<uint32_t>((word >> (bit % 8)) & mask);
+  }
+}
+
+// Reference unpacker for the vertical layout, and the only one without SSE2.
+void UnpackVerticalScalar(const uint8_t* in, int bits, uint32_t* out) {
+  const uint64_t mask = LowMask(bits);
+  for (size_t lane = 0; lane < kLanes; ++lane) {
+    uint64_t acc = 0;
+    int fill = 0;
+    size_t k = 0;
+    for (size_t i = lane; i < kBlockSize; i += kLanes) {
+      if (fill < bits) {
+        acc |= uint64_t{DecodeFixed32(in + 4 * (kLanes * k++ + lane))} << fill;
+        fill += 32;
+      }
+      out[i] = static_cast<uint32_t>(acc & mask);
+      acc >>= bits;
+      fill -= bits;
+    }
+  }
+}
+
+// Gaps to docids in place: d[i] = d[i-1] + g[i] + 1, d[-1] = prev. With
+// prev == UINT32_MAX the wraparound makes d[0] = g[0], as the format wants.
+void GapsToDocs(uint32_t* v, size_t n, uint32_t prev) {
+  for (size_t i = 0; i < n; ++i) v[i] = prev += v[i] + 1;
+}
+
+// ---------------------------------------------------------- SSE2 unpacking
+#if defined(__SSE2__)
+
+// One output vector (values 4j..4j+3) of a full block of kBits-bit values.
+// Fully unrolled by recursion so every shift is an immediate and every input
+// word is loaded exactly once; `w` carries the current word between steps.
+// `sink(v)` consumes the vectors in order.
+template <int kBits, int kJ, typename Sink>
+[[gnu::always_inline]] inline void UnpackStep(const __m128i* in, __m128i w, __m128i mask,
+                                              Sink& sink) {
+  constexpr int kWord = kJ * kBits / 32;
+  constexpr int kShift = kJ * kBits % 32;
+  if constexpr (kJ > 0 && kShift == 0) w = _mm_loadu_si128(in + kWord);
+  __m128i v = kShift == 0 ? w : _mm_srli_epi32(w, kShift);
+  if constexpr (kShift + kBits > 32) {  // the value straddles two words
+    w = _mm_loadu_si128(in + kWord + 1);
+    v = _mm_or_si128(v, _mm_slli_epi32(w, 32 - kShift));
+  }
+  if constexpr (kShift + kBits != 32) v = _mm_and_si128(v, mask);  // else srli cleared it
+  sink(v);
+  if constexpr (kJ + 1 < 32) UnpackStep<kBits, kJ + 1>(in, w, mask, sink);
+}
+
+template <int kBits, typename Sink>
+[[gnu::always_inline]] inline void UnpackVerticalSse2(const uint8_t* in, Sink& sink) {
+  const __m128i* words = reinterpret_cast<const __m128i*>(in);
+  if constexpr (kBits == 0) {
+    for (int j = 0; j < 32; ++j) sink(_mm_setzero_si128());
+  } else if constexpr (kBits == 32) {
+    for (int j = 0; j < 32; ++j) sink(_mm_loadu_si128(words + j));
+  } else {
+    const __m128i mask = _mm_set1_epi32(static_cast<int>(LowMask(kBits)));
+    UnpackStep<kBits, 0>(words, _mm_loadu_si128(words), mask, sink);
+  }
+}
+
+// Gaps to docids fused into the unpack (Lemire & Boytsov's "integrated
+// differential coding"): add 1, prefix-sum within the register by two shifted
+// adds, then add the previous vector's last docid broadcast to all lanes.
+template <int kBits>
+void DecodeFullDocsSse2(const uint8_t* in, uint32_t prev, uint32_t* docs) {
+  struct {
+    __m128i* out;
+    __m128i carry;
+    const __m128i one = _mm_set1_epi32(1);
+    [[gnu::always_inline]] void operator()(__m128i v) {
+      v = _mm_add_epi32(v, one);
+      v = _mm_add_epi32(v, _mm_slli_si128(v, 4));
+      v = _mm_add_epi32(v, _mm_slli_si128(v, 8));
+      v = _mm_add_epi32(v, carry);
+      _mm_storeu_si128(out++, v);
+      carry = _mm_shuffle_epi32(v, 0xff);
+    }
+  } sink{reinterpret_cast<__m128i*>(docs), _mm_set1_epi32(static_cast<int>(prev))};
+  UnpackVerticalSse2<kBits>(in, sink);
+}
+
+template <int kBits>
+void DecodeFullWeightsSse2(const uint8_t* in, uint32_t* weights) {
+  struct {
+    __m128i* out;
+    const __m128i one = _mm_set1_epi32(1);
+    [[gnu::always_inline]] void operator()(__m128i v) {
+      _mm_storeu_si128(out++, _mm_add_epi32(v, one));
+    }
+  } sink{reinterpret_cast<__m128i*>(weights)};
+  UnpackVerticalSse2<kBits>(in, sink);
+}
+
+// One instantiation per width, indexed by the header byte.
+template <int... kBits>
+constexpr auto MakeDocDecoders(std::integer_sequence<int, kBits...>) {
+  return std::array<void (*)(const uint8_t*, uint32_t, uint32_t*), sizeof...(kBits)>{
+      &DecodeFullDocsSse2<kBits>...};
+}
+template <int... kBits>
+constexpr auto MakeWeightDecoders(std::integer_sequence<int, kBits...>) {
+  return std::array<void (*)(const uint8_t*, uint32_t*), sizeof...(kBits)>{
+      &DecodeFullWeightsSse2<kBits>...};
+}
+constexpr auto kFullDocDecoders = MakeDocDecoders(std::make_integer_sequence<int, kMaxBits + 1>{});
+constexpr auto kFullWeightDecoders =
+    MakeWeightDecoders(std::make_integer_sequence<int, kMaxBits + 1>{});
+
+#endif  // __SSE2__
+
+// ---------------------------------------------------------------- decoding
+
+// Partial blocks end in a byte whose bits above the stream are zero; anything
+// else is corruption (and keeps one block one byte string).
+bool PaddingIsZero(const uint8_t* in, size_t n, int bits) {
+  const size_t used = (n * bits) % 8;
+  return used == 0 || (in[PayloadSize(n, bits) - 1] >> used) == 0;
+}
+
+// Unpacks n values of `bits` bits; on the SSE2 path full blocks are also
+// post-processed there (docs: gaps to docids, weights: +1), and the return
+// value says so.
+template <CodecPath kPath>
+bool Unpack(const uint8_t* in, size_t n, int bits, [[maybe_unused]] uint32_t prev,
+            [[maybe_unused]] bool docs, uint32_t* out) {
+  if (n != kBlockSize) {
+    UnpackHorizontal(in, n, bits, out);
+    return false;
+  }
+#if defined(__SSE2__)
+  if constexpr (kPath == CodecPath::kSse2) {
+    if (docs) {
+      kFullDocDecoders[bits](in, prev, out);
+    } else {
+      kFullWeightDecoders[bits](in, out);
+    }
+    return true;
+  }
+#endif
+  UnpackVerticalScalar(in, bits, out);
+  return false;
+}
+
+// Docids are increasing unless the true last docid, first + sum(g[i] + 1) - 1,
+// passes UINT32_MAX, which only corruption produces. Each g[i] + 1 is at most
+// 2^bits, so most blocks cannot overflow at their width, which one comparison
+// shows. If n * 2^bits <= 2^32 the sum wraps at most once, landing below
+// `first`. Only blocks of gaps wider than 2^25 need the pairwise check (a
+// wrapped partial sum shows up as a docid <= its predecessor).
+bool DocsIncrease(const uint32_t* docs, size_t n, uint32_t prev, int bits) {
+  const uint64_t first = prev == UINT32_MAX ? 0 : uint64_t{prev} + 1;
+  const uint64_t span = uint64_t{n} << bits;
+  if (first + span - 1 <= UINT32_MAX) return true;
+  if (span <= uint64_t{1} << 32) return docs[n - 1] >= first;
+  if (prev != UINT32_MAX && docs[0] <= prev) return false;
+  for (size_t i = 1; i < n; ++i) {
+    if (docs[i] <= docs[i - 1]) return false;
+  }
+  return true;
+}
+
+template <CodecPath kPath>
+const uint8_t* DecodeDocs(const uint8_t* p, const uint8_t* end, size_t n, uint32_t prev,
+                          uint32_t* docs) {
+  if (n == 0 || n > kBlockSize || p >= end) return nullptr;
+  const int bits = *p++;
+  if (bits > kMaxBits) return nullptr;
+  const size_t size = PayloadSize(n, bits);
+  if (static_cast<size_t>(end - p) < size || !PaddingIsZero(p, n, bits)) return nullptr;
+  if (!Unpack<kPath>(p, n, bits, prev, /*docs=*/true, docs)) GapsToDocs(docs, n, prev);
+  if (!DocsIncrease(docs, n, prev, bits)) return nullptr;
+  return p + size;
+}
+
+template <CodecPath kPath>
+const uint8_t* DecodeWeights(const uint8_t* p, const uint8_t* end, size_t n, uint32_t* weights) {
+  if (n == 0 || n > kBlockSize || end - p < 2) return nullptr;
+  const int bits = p[0];
+  const size_t exceptions = p[1];
+  p += 2;
+  if (bits > kMaxBits || exceptions > n) return nullptr;
+  const size_t size = PayloadSize(n, bits);
+  if (static_cast<size_t>(end - p) < size || !PaddingIsZero(p, n, bits)) return nullptr;
+  if (!Unpack<kPath>(p, n, bits, 0, /*docs=*/false, weights)) {
+    for (size_t i = 0; i < n; ++i) ++weights[i];
+  }
+  p += size;
+  // weights[pos] is low + 1 here; the exception adds high << bits. Strictly
+  // increasing positions and high >= 1 keep one block one byte string, and
+  // the sum must stay a valid weight (<= UINT32_MAX, so w - 1 did not wrap).
+  int last = -1;
+  for (size_t e = 0; e < exceptions; ++e) {
+    if (p == end) return nullptr;
+    const int pos = *p++;
+    uint32_t high;
+    p = GetVarint32(p, end, &high);
+    if (p == nullptr || pos <= last || static_cast<size_t>(pos) >= n || high == 0) return nullptr;
+    const uint64_t weight = weights[pos] + (uint64_t{high} << bits);
+    if (weight > UINT32_MAX) return nullptr;
+    weights[pos] = static_cast<uint32_t>(weight);
+    last = pos;
+  }
+  // Only a 32-bit payload can hold UINT32_MAX, which wrapped to weight 0.
+  if (bits == kMaxBits && std::find(weights, weights + n, 0u) != weights + n) return nullptr;
+  return p;
+}
+
+// Bytes a weight block takes at width `bits`, less the 2 header bytes, given
+// how many values have each bit width. A value of width w > bits is an
+// exception: a position byte plus the varint of its w - bits high bits.
+size_t WeightCost(const size_t (&count_by_width)[kMaxBits + 1], size_t n, int bits) {
+  size_t cost = PayloadSize(n, bits);
+  for (int w = bits + 1; w <= kMaxBits; ++w) cost += count_by_width[w] * (1 + (w - bits + 6) / 7);
+  return cost;
+}
+
 }  // namespace
 
 void EncodeDocBlock(const uint32_t* docs, size_t n, uint32_t prev, std::string* out) {
-  uint32_t gaps[kBlockSize], max = 0;
+  uint32_t gaps[kBlockSize];
+  uint32_t all = 0;
   for (size_t i = 0; i < n; ++i) {
-    gaps[i] = docs[i] - prev - 1;
+    gaps[i] = docs[i] - prev - 1;  // wraps to docs[0] for prev == UINT32_MAX
     prev = docs[i];
-    max |= gaps[i];
+    all |= gaps[i];
   }
-  unsigned b = static_cast<unsigned>(std::bit_width(max));
-  out->push_back(static_cast<char>(b));
-  Pack(gaps, n, b, out);
+  const int bits = static_cast<int>(std::bit_width(all));
+  out->push_back(static_cast<char>(bits));
+  Pack(gaps, n, bits, out);
 }
 
 const uint8_t* DecodeDocBlock(const uint8_t* p, const uint8_t* end, size_t n, uint32_t prev,
                               uint32_t* docs) {
-  if (p >= end || *p > 32) return nullptr;
-  unsigned b = *p++;
-  p = Unpack(p, end, n, b, docs);
-  if (p == nullptr) return nullptr;
-  for (size_t i = 0; i < n; ++i) prev = docs[i] = prev + docs[i] + 1;
-  return p;
+  return DecodeDocs<kDefaultPath>(p, end, n, prev, docs);
 }
 
 void EncodeWeightBlock(const uint32_t* weights, size_t n, std::string* out) {
-  uint32_t v[kBlockSize], max = 0;
-  for (size_t i = 0; i < n; ++i) max |= v[i] = weights[i] - 1;
-  unsigned b = static_cast<unsigned>(std::bit_width(max));
-  out->push_back(static_cast<char>(b));
-  Pack(v, n, b, out);
+  uint32_t values[kBlockSize];
+  size_t count_by_width[kMaxBits + 1] = {};
+  for (size_t i = 0; i < n; ++i) {
+    values[i] = weights[i] - 1;
+    ++count_by_width[std::bit_width(values[i])];
+  }
+  // Ties go to the wider width: fewer exceptions to patch when decoding.
+  int bits = kMaxBits;
+  size_t best = WeightCost(count_by_width, n, bits);
+  for (int b = kMaxBits - 1; b >= 0; --b) {
+    const size_t cost = WeightCost(count_by_width, n, b);
+    if (cost < best) {
+      best = cost;
+      bits = b;
+    }
+  }
+  size_t exceptions = 0;
+  for (int w = bits + 1; w <= kMaxBits; ++w) exceptions += count_by_width[w];
+  out->push_back(static_cast<char>(bits));
+  out->push_back(static_cast<char>(exceptions));
+  Pack(values, n, bits, out);
+  if (exceptions == 0) return;
+  for (size_t i = 0; i < n; ++i) {
+    if (values[i] >> bits != 0) {  // bits < 32 here, or there would be no exceptions
+      out->push_back(static_cast<char>(i));
+      PutVarint32(out, values[i] >> bits);
+    }
+  }
 }
 
 const uint8_t* DecodeWeightBlock(const uint8_t* p, const uint8_t* end, size_t n,
                                  uint32_t* weights) {
-  if (p >= end || *p > 32) return nullptr;
-  unsigned b = *p++;
-  p = Unpack(p, end, n, b, weights);
-  if (p == nullptr) return nullptr;
-  for (size_t i = 0; i < n; ++i) weights[i] += 1;
-  return p;
+  return DecodeWeights<kDefaultPath>(p, end, n, weights);
 }
 
 size_t LowerBoundInBlock(const uint32_t* docs, size_t n, uint32_t target) {
-  return static_cast<size_t>(std::lower_bound(docs, docs + n, target) - docs);
+  return internal::LowerBoundHybrid(docs, n, target);
 }
 
+namespace internal {
+
+const uint8_t* DecodeDocBlockOn(CodecPath path, const uint8_t* p, const uint8_t* end, size_t n,
+                                uint32_t prev, uint32_t* docs) {
+  return path == CodecPath::kSse2 ? DecodeDocs<CodecPath::kSse2>(p, end, n, prev, docs)
+                                  : DecodeDocs<CodecPath::kScalar>(p, end, n, prev, docs);
+}
+
+const uint8_t* DecodeWeightBlockOn(CodecPath path, const uint8_t* p, const uint8_t* end, size_t n,
+                                   uint32_t* weights) {
+  return path == CodecPath::kSse2 ? DecodeWeights<CodecPath::kSse2>(p, end, n, weights)
+                                  : DecodeWeights<CodecPath::kScalar>(p, end, n, weights);
+}
+
+// Branchless: the comparison feeds a conditional move, not a branch, so a
+// random target costs log2(n) dependent loads and no mispredictions (Khuong &
+// Morin, "Array layouts for comparison-based searching", 2017). Invariant:
+// the answer lies in [base, base + len].
+size_t LowerBoundBinary(const uint32_t* docs, size_t n, uint32_t target) {
+  if (n == 0) return 0;
+  const uint32_t* base = docs;
+  for (size_t len = n; len > 1;) {
+    const size_t half = len / 2;
+    base = base[half] < target ? base + half : base;
+    len -= half;
+  }
+  return static_cast<size_t>(base - docs) + (*base < target);
+}
+
+// The block is sorted, so the lower bound is the number of docids below the
+// target. SSE2 only has a signed compare; flipping the sign bit of both sides
+// turns it into an unsigned one.
+size_t LowerBoundCount(const uint32_t* docs, size_t n, uint32_t target) {
+  size_t i = 0;
+  size_t count = 0;
+#if defined(__SSE2__)
+  const __m128i flip = _mm_set1_epi32(INT32_MIN);
+  const __m128i key = _mm_xor_si128(_mm_set1_epi32(static_cast<int>(target)), flip);
+  __m128i below = _mm_setzero_si128();  // each lane counts down by 1 per hit
+  for (; i + kLanes <= n; i += kLanes) {
+    const __m128i v =
+        _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(docs + i)), flip);
+    below = _mm_add_epi32(below, _mm_cmplt_epi32(v, key));
+  }
+  below = _mm_add_epi32(below, _mm_shuffle_epi32(below, 0x4e));
+  below = _mm_add_epi32(below, _mm_shuffle_epi32(below, 0xb1));
+  count = static_cast<uint32_t>(-_mm_cvtsi128_si32(below));
+#endif
+  for (; i < n; ++i) count += docs[i] < target;
+  return count;
+}
+
+// How many of docs[0..16) are below the target. The compare masks of the
+// sorted window are a run of ones from bit 0, so narrowing them to one byte
+// each and counting trailing ones of the movemask gives the count without a
+// horizontal sum (and without POPCNT, which the x86-64 baseline lacks).
+size_t CountBelow16(const uint32_t* docs, uint32_t target) {
+#if defined(__SSE2__)
+  const __m128i flip = _mm_set1_epi32(INT32_MIN);
+  const __m128i key = _mm_xor_si128(_mm_set1_epi32(static_cast<int>(target)), flip);
+  const auto below = [&](size_t k) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(docs + 4 * k));
+    return _mm_cmplt_epi32(_mm_xor_si128(v, flip), key);
+  };
+  const __m128i lo = _mm_packs_epi32(below(0), below(1));  // -1/0 survive signed saturation
+  const __m128i hi = _mm_packs_epi32(below(2), below(3));
+  const unsigned mask = static_cast<unsigned>(_mm_movemask_epi8(_mm_packs_epi16(lo, hi)));
+  return static_cast<size_t>(std::countr_one(mask));
+#else
+  size_t count = 0;
+  for (int i = 0; i < 16; ++i) count += docs[i] < target;
+  return count;
+#endif
+}
+
+// Branchless halving down to a window of 16, then one 16-wide compare: for a
+// full block three dependent loads instead of seven. The window is slid left
+// to stay inside the block when the last halving leaves fewer than 16; what it
+// then also covers is below the target anyway.
+size_t LowerBoundHybrid(const uint32_t* docs, size_t n, uint32_t target) {
+  if (n < 16) return LowerBoundCount(docs, n, target);
+  const uint32_t* base = docs;
+  for (size_t len = n; len > 16;) {
+    const size_t half = len / 2;
+    base = base[half] < target ? base + half : base;
+    len -= half;
+  }
+  const uint32_t* window = std::min(base, docs + n - 16);
+  return static_cast<size_t>(window - docs) + CountBelow16(window, target);
+}
+
+}  // namespace internal
 }  // namespace dps
