@@ -135,7 +135,8 @@ void GapsToDocs(uint32_t* v, size_t n, uint32_t prev) {
 // Fully unrolled by recursion so every shift is an immediate and every input
 // word is loaded exactly once; `w` carries the current word between steps.
 // `sink(v)` consumes the vectors in order.
-template <int kBits, int kJ, typename Sink>
+// Steps run for rows kJ .. kEnd-1 (a whole block: 0..32; a half: 16 rows).
+template <int kBits, int kJ, int kEnd = 32, typename Sink>
 [[gnu::always_inline]] inline void UnpackStep(const __m128i* in, __m128i w, __m128i mask,
                                               Sink& sink) {
   constexpr int kWord = kJ * kBits / 32;
@@ -148,7 +149,7 @@ template <int kBits, int kJ, typename Sink>
   }
   if constexpr (kShift + kBits != 32) v = _mm_and_si128(v, mask);  // else srli cleared it
   sink(v);
-  if constexpr (kJ + 1 < 32) UnpackStep<kBits, kJ + 1>(in, w, mask, sink);
+  if constexpr (kJ + 1 < kEnd) UnpackStep<kBits, kJ + 1, kEnd>(in, w, mask, sink);
 }
 
 template <int kBits, typename Sink>
@@ -185,6 +186,36 @@ void DecodeFullDocsSse2(const uint8_t* in, uint32_t prev, uint32_t* docs) {
   UnpackVerticalSse2<kBits>(in, sink);
 }
 
+// Rows 8*kPart .. 8*kPart+7 only (docids 32*kPart .. 32*kPart+31), for
+// seeks: `prev` is the docid before the part, which the skip table holds.
+template <int kBits, int kPart>
+void DecodePartDocsSse2(const uint8_t* in, uint32_t prev, uint32_t* docs) {
+  struct {
+    __m128i* out;
+    __m128i carry;
+    const __m128i one = _mm_set1_epi32(1);
+    [[gnu::always_inline]] void operator()(__m128i v) {
+      v = _mm_add_epi32(v, one);
+      v = _mm_add_epi32(v, _mm_slli_si128(v, 4));
+      v = _mm_add_epi32(v, _mm_slli_si128(v, 8));
+      v = _mm_add_epi32(v, carry);
+      _mm_storeu_si128(out++, v);
+      carry = _mm_shuffle_epi32(v, 0xff);
+    }
+  } sink{reinterpret_cast<__m128i*>(docs), _mm_set1_epi32(static_cast<int>(prev))};
+  const __m128i* words = reinterpret_cast<const __m128i*>(in);
+  constexpr int kFirst = 8 * kPart;
+  if constexpr (kBits == 0) {
+    for (int j = 0; j < 8; ++j) sink(_mm_setzero_si128());
+  } else if constexpr (kBits == 32) {
+    for (int j = 0; j < 8; ++j) sink(_mm_loadu_si128(words + kFirst + j));
+  } else {
+    const __m128i mask = _mm_set1_epi32(static_cast<int>(LowMask(kBits)));
+    UnpackStep<kBits, kFirst, kFirst + 8>(words, _mm_loadu_si128(words + kFirst * kBits / 32),
+                                           mask, sink);
+  }
+}
+
 template <int kBits>
 void DecodeFullWeightsSse2(const uint8_t* in, uint32_t* weights) {
   struct {
@@ -209,6 +240,17 @@ constexpr auto MakeWeightDecoders(std::integer_sequence<int, kBits...>) {
       &DecodeFullWeightsSse2<kBits>...};
 }
 constexpr auto kFullDocDecoders = MakeDocDecoders(std::make_integer_sequence<int, kMaxBits + 1>{});
+template <int kPart, int... kBits>
+constexpr auto MakePartDecoders(std::integer_sequence<int, kBits...>) {
+  return std::array<void (*)(const uint8_t*, uint32_t, uint32_t*), sizeof...(kBits)>{
+      &DecodePartDocsSse2<kBits, kPart>...};
+}
+using PartDecoders = std::array<void (*)(const uint8_t*, uint32_t, uint32_t*), kMaxBits + 1>;
+constexpr std::array<PartDecoders, 4> kPartDocDecoders = {
+    MakePartDecoders<0>(std::make_integer_sequence<int, kMaxBits + 1>{}),
+    MakePartDecoders<1>(std::make_integer_sequence<int, kMaxBits + 1>{}),
+    MakePartDecoders<2>(std::make_integer_sequence<int, kMaxBits + 1>{}),
+    MakePartDecoders<3>(std::make_integer_sequence<int, kMaxBits + 1>{})};
 constexpr auto kFullWeightDecoders =
     MakeWeightDecoders(std::make_integer_sequence<int, kMaxBits + 1>{});
 
@@ -339,6 +381,27 @@ const uint8_t* DecodeDocBlock(const uint8_t* p, const uint8_t* end, size_t n, ui
                               uint32_t* docs) {
   return DecodeDocs<kDefaultPath>(p, end, n, prev, docs);
 }
+
+const uint8_t* DecodeDocBlockPart(const uint8_t* p, const uint8_t* end, size_t part,
+                                  uint32_t prev, uint32_t* docs) {
+  if (p >= end || part >= kBlockParts) return nullptr;
+  const int bits = *p;
+  if (bits > kMaxBits) return nullptr;
+  const size_t size = PayloadSize(kBlockSize, bits);
+  if (static_cast<size_t>(end - p - 1) < size) return nullptr;
+#if defined(__SSE2__)
+  kPartDocDecoders[part][bits](p + 1, prev, docs);
+#else
+  // Reference path: unpack the block, then rebuild the part from its gaps.
+  uint32_t all[kBlockSize];
+  UnpackVerticalScalar(p + 1, bits, all);
+  std::copy(all + part * kBlockPartSize, all + (part + 1) * kBlockPartSize, docs);
+  GapsToDocs(docs, kBlockPartSize, prev);
+#endif
+  if (!DocsIncrease(docs, kBlockPartSize, prev, bits)) return nullptr;
+  return p + 1 + size;
+}
+
 
 void EncodeWeightBlock(const uint32_t* weights, size_t n, std::string* out) {
   uint32_t values[kBlockSize];

@@ -24,6 +24,10 @@
 namespace dps {
 
 inline constexpr size_t kBlockSize = 128;
+// A full docid block decodes in four independent parts of 32 docids given
+// the docid before each part (posting lists keep those in their skip table).
+inline constexpr size_t kBlockParts = 4;
+inline constexpr size_t kBlockPartSize = kBlockSize / kBlockParts;
 
 // Appends the docid block for docs[0..n). REQUIRES: 1 <= n <= kBlockSize,
 // docs strictly increasing, docs[0] > prev unless prev == UINT32_MAX (which
@@ -35,6 +39,15 @@ void EncodeDocBlock(const uint32_t* docs, size_t n, uint32_t prev, std::string* 
 // after the block, or nullptr if [p, end) is too short or the header invalid.
 const uint8_t* DecodeDocBlock(const uint8_t* p, const uint8_t* end, size_t n, uint32_t prev,
                               uint32_t* docs);
+
+// Decodes one part of a full (n == kBlockSize) docid block: docids
+// [32 * part, 32 * part + 32) into docs[0..32). `prev` is the docid just
+// before that part, so a seek decodes a quarter of a block (the 4-lane
+// vertical layout puts docids 32p..32p+31 in rows 8p..8p+7, which start at a
+// known bit offset). Returns the byte after the whole block, or nullptr on
+// corruption.
+const uint8_t* DecodeDocBlockPart(const uint8_t* p, const uint8_t* end, size_t part,
+                                  uint32_t prev, uint32_t* docs);
 
 // Appends the weight block for weights[0..n). REQUIRES: 1 <= n <= kBlockSize,
 // every weight >= 1.

@@ -1,6 +1,7 @@
 #include "index/posting_list.h"
 
 #include <algorithm>
+#include <vector>
 
 #include "common/coding.h"
 
@@ -10,7 +11,9 @@ void EncodePostingList(std::span<const DocId> docs, std::span<const uint32_t> we
                        std::string* out, PostingSizes* sizes) {
   const size_t n = docs.size();
   const size_t blocks = (n + kBlockSize - 1) / kBlockSize;
-  std::string doc_bytes, weight_bytes, skip;
+  std::string doc_bytes, weight_bytes;
+  // last_doc[], part_last[0..2][], doc_end[], weight_end[]
+  std::vector<uint32_t> skip(kSkipArrays * blocks);
   uint32_t prev = UINT32_MAX;
   for (size_t b = 0; b < blocks; ++b) {
     const size_t begin = b * kBlockSize;
@@ -18,18 +21,23 @@ void EncodePostingList(std::span<const DocId> docs, std::span<const uint32_t> we
     EncodeDocBlock(docs.data() + begin, len, prev, &doc_bytes);
     EncodeWeightBlock(weights.data() + begin, len, &weight_bytes);
     prev = docs[begin + len - 1];
-    PutFixed32(&skip, prev);
-    PutFixed32(&skip, static_cast<uint32_t>(doc_bytes.size()));
-    PutFixed32(&skip, static_cast<uint32_t>(weight_bytes.size()));
+    skip[b] = prev;
+    for (size_t part = 0; part + 1 < kBlockParts; ++part) {
+      skip[(1 + part) * blocks + b] = docs[begin + std::min(len, (part + 1) * kBlockPartSize) - 1];
+    }
+    skip[4 * blocks + b] = static_cast<uint32_t>(doc_bytes.size());
+    skip[5 * blocks + b] = static_cast<uint32_t>(weight_bytes.size());
   }
   if (sizes != nullptr) {
     ++sizes->lists;
     sizes->postings += n;
     sizes->doc_bytes += doc_bytes.size();
     sizes->weight_bytes += weight_bytes.size();
-    sizes->skip_bytes += blocks > 1 ? skip.size() : 0;
+    sizes->skip_bytes += blocks > 1 ? blocks * kSkipEntrySize : 0;
   }
-  if (blocks > 1) out->append(skip);
+  if (blocks > 1) {
+    for (uint32_t v : skip) PutFixed32(out, v);
+  }
   out->append(doc_bytes);
   out->append(weight_bytes);
 }
@@ -64,7 +72,7 @@ Status PostingCursor::Init(const uint8_t* data, size_t len, uint32_t df, const s
       return status_;
     }
     docs_at_ = data + num_blocks_ * kSkipEntrySize;
-    const uint32_t docs_len = DecodeFixed32(data + (num_blocks_ - 1) * kSkipEntrySize + 4);
+    const uint32_t docs_len = DecodeFixed32(data + (4 * num_blocks_ + num_blocks_ - 1) * 4);
     if (docs_len > static_cast<size_t>(end_ - docs_at_)) {
       Fail("doc blocks run past the list", 0);
       return status_;
@@ -83,7 +91,7 @@ void PostingCursor::InitSingleton(DocId doc, uint32_t weight) {
   df_ = 1;
   num_blocks_ = 1;
   block_ = 0;
-  block_len_ = 1;
+  block_len_ = block_size_ = 1;
   pos_ = 0;
   docs_[0] = doc;
   docs_[1] = kEndDoc;
@@ -92,8 +100,8 @@ void PostingCursor::InitSingleton(DocId doc, uint32_t weight) {
   data_ = nullptr;
 }
 
-uint32_t PostingCursor::SkipLastDoc(size_t b) const {
-  return DecodeFixed32(data_ + b * kSkipEntrySize);
+uint32_t PostingCursor::Skip(size_t array, size_t b) const {
+  return DecodeFixed32(data_ + (array * num_blocks_ + b) * 4);
 }
 
 DocId PostingCursor::LoadBlock(size_t b) {
@@ -101,7 +109,7 @@ DocId PostingCursor::LoadBlock(size_t b) {
   pos_ = 0;
   weights_loaded_ = false;
   if (b >= num_blocks_) {
-    block_len_ = 0;
+    block_len_ = block_size_ = 0;
     docs_[0] = kEndDoc;
     return kEndDoc;
   }
@@ -111,10 +119,10 @@ DocId PostingCursor::LoadBlock(size_t b) {
   uint32_t prev = UINT32_MAX;
   if (num_blocks_ > 1) {
     if (b > 0) {
-      begin = docs_at_ + DecodeFixed32(data_ + (b - 1) * kSkipEntrySize + 4);
+      begin = docs_at_ + Skip(4, b - 1);
       prev = SkipLastDoc(b - 1);
     }
-    end = docs_at_ + DecodeFixed32(data_ + b * kSkipEntrySize + 4);
+    end = docs_at_ + Skip(4, b);
     if (end > weights_at_ || begin > end) return Fail("bad doc block offsets", b);
   }
   const uint8_t* after = DecodeDocBlock(begin, end, n, prev, docs_);
@@ -127,12 +135,51 @@ DocId PostingCursor::LoadBlock(size_t b) {
   if (docs_[n - 1] > kMaxDocId || (b > 0 && docs_[0] <= prev)) {
     return Fail("docids out of order", b);
   }
-  block_len_ = static_cast<uint32_t>(n);
+  block_len_ = block_size_ = static_cast<uint32_t>(n);
   docs_[n] = kEndDoc;
   return docs_[0];
 }
 
+bool PostingCursor::LoadPart(size_t part) {
+  const size_t b = block_;
+  const uint8_t* begin = docs_at_ + (b > 0 ? Skip(4, b - 1) : 0);
+  const uint8_t* end = docs_at_ + Skip(4, b);
+  const uint32_t prev = part > 0 ? PartLast(b, part - 1) : b > 0 ? SkipLastDoc(b - 1) : UINT32_MAX;
+  uint32_t* out = docs_ + part * kBlockPartSize;
+  if (end > weights_at_ || begin >= end ||
+      DecodeDocBlockPart(begin, end, part, prev, out) != end ||
+      out[kBlockPartSize - 1] != PartLast(b, part) || out[kBlockPartSize - 1] > kMaxDocId ||
+      (prev != UINT32_MAX && out[0] <= prev)) {
+    Fail("malformed doc block", b);
+    return false;
+  }
+  block_len_ = static_cast<uint32_t>((part + 1) * kBlockPartSize);
+  docs_[block_len_] = kEndDoc;  // overwritten if a later part is decoded
+  return true;
+}
+
+DocId PostingCursor::LoadBlockFor(size_t b, DocId target) {
+  if (b >= num_blocks_ || num_blocks_ == 1 || df_ - b * kBlockSize < kBlockSize) {
+    if (LoadBlock(b) == kEndDoc) return kEndDoc;
+    pos_ = static_cast<uint32_t>(LowerBoundInBlock(docs_, block_len_, target));
+    return docs_[pos_];
+  }
+  block_ = static_cast<uint32_t>(b);
+  block_size_ = kBlockSize;
+  weights_loaded_ = false;
+  // Part lasts ascend, so the part holding target is how many are below it.
+  const size_t part = (PartLast(b, 0) < target) + (PartLast(b, 1) < target) +
+                      (PartLast(b, 2) < target);
+  if (!LoadPart(part)) return kEndDoc;
+  pos_ = static_cast<uint32_t>(part * kBlockPartSize +
+                               LowerBoundInBlock(docs_ + part * kBlockPartSize, kBlockPartSize, target));
+  return docs_[pos_];
+}
+
 DocId PostingCursor::NextBlock() {
+  if (block_len_ < block_size_) {  // the next part of a partly decoded block
+    return LoadPart(block_len_ / kBlockPartSize) ? docs_[pos_] : kEndDoc;
+  }
   if (block_ >= num_blocks_) {
     pos_ = block_len_;
     return kEndDoc;
@@ -141,11 +188,21 @@ DocId PostingCursor::NextBlock() {
 }
 
 DocId PostingCursor::SeekSlow(DocId target) {
-  // target lies beyond the decoded block. Find the first later block whose
-  // last docid >= target: gallop, then binary search, so sequential seeks
-  // stay cheap and far ones cost O(log blocks).
+  // target lies beyond the decoded docids.
   if (block_ >= num_blocks_) return kEndDoc;
+  if (block_len_ < block_size_ && target <= SkipLastDoc(block_)) {
+    size_t part = block_len_ / kBlockPartSize;
+    while (part + 1 < kBlockParts && PartLast(block_, part) < target) ++part;
+    if (!LoadPart(part)) return kEndDoc;
+    pos_ = static_cast<uint32_t>(
+        part * kBlockPartSize +
+        LowerBoundInBlock(docs_ + part * kBlockPartSize, kBlockPartSize, target));
+    return docs_[pos_];
+  }
   if (num_blocks_ == 1) return LoadBlock(1);
+  // The first later block whose last docid >= target: gallop from the
+  // current block (near targets stay in cached skip entries), then a
+  // binary search inside the bracket.
   size_t lo = block_ + 1, step = 1, hi = lo;
   while (hi < num_blocks_ && SkipLastDoc(hi) < target) {
     lo = hi + 1;
@@ -154,26 +211,25 @@ DocId PostingCursor::SeekSlow(DocId target) {
   }
   hi = std::min<size_t>(hi, num_blocks_);
   while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
+    const size_t mid = lo + (hi - lo) / 2;
     if (SkipLastDoc(mid) < target) {
       lo = mid + 1;
     } else {
       hi = mid;
     }
   }
-  if (LoadBlock(lo) == kEndDoc) return kEndDoc;
-  pos_ = static_cast<uint32_t>(LowerBoundInBlock(docs_, block_len_, target));
-  return docs_[pos_];
+  return LoadBlockFor(lo, target);
 }
 
 uint32_t PostingCursor::weight() {
   if (!weights_loaded_) {
-    const size_t n = block_len_;
+    // The whole block's count: block_len_ may cover only a decoded half.
+    const size_t n = std::min<size_t>(kBlockSize, df_ - size_t{block_} * kBlockSize);
     const uint8_t* begin = weights_at_;
     const uint8_t* end = end_;
     if (num_blocks_ > 1) {
-      if (block_ > 0) begin = weights_at_ + DecodeFixed32(data_ + (block_ - 1) * kSkipEntrySize + 8);
-      end = weights_at_ + DecodeFixed32(data_ + block_ * kSkipEntrySize + 8);
+      if (block_ > 0) begin = weights_at_ + Skip(5, block_ - 1);
+      end = weights_at_ + Skip(5, block_);
       if (end > end_ || begin > end) {
         Fail("bad weight block offsets", block_);
         return 0;

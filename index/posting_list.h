@@ -1,7 +1,9 @@
 // A posting list: the docids of one term in one bin with their weights,
 // stored as blocks of kBlockSize docids (see posting_codec.h) and, when
-// there is more than one block, a skip table holding each block's last docid
-// and end offsets so that Seek binary-searches blocks instead of scanning.
+// there is more than one block, a skip table holding each block's last docid,
+// the last docid of each of its first three 32-docid parts, and end offsets,
+// so that Seek binary-searches blocks instead of scanning and then decodes
+// only the quarter block holding its target.
 // Layout: docs/FORMAT.md ("Posting list").
 #pragma once
 
@@ -16,7 +18,9 @@
 
 namespace dps {
 
-inline constexpr size_t kSkipEntrySize = 12;  // last_doc u32, doc_end u32, weight_end u32
+// Per block, in six u32 arrays: last_doc, part_last[0..2], doc_end, weight_end.
+inline constexpr size_t kSkipArrays = 6;
+inline constexpr size_t kSkipEntrySize = 4 * kSkipArrays;
 
 // Where the bytes of encoded posting lists go (index size reports).
 struct PostingSizes {
@@ -84,9 +88,17 @@ class PostingCursor {
  private:
   DocId NextBlock();
   DocId SeekSlow(DocId target);
+  // Decodes the part of block `b` holding `target` (or all of a partial
+  // block) and positions on the first docid >= target.
+  DocId LoadBlockFor(size_t b, DocId target);
+  // Decodes part `part` of the current (full) block; false on corruption.
+  bool LoadPart(size_t part);
+  // The last docid of part `part` of block b (part 3: the block's last).
+  uint32_t PartLast(size_t b, size_t part) const { return Skip(part == 3 ? 0 : 1 + part, b); }
+  uint32_t Skip(size_t array, size_t b) const;
   // Decodes block `b`, positions on its first docid. Returns doc().
   DocId LoadBlock(size_t b);
-  uint32_t SkipLastDoc(size_t b) const;
+  uint32_t SkipLastDoc(size_t b) const { return Skip(0, b); }
   DocId Fail(const char* what, size_t block);
 
   // docs_[block_len_] is kEndDoc so doc() after exhaustion needs no branch.
@@ -98,6 +110,7 @@ class PostingCursor {
   uint32_t num_blocks_ = 0;
   uint32_t block_ = 0;  // index of the decoded block
   bool weights_loaded_ = false;
+  uint32_t block_size_ = 0;  // postings in block_; block_len_ < it while parts are pending
   const uint8_t* data_ = nullptr;   // start of the list
   const uint8_t* docs_at_ = nullptr;   // start of doc blocks
   const uint8_t* weights_at_ = nullptr;  // start of weight blocks
