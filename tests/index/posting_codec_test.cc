@@ -145,6 +145,32 @@ TEST(PostingCodecDocBlock, RoundTripsEveryLengthAndWidth) {
   }
 }
 
+TEST(PostingCodecDocBlock, EveryPartDecodesLikeTheWholeBlock) {
+  Rng rng(17);
+  for (int bits = 0; bits <= 32; ++bits) {
+    SCOPED_TRACE("bits=" + std::to_string(bits));
+    const std::vector<uint32_t> gaps = GapsOfWidth(kBlockSize, bits, rng);
+    // Wide gaps start at docid 0 so that 128 of them stay within 32 bits.
+    const uint32_t prev = bits >= 25 ? kNone : 1000;
+    std::vector<uint32_t> docs = DocsFromGaps(gaps, prev);
+    std::string buf;
+    EncodeDocBlock(docs.data(), kBlockSize, prev, &buf);
+    const auto* p = reinterpret_cast<const uint8_t*>(buf.data());
+    for (size_t part = 0; part < kBlockParts; ++part) {
+      uint32_t out[kBlockPartSize];
+      const uint32_t before = part == 0 ? prev : docs[part * kBlockPartSize - 1];
+      ASSERT_EQ(DecodeDocBlockPart(p, p + buf.size(), part, before, out), p + buf.size());
+      for (size_t i = 0; i < kBlockPartSize; ++i) {
+        ASSERT_EQ(out[i], docs[part * kBlockPartSize + i]) << "part " << part << " i " << i;
+      }
+      // Truncated input and a bad part index are rejected.
+      EXPECT_EQ(DecodeDocBlockPart(p, p + buf.size() - 1, part, before, out), nullptr);
+    }
+    uint32_t out[kBlockPartSize];
+    EXPECT_EQ(DecodeDocBlockPart(p, p + buf.size(), kBlockParts, prev, out), nullptr);
+  }
+}
+
 TEST(PostingCodecDocBlock, SingleDocids) {
   for (uint32_t d : {0u, 1u, 127u, 128u, 65535u, 1u << 31, UINT32_MAX - 1, UINT32_MAX}) {
     SCOPED_TRACE(d);
