@@ -1,6 +1,7 @@
 #include "ingest/analyzer.h"
 
 #include <unicode/uchar.h>
+#include <unicode/uversion.h>
 
 #include <algorithm>
 #include <cstring>
@@ -44,7 +45,8 @@ bool FastPathAgreesWithIcu(IcuSegmenter* icu) {
   const icu::Normalizer2& nfkc_cf = icu->normalizer();
   for (char32_t c = 0; c < 0x80; ++c) {
     UErrorCode code = U_ZERO_ERROR;
-    icu::UnicodeString folded = nfkc_cf.normalize(icu::UnicodeString(static_cast<UChar32>(c)), code);
+    icu::UnicodeString folded =
+        nfkc_cf.normalize(icu::UnicodeString(static_cast<UChar32>(c)), code);
     const char32_t lower = (c >= 'A' && c <= 'Z') ? c - 'A' + 'a' : c;
     if (U_FAILURE(code) || folded.length() != 1 || folded[0] != lower ||
         !nfkc_cf.hasBoundaryBefore(static_cast<UChar32>(c))) {
@@ -52,13 +54,14 @@ bool FastPathAgreesWithIcu(IcuSegmenter* icu) {
     }
   }
   static constexpr const char* kContexts[] = {
-      "%",   "a%b", "A%B", "1%2",  "%%",  "a%",  "%a",  "1%",   "%1",    "_%",
-      "%_",  "a%1", "1%a", "a%%b", "1%%2", "_%_", "@%@", "a%b%c", "1%2%3", "%%%",
+      "%",  "a%b", "A%B", "1%2",  "%%",   "a%",  "%a",  "1%",    "%1",    "_%",
+      "%_", "a%1", "1%a", "a%%b", "1%%2", "_%_", "@%@", "a%b%c", "1%2%3", "%%%",
   };
   std::string probe;
   for (int c = 0; c < 0x80; ++c) {
     for (const char* context : kContexts) {
-      for (const char* p = context; *p != '\0'; ++p) probe.push_back(*p == '%' ? static_cast<char>(c) : *p);
+      for (const char* p = context; *p != '\0'; ++p)
+        probe.push_back(*p == '%' ? static_cast<char>(c) : *p);
       probe.push_back('\n');
     }
   }
@@ -77,8 +80,8 @@ Result<std::unique_ptr<Analyzer>> Analyzer::Create(const AnalyzerOptions& option
 
 Analyzer::Analyzer(const AnalyzerOptions& options, std::unique_ptr<IcuSegmenter> icu)
     : icu_(std::move(icu)),
-      max_icu_chunk_(std::clamp<size_t>(options.max_icu_chunk_bytes, 16,
-                                        IcuSegmenter::kMaxInputBytes)),
+      max_icu_chunk_(
+          std::clamp<size_t>(options.max_icu_chunk_bytes, 16, IcuSegmenter::kMaxInputBytes)),
       fast_path_(false) {
   if (options.ascii_fast_path) {
     // Checked once per process: the answer depends only on the ICU library.
@@ -88,6 +91,14 @@ Analyzer::Analyzer(const AnalyzerOptions& options, std::unique_ptr<IcuSegmenter>
 }
 
 Analyzer::~Analyzer() = default;
+
+std::string Analyzer::IcuVersion() {
+  UVersionInfo unicode;
+  u_getUnicodeVersion(unicode);
+  char unicode_string[U_MAX_VERSION_STRING_LENGTH];
+  u_versionToString(unicode, unicode_string);
+  return std::string("ICU ") + U_ICU_VERSION + ", Unicode " + unicode_string;
+}
 
 // Cuts are only made where the tokens of the whole text are the tokens of
 // the left part followed by those of the right part: between an ASCII

@@ -16,6 +16,7 @@ enum : uint8_t {
   kUnderscore = 1 << 2,
   kMidLetterJoin = 1 << 3,  // may stand between two letters: '.' '\''
   kMidDigitJoin = 1 << 4,   // may stand between two digits: '.' '\'' ',' ';'
+  kUpper = 1 << 5,          // A-Z: the only bytes NFKC_Casefold changes
   kWordChar = kLetter | kDigit | kUnderscore,
   kMid = kMidLetterJoin | kMidDigitJoin,
 };
@@ -30,7 +31,7 @@ constexpr Tables MakeTables() {
   for (int c = 0; c < 256; ++c) t.lower[c] = static_cast<char>(c);
   for (int c = 'a'; c <= 'z'; ++c) t.cls[c] = kLetter;
   for (int c = 'A'; c <= 'Z'; ++c) {
-    t.cls[c] = kLetter;
+    t.cls[c] = kLetter | kUpper;
     t.lower[c] = static_cast<char>(c - 'A' + 'a');
   }
   t.cls['@'] = kLetter;
@@ -60,15 +61,19 @@ void TokenizeAscii(std::string_view ascii, std::vector<std::string>* tokens) {
       ++p;
       continue;
     }
-    const unsigned char* start = p++;
+    const unsigned char* start = p;
+    uint8_t seen = cls[*p++];
     while (p < end) {
       const uint8_t c = cls[*p];
       if (c & kWordChar) {
+        seen |= c;
         ++p;
       } else if ((c & kMid) && end - p >= 2) {
         // WB6/7 and WB11/12 look one character ahead and one behind.
         const uint8_t both = cls[p[-1]] & cls[p[1]];
-        if (((c & kMidLetterJoin) && (both & kLetter)) || ((c & kMidDigitJoin) && (both & kDigit))) {
+        if (((c & kMidLetterJoin) && (both & kLetter)) ||
+            ((c & kMidDigitJoin) && (both & kDigit))) {
+          seen |= cls[p[1]];
           p += 2;
         } else {
           break;
@@ -79,8 +84,11 @@ void TokenizeAscii(std::string_view ascii, std::vector<std::string>* tokens) {
     }
     const size_t len = static_cast<size_t>(p - start);
     if (len == 1 && *start == '_') continue;
-    std::string& token = tokens->emplace_back(len, '\0');
-    for (size_t i = 0; i < len; ++i) token[i] = kTables.lower[start[i]];
+    // Most tokens are lower case already: a plain copy then, no second pass.
+    std::string& token = tokens->emplace_back(reinterpret_cast<const char*>(start), len);
+    if (seen & kUpper) {
+      for (char& ch : token) ch = kTables.lower[static_cast<unsigned char>(ch)];
+    }
   }
 }
 

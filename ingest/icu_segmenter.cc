@@ -24,7 +24,8 @@ Result<std::unique_ptr<IcuSegmenter>> IcuSegmenter::Create() {
   std::unique_ptr<icu::BreakIterator> words(
       icu::BreakIterator::createWordInstance(icu::Locale::getRoot(), code));
   if (U_FAILURE(code)) return IcuError("word break iterator (root locale)", code);
-  if (words == nullptr) return IcuError("word break iterator (root locale)", U_MEMORY_ALLOCATION_ERROR);
+  if (words == nullptr)
+    return IcuError("word break iterator (root locale)", U_MEMORY_ALLOCATION_ERROR);
   return std::unique_ptr<IcuSegmenter>(new IcuSegmenter(nfkc_cf, std::move(words)));
 }
 

@@ -52,8 +52,8 @@ class IcuSegmenter {
 
   const icu::Normalizer2* nfkc_cf_;
   std::unique_ptr<icu::BreakIterator> words_;
-  icu::UnicodeString decoded_;     // the input as UTF-16
-  icu::UnicodeString normalized_;  // decoded_ after NFKC_Casefold
+  icu::UnicodeString decoded_;      // the input as UTF-16
+  icu::UnicodeString normalized_;   // decoded_ after NFKC_Casefold
   UText text_ = UTEXT_INITIALIZER;  // the iterator's view of the folded text
 };
 

@@ -31,10 +31,11 @@ char32_t DecodeUtf8(const uint8_t** p, const uint8_t* end) {
   size_t len;
   uint8_t lo = 0x80, hi = 0xBF;
   char32_t cp;
-  if (b0 < 0xC2) {
-    *p = s + 1;  // stray continuation byte or overlong lead C0/C1
+  if (b0 < 0xC2 || b0 > 0xF4) {
+    *p = s + 1;  // continuation byte, overlong lead C0/C1, or beyond U+10FFFF
     return kInvalidCodePoint;
-  } else if (b0 < 0xE0) {
+  }
+  if (b0 < 0xE0) {
     len = 2;
     cp = b0 & 0x1F;
   } else if (b0 < 0xF0) {
@@ -42,14 +43,11 @@ char32_t DecodeUtf8(const uint8_t** p, const uint8_t* end) {
     cp = b0 & 0x0F;
     if (b0 == 0xE0) lo = 0xA0;
     if (b0 == 0xED) hi = 0x9F;
-  } else if (b0 < 0xF5) {
+  } else {
     len = 4;
     cp = b0 & 0x07;
     if (b0 == 0xF0) lo = 0x90;
     if (b0 == 0xF4) hi = 0x8F;
-  } else {
-    *p = s + 1;
-    return kInvalidCodePoint;
   }
   // The maximal subpart ends before the first byte that cannot continue
   // the sequence (that byte starts the next decode) or at end of input.

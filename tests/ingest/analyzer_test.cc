@@ -48,16 +48,18 @@ TEST_P(AnalyzerTest, EmptyAndSeparatorOnlyInput) {
 }
 
 TEST_P(AnalyzerTest, EnglishWordsNumbersAndUax29Joins) {
-  EXPECT_EQ(Analyze("It costs 3.14 or 1,000 in 2024; don't foo_bar a.b"),
-            (Tokens{"it", "costs", "3.14", "or", "1,000", "in", "2024", "don't", "foo_bar", "a.b"}));
+  EXPECT_EQ(
+      Analyze("It costs 3.14 or 1,000 in 2024; don't foo_bar a.b"),
+      (Tokens{"it", "costs", "3.14", "or", "1,000", "in", "2024", "don't", "foo_bar", "a.b"}));
   // '-' ':' '/' '$' '%' '#' '+' split; '.' between letters and digits
   // joins; ICU 72 treats '@' as a letter (e-mail addresses stay whole).
   EXPECT_EQ(Analyze("U.S.A. e.g. v1.2.3 $100 -5 +7 1e10 0x1F 50% #1 C++ C# .NET"),
-            (Tokens{"u.s.a", "e.g", "v1.2.3", "100", "5", "7", "1e10", "0x1f", "50", "1", "c",
-                    "c", "net"}));
+            (Tokens{"u.s.a", "e.g", "v1.2.3", "100", "5", "7", "1e10", "0x1f", "50", "1", "c", "c",
+                    "net"}));
   EXPECT_EQ(Analyze("e-mail: Foo@Bar.com http://example.com/a_b?c=d"),
             (Tokens{"e", "mail", "foo@bar.com", "http", "example.com", "a_b", "c", "d"}));
-  EXPECT_EQ(Analyze("a:b 1;2 a;b 1.a _ __ x_"), (Tokens{"a", "b", "1;2", "a", "b", "1", "a", "__", "x_"}));
+  EXPECT_EQ(Analyze("a:b 1;2 a;b 1.a _ __ x_"),
+            (Tokens{"a", "b", "1;2", "a", "b", "1", "a", "__", "x_"}));
 }
 
 TEST_P(AnalyzerTest, ChineseUsesDictionarySegmentation) {
@@ -70,7 +72,8 @@ TEST_P(AnalyzerTest, ChineseUsesDictionarySegmentation) {
 
 TEST_P(AnalyzerTest, JapaneseKanjiKanaMixSplits) {
   EXPECT_EQ(Analyze("日本語のテキストです"), (Tokens{"日本語", "の", "テキスト", "です"}));
-  EXPECT_EQ(Analyze("東京都に住んでいます"), (Tokens{"東京", "都", "に", "住", "んで", "い", "ます"}));
+  EXPECT_EQ(Analyze("東京都に住んでいます"),
+            (Tokens{"東京", "都", "に", "住", "んで", "い", "ます"}));
   // Half-width katakana folds to full width.
   EXPECT_EQ(Analyze("ｶﾀｶﾅ"), (Tokens{"カタカナ"}));
 }
@@ -116,7 +119,9 @@ TEST_P(AnalyzerTest, PunctuationSymbolsAndEmojiAreNotTokens) {
 TEST_P(AnalyzerTest, IllFormedUtf8IsReplacedAndCounted) {
   // FF, truncated E2 82, overlong C0 AF (two subparts): four U+FFFD, which
   // are not word characters.
-  EXPECT_EQ(Analyze("a\xFF" "b \xE2\x82 c\xC0\xAF"), (Tokens{"a", "b", "c"}));
+  EXPECT_EQ(Analyze("a\xFF"
+                    "b \xE2\x82 c\xC0\xAF"),
+            (Tokens{"a", "b", "c"}));
   EXPECT_EQ(stats_.invalid_utf8_sequences, 4u);
   EXPECT_EQ(Analyze("caf\xC3"), (Tokens{"caf"}));
   EXPECT_EQ(Analyze("\xED\xA0\x80"), Tokens{});  // a surrogate: 3 subparts
@@ -128,7 +133,8 @@ TEST_P(AnalyzerTest, RandomBytesNeverCrashAndCountLikeSanitize) {
   Tokens tokens;
   for (int i = 0; i < 3000; ++i) {
     std::string bytes(rng() % 64, '\0');
-    for (char& c : bytes) c = static_cast<char>(rng() % 4 == 0 ? rng() % 0x80 : 0x80 + rng() % 0x80);
+    for (char& c : bytes)
+      c = static_cast<char>(rng() % 4 == 0 ? rng() % 0x80 : 0x80 + rng() % 0x80);
     uint64_t replaced = 0;
     const std::string sanitized = SanitizeUtf8(bytes, &replaced);
     AnalyzeStats stats;
@@ -154,6 +160,12 @@ TEST_P(AnalyzerTest, AppendsToExistingTokensAndAccumulatesStats) {
   EXPECT_EQ(stats.ascii_fast_path_bytes + stats.icu_path_bytes, 13u);
 }
 
+TEST(Analyzer, ReportsTheIcuVersionTermsDependOn) {
+  const std::string version = Analyzer::IcuVersion();
+  EXPECT_TRUE(version.starts_with("ICU ")) << version;
+  EXPECT_NE(version.find(", Unicode "), std::string::npos) << version;
+}
+
 TEST(Analyzer, MostlyEnglishTextTakesTheFastPathAroundOneAccentedWord) {
   auto analyzer = Analyzer::Create();
   ASSERT_TRUE(analyzer.ok());
@@ -163,10 +175,10 @@ TEST(Analyzer, MostlyEnglishTextTakesTheFastPathAroundOneAccentedWord) {
       "The committee met on Friday and the chairman said the naïve plan had been "
       "dropped after a long debate about costs, schedules and the 2024 budget.";
   (*analyzer)->Analyze(text, &tokens, &stats);
-  EXPECT_EQ(tokens, (Tokens{"the",  "committee", "met",   "on",    "friday",    "and",  "the",
-                            "chairman", "said", "the", "naïve", "plan",  "had",       "been",
-                            "dropped", "after", "a", "long", "debate", "about", "costs",
-                            "schedules", "and", "the", "2024", "budget"}));
+  EXPECT_EQ(tokens, (Tokens{"the",       "committee", "met", "on",    "friday", "and",   "the",
+                            "chairman",  "said",      "the", "naïve", "plan",   "had",   "been",
+                            "dropped",   "after",     "a",   "long",  "debate", "about", "costs",
+                            "schedules", "and",       "the", "2024",  "budget"}));
   // ICU sees "naïve " only: the stretch between the separators around it.
   EXPECT_EQ(stats.icu_path_bytes, std::string_view("naïve ").size());
   EXPECT_EQ(stats.ascii_fast_path_bytes, text.size() - stats.icu_path_bytes);

@@ -72,8 +72,9 @@ class Comparer {
     }
     return ::testing::AssertionFailure()
            << "input " << Escape(input) << "\n  fast path: " << Escape(got_)
-           << "\n  ICU:       " << Escape(want_) << "\n  invalid: " << got_stats.invalid_utf8_sequences
-           << " vs " << want_stats.invalid_utf8_sequences;
+           << "\n  ICU:       " << Escape(want_)
+           << "\n  invalid: " << got_stats.invalid_utf8_sequences << " vs "
+           << want_stats.invalid_utf8_sequences;
   }
 
   const AnalyzeStats& subject_stats() const { return subject_stats_; }
@@ -93,13 +94,14 @@ char RandomAsciiChar(std::mt19937_64& rng) {
   static constexpr std::string_view kMid = ".,'_-:@;\"";
   static constexpr std::string_view kSpace = " \t\n\r\v\f";
   const uint64_t r = rng() % 100;
-  if (r < 25) return static_cast<char>((rng() % 2 ? 'a' : 'A') + rng() % 3);  // few letters: repeats
+  if (r < 25)
+    return static_cast<char>((rng() % 2 ? 'a' : 'A') + rng() % 3);  // few letters: repeats
   if (r < 30) return static_cast<char>('a' + rng() % 26);
   if (r < 45) return static_cast<char>('0' + rng() % (rng() % 2 ? 3 : 10));
   if (r < 75) return kMid[rng() % kMid.size()];
   if (r < 87) return kSpace[rng() % kSpace.size()];
   if (r < 92) return static_cast<char>(rng() % 2 ? rng() % 0x20 : 0x7F);  // controls
-  return static_cast<char>(0x20 + rng() % 0x5F);  // any printable
+  return static_cast<char>(0x20 + rng() % 0x5F);                          // any printable
 }
 
 std::string RandomAscii(std::mt19937_64& rng, size_t max_len) {
@@ -113,17 +115,83 @@ std::string RandomAscii(std::mt19937_64& rng, size_t max_len) {
 // ASCII punctuation or letters, non-ASCII Mid characters, scripts with
 // dictionaries, Hebrew (the Double_Quote rules), emoji sequences,
 // whitespace, and ill-formed UTF-8.
-constexpr std::string_view kNonAscii[] = {
-    "é", "É", "\u0301", "\u0308", "\u0338", "\u00AD", "\u200D", "\u200B", "\u2060", "\uFE0F",
-    "\u20E3", "\u2019", "\u2018", "\u00B7", "\u2027", "\uFF0E", "\u2024", "\uFE52", "\uFF07",
-    "\u037E", "\uFF0C", "\uFF1A", "\uFE55", "Ａ", "ｚ", "１", "ﬁ", "ß", "ẞ", "İ", "\u212A", "ſ",
-    "µ", "Ω", "½", "²", "①", "Ⅻ", "\u0661", "中", "文", "北京大学", "ภาษาไทย", "ง่าย", "の",
-    "カタカナ", "ｶﾀ", "ー", "한국", "א", "ב", "\u05F3", "😀", "👍🏽", "🇩🇪", "\u00A0", "\u3000",
-    "\u2028", "\u0085", "\u1680", "\u202F", "\uFFFD", "\xFF", "\x80", "\xE2\x82", "\xF0\x9F",
-    "\xC0\xAF", "\xED\xA0\x80", "\xF4\x90\x80\x80", "Σ", "ς", "ǅ", "\u0345", "\uFDFA"};
+constexpr std::string_view kNonAscii[] = {"é",
+                                          "É",
+                                          "\u0301",
+                                          "\u0308",
+                                          "\u0338",
+                                          "\u00AD",
+                                          "\u200D",
+                                          "\u200B",
+                                          "\u2060",
+                                          "\uFE0F",
+                                          "\u20E3",
+                                          "\u2019",
+                                          "\u2018",
+                                          "\u00B7",
+                                          "\u2027",
+                                          "\uFF0E",
+                                          "\u2024",
+                                          "\uFE52",
+                                          "\uFF07",
+                                          "\u037E",
+                                          "\uFF0C",
+                                          "\uFF1A",
+                                          "\uFE55",
+                                          "Ａ",
+                                          "ｚ",
+                                          "１",
+                                          "ﬁ",
+                                          "ß",
+                                          "ẞ",
+                                          "İ",
+                                          "\u212A",
+                                          "ſ",
+                                          "µ",
+                                          "Ω",
+                                          "½",
+                                          "²",
+                                          "①",
+                                          "Ⅻ",
+                                          "\u0661",
+                                          "中",
+                                          "文",
+                                          "北京大学",
+                                          "ภาษาไทย",
+                                          "ง่าย",
+                                          "の",
+                                          "カタカナ",
+                                          "ｶﾀ",
+                                          "ー",
+                                          "한국",
+                                          "א",
+                                          "ב",
+                                          "\u05F3",
+                                          "😀",
+                                          "👍🏽",
+                                          "🇩🇪",
+                                          "\u00A0",
+                                          "\u3000",
+                                          "\u2028",
+                                          "\u0085",
+                                          "\u1680",
+                                          "\u202F",
+                                          "\uFFFD",
+                                          "\xFF",
+                                          "\x80",
+                                          "\xE2\x82",
+                                          "\xF0\x9F",
+                                          "\xC0\xAF",
+                                          "\xED\xA0\x80",
+                                          "\xF4\x90\x80\x80",
+                                          "Σ",
+                                          "ς",
+                                          "ǅ",
+                                          "\u0345",
+                                          "\uFDFA"};
 
-constexpr std::string_view kWhitespace[] = {" ", "\n", "\t", "\r\n", "\u3000", "\u00A0",
-                                           "\u2028", "\u0085", "\u1680", "  "};
+constexpr std::string_view kWhitespace[] = {" ",      "\n",     "\t",     "\r\n",   "\u3000",
+                                            "\u00A0", "\u2028", "\u0085", "\u1680", "  "};
 
 // `space_percent` of the pieces are whitespace, the rest 70% ASCII.
 std::string RandomMixed(std::mt19937_64& rng, size_t max_pieces, int space_percent = 0) {

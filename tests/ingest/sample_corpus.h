@@ -67,11 +67,21 @@ inline bool ParseString(std::string_view s, size_t* i, std::string* out) {
     }
     if (++p == s.size()) return false;
     switch (s[p]) {
-      case 'n': out->push_back('\n'); break;
-      case 't': out->push_back('\t'); break;
-      case 'r': out->push_back('\r'); break;
-      case 'b': out->push_back('\b'); break;
-      case 'f': out->push_back('\f'); break;
+      case 'n':
+        out->push_back('\n');
+        break;
+      case 't':
+        out->push_back('\t');
+        break;
+      case 'r':
+        out->push_back('\r');
+        break;
+      case 'b':
+        out->push_back('\b');
+        break;
+      case 'f':
+        out->push_back('\f');
+        break;
       case 'u': {
         char32_t cp;
         if (!ParseHex4(s, p + 1, &cp)) return false;
@@ -86,7 +96,8 @@ inline bool ParseString(std::string_view s, size_t* i, std::string* out) {
         AppendUtf8(cp, out);
         break;
       }
-      default: out->push_back(s[p]);  // '"', '\\', '/'
+      default:
+        out->push_back(s[p]);  // '"', '\\', '/'
     }
   }
   return false;

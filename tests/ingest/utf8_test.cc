@@ -37,9 +37,9 @@ TEST(Utf8, ReplacesMaximalSubpartsAsTheUnicodeStandardRecommends) {
 
 TEST(Utf8, OverlongsSurrogatesAndOutOfRangeAreOneReplacementPerByte) {
   uint64_t replaced = 0;
-  EXPECT_EQ(Sanitize("\xC0\xAF", &replaced), kFffd + kFffd);          // overlong '/'
-  EXPECT_EQ(Sanitize("\xE0\x80\xAF"), kFffd + kFffd + kFffd);          // overlong, 3 bytes
-  EXPECT_EQ(Sanitize("\xED\xA0\x80"), kFffd + kFffd + kFffd);          // surrogate D800
+  EXPECT_EQ(Sanitize("\xC0\xAF", &replaced), kFffd + kFffd);               // overlong '/'
+  EXPECT_EQ(Sanitize("\xE0\x80\xAF"), kFffd + kFffd + kFffd);              // overlong, 3 bytes
+  EXPECT_EQ(Sanitize("\xED\xA0\x80"), kFffd + kFffd + kFffd);              // surrogate D800
   EXPECT_EQ(Sanitize("\xF4\x90\x80\x80"), kFffd + kFffd + kFffd + kFffd);  // > U+10FFFF
   EXPECT_EQ(Sanitize("\xF5\xFF"), kFffd + kFffd);
   EXPECT_EQ(replaced, 2u);
@@ -74,10 +74,9 @@ TEST(Utf8, Utf16ToUtf8WritesUnpairedSurrogatesAsReplacement) {
 // random bytes biased towards lead and continuation bytes.
 TEST(Utf8, DecodingAgreesWithIcuOnRandomBytes) {
   std::mt19937_64 rng(3);
-  static constexpr uint8_t kInteresting[] = {0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0,
-                                             0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xEC,
-                                             0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5,
-                                             0xFF};
+  static constexpr uint8_t kInteresting[] = {0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF,
+                                             0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xEC, 0xED, 0xEE,
+                                             0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF};
   std::vector<char16_t> ours, theirs;
   for (int i = 0; i < 100000; ++i) {
     std::string bytes(rng() % 16, '\0');
