@@ -265,6 +265,27 @@ Status IndexWriter::CommitFiles(const std::vector<std::pair<size_t, std::string>
   return SwapManifest(std::move(next));
 }
 
+Status IndexWriter::ReplaceTabletFiles(size_t tablet, size_t first, const std::string& file) {
+  if (tablet >= manifest_.tablets.size() || first > manifest_.tablets[tablet].files.size()) {
+    return Status::InvalidArgument("no tablet " + std::to_string(tablet) + " file " +
+                                   std::to_string(first));
+  }
+  Manifest next = manifest_;
+  auto& files = next.tablets[tablet].files;
+  const std::vector<std::string> old(files.begin() + static_cast<ptrdiff_t>(first), files.end());
+  files.resize(first);
+  files.push_back(file);
+  DPS_RETURN_IF_ERROR(SyncDir(dir_));
+  uint64_t bytes = 0;
+  DPS_RETURN_IF_ERROR(RebuildGlobalIndex(&next, &bytes));
+  manifest_.next_file_number = next.next_file_number;
+  DPS_RETURN_IF_ERROR(SwapManifest(std::move(next)));
+  for (const auto& name : old) {
+    if (name != file) DPS_RETURN_IF_ERROR(RemoveFile(dir_ + "/" + name));
+  }
+  return Status::OK();
+}
+
 Status IndexWriter::SwapManifest(Manifest next) {
   ++next.generation;
   DPS_RETURN_IF_ERROR(WriteManifest(dir_, next));

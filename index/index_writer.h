@@ -85,6 +85,11 @@ class IndexWriter {
   // index and swaps the MANIFEST. `files`: (tablet index, file name).
   Status CommitFiles(const std::vector<std::pair<size_t, std::string>>& files,
                      uint64_t* bytes_written = nullptr);
+  // Replaces files [first, end) of `tablet` with `file` (a compaction's
+  // output) in one MANIFEST swap, then deletes the replaced files.
+  Status ReplaceTabletFiles(size_t tablet, size_t first, const std::string& file);
+  // The committed index (valid until the next commit).
+  const IndexReader& current() const { return *current_; }
 
  private:
   IndexWriter() = default;

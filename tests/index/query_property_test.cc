@@ -1,11 +1,12 @@
 // Property test: random corpora committed in random batches (appends,
-// replacements, deletes) over random bin/tablet layouts, random AND/OR/NOT
+// replacements, deletes, compactions) over random bin/tablet layouts, random AND/OR/NOT
 // trees, every result set compared with a brute-force evaluation.
 #include <gtest/gtest.h>
 
 #include <map>
 #include <random>
 
+#include "index/compaction.h"
 #include "index/index_writer.h"
 #include "tests/testing/test_util.h"
 
@@ -44,6 +45,12 @@ void RunScenario(uint64_t seed) {
       for (int k = 0; k < 5; ++k) gone.push_back("doc-" + std::to_string(rng() % 80));
       ASSERT_TRUE((*writer)->Delete(gone).ok());
       for (const auto& id : gone) live.erase(id);
+    }
+    if (rng() % 3 == 0) {  // major compaction of one tablet, or the ratio rule
+      CompactionStats cstats;
+      Status s = rng() % 2 ? CompactTablet(writer->get(), rng() % options.tablets, &cstats)
+                           : CompactWhereNeeded(writer->get(), &cstats);
+      ASSERT_TRUE(s.ok()) << s.ToString();
     }
   }
   for (int q = 0; q < 8; ++q) {
