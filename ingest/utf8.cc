@@ -169,4 +169,32 @@ void AppendUtf16AsUtf8(const char16_t* s, size_t n, std::string* out) {
   }
 }
 
+void SanitizeUtf8InPlace(std::string* s, uint64_t* replaced) {
+  if (WellFormedUtf8Prefix(*s) == s->size()) return;
+  *s = SanitizeUtf8(*s, replaced);
+}
+
+uint64_t CountInvalidUtf8Bytes(std::string_view in) {
+  const auto* p = reinterpret_cast<const uint8_t*>(in.data());
+  const auto* end = p + in.size();
+  uint64_t invalid = 0;
+  while (p < end) {
+    const size_t valid = WellFormedUtf8Prefix(
+        std::string_view(reinterpret_cast<const char*>(p), static_cast<size_t>(end - p)));
+    p += valid;
+    if (p >= end) break;
+    const uint8_t* start = p;
+    DecodeUtf8(&p, end);  // ill-formed here: skips its maximal subpart
+    invalid += static_cast<uint64_t>(p - start);
+  }
+  return invalid;
+}
+
+size_t EncodeUtf8(char32_t cp, char* dst) {
+  std::string tmp;
+  AppendUtf8(cp, &tmp);
+  for (size_t i = 0; i < tmp.size(); ++i) dst[i] = tmp[i];
+  return tmp.size();
+}
+
 }  // namespace dps

@@ -38,6 +38,21 @@ size_t WellFormedUtf8Prefix(std::string_view in);
 // null). Well-formed input is returned unchanged.
 std::string SanitizeUtf8(std::string_view in, uint64_t* replaced);
 
+// True if `in` is well-formed UTF-8 (no overlongs, surrogates, or code
+// points above U+10FFFF).
+inline bool IsValidUtf8(std::string_view in) { return WellFormedUtf8Prefix(in) == in.size(); }
+
+// Sanitizes *s in place (no copy when it is already valid, the common case).
+void SanitizeUtf8InPlace(std::string* s, uint64_t* replaced);
+
+// The number of bytes of `in` that belong to ill-formed subparts (the
+// directory reader's binary-file test compares it with the file size).
+uint64_t CountInvalidUtf8Bytes(std::string_view in);
+
+// Writes the UTF-8 encoding of `cp` to dst (room for 4 bytes) and returns
+// its length. REQUIRES: cp <= 0x10FFFF.
+size_t EncodeUtf8(char32_t cp, char* dst);
+
 // Appends the UTF-8 encoding of `cp` (REQUIRES: cp <= 0x10FFFF).
 void AppendUtf8(char32_t cp, std::string* out);
 

@@ -8,7 +8,8 @@ PACKAGES=(
   libicu-dev          # analysis: NFKC case folding, word-break segmentation
   libtbb-dev          # parallel ingest pipeline and in-process fan-out
   libboost-dev        # Boost.Asio shard servers (header-only)
-  libzstd-dev         # doc store block compression
+  libzstd-dev         # doc store block compression, .zst input
+  zlib1g-dev          # .gz input
   libxxhash-dev       # XXH3 page checksums and the stable bin hash
   libsimdjson-dev     # JSONL ingest
   libcli11-dev        # command-line parsing

@@ -1,0 +1,239 @@
+#include "ingest/jsonl_parser.h"
+
+#include <simdjson.h>
+
+#include "ingest/json_text.h"
+#include "ingest/line_source.h"
+#include "ingest/utf8.h"
+
+namespace dps {
+
+static_assert(kLinePadding >= simdjson::SIMDJSON_PADDING,
+              "LineSource must leave the padding simdjson reads past a line");
+
+namespace ondemand = simdjson::ondemand;
+
+namespace {
+
+// Lines longer than this release the parser's buffers afterwards.
+constexpr size_t kShrinkAfter = 16u << 20;
+
+bool IsJsonSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+
+std::string_view TrimTrailingSpace(std::string_view s) {
+  while (!s.empty() && IsJsonSpace(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+const char* Describe(simdjson::error_code e) {
+  switch (e) {
+    case simdjson::UNCLOSED_STRING:
+      return "unclosed string";
+    case simdjson::UNESCAPED_CHARS:
+      return "unescaped control character in a string";
+    case simdjson::TAPE_ERROR:
+      return "bad structure (missing or extra comma, colon, brace or key)";
+    case simdjson::INCOMPLETE_ARRAY_OR_OBJECT:
+      return "unterminated object or array";
+    case simdjson::DEPTH_ERROR:
+      return "nested too deeply";
+    case simdjson::T_ATOM_ERROR:
+    case simdjson::F_ATOM_ERROR:
+    case simdjson::N_ATOM_ERROR:
+      return "invalid literal (expected true, false or null)";
+    case simdjson::NUMBER_ERROR:
+      return "invalid number";
+    case simdjson::STRING_ERROR:
+      return "invalid string";
+    case simdjson::CAPACITY:
+      return "line too large for the JSON parser";
+    default:
+      return simdjson::error_message(e);
+  }
+}
+
+Status Malformed(simdjson::error_code e) {
+  return Status::InvalidArgument(std::string("malformed JSON: ") + Describe(e));
+}
+
+// Input text shortened and made safe for a one-line message.
+std::string Excerpt(std::string_view text);
+
+// What a value token is, for "must be X, not Y" messages.
+std::string WhatIs(std::string_view token) {
+  if (token.empty()) return "nothing";
+  switch (token.front()) {
+    case '{':
+      return "an object";
+    case '[':
+      return "an array";
+    case '"':
+      return "a string";
+    default:
+      break;
+  }
+  if (token == "true" || token == "false") return "a boolean";
+  if (token == "null") return "null";
+  if (token.front() == '-' || (token.front() >= '0' && token.front() <= '9')) return "a number";
+  std::string quoted = "'";  // not JSON at all
+  quoted += Excerpt(token);
+  quoted += '\'';
+  return quoted;
+}
+
+std::string Excerpt(std::string_view text) {
+  constexpr size_t kMax = 40;
+  std::string out(text.substr(0, kMax));
+  for (char& c : out) {
+    if (static_cast<unsigned char>(c) < 0x20) c = '?';
+  }
+  if (text.size() > kMax) out += "...";
+  return out;
+}
+
+std::string Quoted(const std::string& field) { return "\"" + field + "\""; }
+
+}  // namespace
+
+struct JsonlParser::Impl {
+  explicit Impl(const ReaderOptions& o)
+      : id_field(o.id_field), text_field(o.text_field), title_field(o.title_field) {}
+
+  // Decodes the string token of `field` into *out. `expected` names what the
+  // field may hold, for the message.
+  Status String(std::string_view token, const std::string& field, std::string* out,
+                const char* expected = "a string") {
+    if (token.size() < 2 || token.front() != '"' || token.back() != '"') {
+      return Status::InvalidArgument("field " + Quoted(field) + " must be " + expected + ", not " +
+                                     WhatIs(token));
+    }
+    if (!DecodeJsonString(token.substr(1, token.size() - 2), out, &replaced, &error)) {
+      return Status::InvalidArgument("malformed JSON: field " + Quoted(field) + ": " + error);
+    }
+    return Status::OK();
+  }
+
+  Status Id(std::string_view token, std::string* out) {
+    if (!token.empty() && token.front() == '"') {
+      DPS_RETURN_IF_ERROR(String(token, id_field, out));
+      if (out->empty()) return Status::InvalidArgument("field " + Quoted(id_field) + " is empty");
+      return Status::OK();
+    }
+    if (IsJsonInteger(token)) {
+      out->assign(CanonicalInteger(token));
+      return Status::OK();
+    }
+    std::string what = WhatIs(token);
+    if (what == "a number") what = Excerpt(token);  // show which: 4.5, 1e3
+    return Status::InvalidArgument("field " + Quoted(id_field) +
+                                   " must be a string or an integer, not " + what);
+  }
+
+  // Checks the value of an ignored field, which starts at `value` and lies
+  // within the line ending at `end`.
+  static Status CheckSkipped(std::string_view key, const char* value, const char* end) {
+    std::string_view rest(value, static_cast<size_t>(end - value));
+    size_t length = 0;
+    bool ok = SkipJsonValue(rest, &length);
+    if (ok) {
+      // The value must end where the object's next comma or brace begins.
+      rest.remove_prefix(length);
+      while (!rest.empty() && IsJsonSpace(rest.front())) rest.remove_prefix(1);
+      ok = !rest.empty() && (rest.front() == ',' || rest.front() == '}');
+    }
+    if (ok) return Status::OK();
+    return Status::InvalidArgument("malformed JSON: bad value of field \"" + Excerpt(key) + "\"");
+  }
+
+  Result<bool> Parse(std::string_view line, RawDocument* doc, uint64_t* replaced_out) {
+    size_t first = 0;
+    while (first < line.size() && IsJsonSpace(line[first])) ++first;
+    if (first == line.size()) return false;
+
+    replaced = 0;
+    std::string_view input = line;
+    ondemand::document d;
+    simdjson::error_code e =
+        parser.iterate(input.data(), input.size(), input.size() + kLinePadding).get(d);
+    if (e == simdjson::UTF8_ERROR) {
+      // Rare: repair a copy of the line and parse that instead.
+      repaired = SanitizeUtf8(line, &replaced);
+      repaired.reserve(repaired.size() + kLinePadding);
+      input = repaired;
+      e = parser.iterate(input.data(), input.size(), repaired.capacity()).get(d);
+    }
+    if (e) return Malformed(e);
+
+    ondemand::object object;
+    if ((e = d.get_object().get(object))) {
+      if (e == simdjson::INCORRECT_TYPE) {
+        // The first token: up to the next space or structural character.
+        std::string_view token = line.substr(first);
+        token = token.substr(0, std::min(token.size(), token.find_first_of(" \t,:[]{}", 1)));
+        return Status::InvalidArgument("expected a JSON object, not " + WhatIs(token));
+      }
+      return Malformed(e);
+    }
+    bool have_id = false, have_text = false;
+    doc->title.clear();
+    for (auto field_or : object) {
+      ondemand::field field;
+      std::string_view key;
+      if ((e = std::move(field_or).get(field)) || (e = field.unescaped_key().get(key)))
+        return Malformed(e);
+      // The value is decoded (or, for other fields, checked) by hand from its
+      // raw text (json_text.h); the object iterator steps over it afterwards.
+      std::string_view raw = field.value().raw_json_token();
+      if (key != id_field && key != text_field && key != title_field) {
+        DPS_RETURN_IF_ERROR(CheckSkipped(key, raw.data(), input.data() + input.size()));
+        continue;
+      }
+      std::string_view token = TrimTrailingSpace(raw);
+      if (key == id_field) {
+        DPS_RETURN_IF_ERROR(Id(token, &doc->id));
+        have_id = true;
+      } else if (key == text_field) {
+        DPS_RETURN_IF_ERROR(String(token, text_field, &doc->text));
+        have_text = true;
+      } else if (token == "null") {
+        doc->title.clear();  // "title": null is common in exported data
+      } else {
+        DPS_RETURN_IF_ERROR(String(token, title_field, &doc->title, "a string or null"));
+      }
+    }
+    // Only whitespace may follow the object: "{...} {...}" is two documents
+    // on one line, which JSONL does not allow.
+    const char* trailing = nullptr;
+    e = d.current_location().get(trailing);
+    if (e == simdjson::SUCCESS) {
+      return Status::InvalidArgument("malformed JSON: unexpected characters after the object");
+    }
+    if (e != simdjson::OUT_OF_BOUNDS) return Malformed(e);
+    if (!have_id) return Status::InvalidArgument("missing field " + Quoted(id_field));
+    if (!have_text) return Status::InvalidArgument("missing field " + Quoted(text_field));
+    *replaced_out += replaced;
+    return true;
+  }
+
+  ondemand::parser parser;
+  const std::string id_field, text_field, title_field;
+  std::string repaired;   // the current line with invalid UTF-8 replaced
+  std::string error;      // DecodeJsonString's message
+  uint64_t replaced = 0;  // substitutions in the current line
+};
+
+JsonlParser::JsonlParser(const ReaderOptions& options) : impl_(new Impl(options)) {}
+JsonlParser::~JsonlParser() = default;
+
+Result<bool> JsonlParser::Parse(std::string_view line, RawDocument* doc, uint64_t* replaced) {
+  Result<bool> result = impl_->Parse(line, doc, replaced);
+  if (line.size() > kShrinkAfter) {
+    // simdjson keeps buffers sized for the longest line it has seen (about
+    // five times its size); after a rare huge line, start small again.
+    impl_->parser = ondemand::parser();
+    impl_->repaired = std::string();
+  }
+  return result;
+}
+
+}  // namespace dps

@@ -1,0 +1,226 @@
+#include "ingest/dir_reader.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <random>
+
+#include "tests/ingest/reader_test_util.h"
+#include "tests/testing/test_util.h"
+
+namespace dps {
+namespace {
+
+using testing::Drained;
+using testing::WriteFile;
+namespace fs = std::filesystem;
+
+class DirReaderTest : public ::testing::Test {
+ protected:
+  DirReaderTest() : root_(dir_.path() + "/tree") { fs::create_directories(root_); }
+
+  void Write(const std::string& rel, std::string_view contents) {
+    fs::create_directories(fs::path(root_ + "/" + rel).parent_path());
+    WriteFile(root_ + "/" + rel, contents);
+  }
+  void Link(const std::string& target, const std::string& rel) {
+    ASSERT_EQ(symlink(target.c_str(), (root_ + "/" + rel).c_str()), 0) << rel;
+  }
+  Drained Read(ReaderOptions options = {}) {
+    options.format = InputFormat::kDir;
+    return testing::OpenAndDrain(root_, options, &stats_);
+  }
+  static std::vector<std::string> Ids(const Drained& d) {
+    std::vector<std::string> ids;
+    for (const auto& doc : d.docs) ids.push_back(doc.id);
+    return ids;
+  }
+
+  testing::TempDir dir_;
+  const std::string root_;
+  ReaderStats stats_;
+};
+
+TEST_F(DirReaderTest, WalksNestedDirectoriesInByteOrder) {
+  // Created out of order; readdir order is whatever the file system likes.
+  Write("zeta.txt", "last");
+  Write("b/inner/deep.md", "deep text");
+  Write("a.txt", "alpha");
+  Write("b/B.txt", "capital");
+  Write("b/a.txt", "b's a");
+  Write("a/x.txt", "dir a sorts before a.txt");
+  Write("empty.txt", "");
+  Drained d = Read();
+  ASSERT_TRUE(d.status.ok()) << d.status.ToString();
+  EXPECT_EQ(Ids(d), (std::vector<std::string>{"a/x.txt", "a.txt", "b/B.txt", "b/a.txt",
+                                              "b/inner/deep.md", "empty.txt", "zeta.txt"}));
+  EXPECT_EQ(d.docs[4].title, "deep.md");
+  EXPECT_EQ(d.docs[4].text, "deep text");
+  EXPECT_EQ(d.docs[4].source, root_ + "/b/inner/deep.md");
+  EXPECT_EQ(d.docs[5].text, "");  // empty documents are allowed
+  EXPECT_EQ(stats_.documents, 7u);
+  EXPECT_EQ(d.docs.size(), 7u);
+
+  // A trailing slash on the root changes nothing.
+  Drained again = testing::OpenAndDrain(root_ + "//", ReaderOptions{});
+  EXPECT_EQ(Ids(again), Ids(d));
+}
+
+TEST_F(DirReaderTest, BinaryFilesAreSkippedAndCounted) {
+  Write("text.txt", "plain text");
+  Write("nul.bin", std::string("looks like text\0but has a NUL", 29));
+  std::mt19937_64 rng(3);
+  std::string noise(4096, '\0');
+  for (char& c : noise) c = static_cast<char>(0x80 | (rng() & 0x7F));  // never a NUL
+  Write("noise.dat", noise);
+  // Latin-1 text: a few invalid bytes, far below the 30% threshold.
+  Write("latin1.txt",
+        "caf\xE9 cr\xE8me br\xFBl\xE9"
+        "e and plenty of ascii around it");
+  std::string late_nul(9000, 'a');
+  late_nul += '\0';  // beyond the 8 KiB probe
+  Write("late_nul.txt", late_nul);
+  Drained d = Read();
+  ASSERT_TRUE(d.status.ok()) << d.status.ToString();
+  EXPECT_EQ(Ids(d), (std::vector<std::string>{"late_nul.txt", "latin1.txt", "text.txt"}));
+  EXPECT_EQ(d.docs[1].text,
+            "caf\xEF\xBF\xBD cr\xEF\xBF\xBDme br\xEF\xBF\xBDl\xEF\xBF\xBD"
+            "e and plenty of ascii around it");
+  EXPECT_EQ(stats_.binary_files, 2u);
+  EXPECT_EQ(stats_.utf8_replacements, 4u);
+}
+
+TEST_F(DirReaderTest, SymlinkLoopsDoNotHang) {
+  Write("a/file.txt", "in a");
+  Link("..", "a/up");            // a/up -> tree (a cycle)
+  Link(root_ + "/a", "a_link");  // another path to a
+  Link("a/file.txt", "file_link.txt");
+  Drained d = Read();
+  ASSERT_TRUE(d.status.ok()) << d.status.ToString();
+  // Links to directories are not followed by default; links to files are.
+  EXPECT_EQ(Ids(d), (std::vector<std::string>{"a/file.txt", "file_link.txt"}));
+  EXPECT_EQ(d.docs[1].text, "in a");
+  EXPECT_EQ(stats_.skipped_entries, 2u);
+
+  // Followed, every directory is still visited once.
+  ReaderOptions follow;
+  follow.follow_dir_symlinks = true;
+  d = Read(follow);
+  ASSERT_TRUE(d.status.ok()) << d.status.ToString();
+  EXPECT_EQ(Ids(d), (std::vector<std::string>{"a/file.txt", "file_link.txt"}));
+  EXPECT_EQ(stats_.skipped_entries, 2u);  // a/up (the root) and a_link (a)
+}
+
+TEST_F(DirReaderTest, FollowedLinkToAnUnvisitedDirectoryIsWalked) {
+  Write("real/r.txt", "real");
+  fs::create_directories(dir_.path() + "/outside");
+  WriteFile(dir_.path() + "/outside/o.txt", "outside");
+  Link(dir_.path() + "/outside", "ext");
+  ReaderOptions follow;
+  follow.follow_dir_symlinks = true;
+  Drained d = Read(follow);
+  ASSERT_TRUE(d.status.ok()) << d.status.ToString();
+  EXPECT_EQ(Ids(d), (std::vector<std::string>{"ext/o.txt", "real/r.txt"}));
+}
+
+TEST_F(DirReaderTest, DanglingAndSelfLinksAreBadRecords) {
+  Write("a.txt", "a");
+  Link("missing", "dangling");
+  Write("z.txt", "z");
+  Drained d = Read();
+  EXPECT_EQ(d.status.code(), Status::Code::kIOError);
+  EXPECT_EQ(d.status.message(),
+            root_ + "/dangling: following symbolic link: No such file or directory");
+  EXPECT_EQ(Ids(d), (std::vector<std::string>{"a.txt"}));
+
+  Link("self", "self");
+  ReaderOptions skip;
+  skip.skip_bad = true;
+  d = Read(skip);
+  ASSERT_TRUE(d.status.ok());
+  EXPECT_EQ(Ids(d), (std::vector<std::string>{"a.txt", "z.txt"}));
+  EXPECT_EQ(stats_.bad_records, 2u);
+  ASSERT_EQ(stats_.first_errors.size(), 2u);
+  EXPECT_EQ(stats_.first_errors[1],
+            root_ + "/self: following symbolic link: Too many levels of symbolic links");
+}
+
+TEST_F(DirReaderTest, FifosAreSkippedWithoutBlocking) {
+  Write("a.txt", "a");
+  ASSERT_EQ(mkfifo((root_ + "/pipe").c_str(), 0644), 0);
+  Drained d = Read();
+  ASSERT_TRUE(d.status.ok());
+  EXPECT_EQ(Ids(d), (std::vector<std::string>{"a.txt"}));
+  EXPECT_EQ(stats_.skipped_entries, 1u);
+}
+
+TEST_F(DirReaderTest, UnreadableFilesAreErrors) {
+  if (geteuid() == 0) GTEST_SKIP() << "root reads every file";
+  Write("a.txt", "a");
+  Write("secret.txt", "s");
+  ASSERT_EQ(chmod((root_ + "/secret.txt").c_str(), 0), 0);
+  Drained d = Read();
+  EXPECT_EQ(d.status.code(), Status::Code::kIOError);
+  EXPECT_EQ(d.status.message(), root_ + "/secret.txt: open: Permission denied");
+  ReaderOptions skip;
+  skip.skip_bad = true;
+  d = Read(skip);
+  ASSERT_TRUE(d.status.ok());
+  EXPECT_EQ(stats_.bad_records, 1u);
+
+  ASSERT_EQ(chmod((root_ + "/secret.txt").c_str(), 0644), 0);
+  Write("locked/inside.txt", "i");
+  ASSERT_EQ(chmod((root_ + "/locked").c_str(), 0), 0);
+  d = Read();
+  EXPECT_EQ(d.status.message(), root_ + "/locked: opendir: Permission denied");
+  chmod((root_ + "/locked").c_str(), 0755);  // so TempDir can remove it
+}
+
+// Runs as root too: /proc/self/mem opens, but reading offset 0 fails (EIO).
+TEST_F(DirReaderTest, ReadErrorsAreIOErrors) {
+  if (access("/proc/self/mem", R_OK) != 0) GTEST_SKIP() << "no /proc/self/mem";
+  Write("a.txt", "a");
+  Link("/proc/self/mem", "mem");
+  Drained d = Read();
+  EXPECT_EQ(d.status.code(), Status::Code::kIOError);
+  EXPECT_EQ(d.status.message(), root_ + "/mem: read: Input/output error");
+  EXPECT_EQ(Ids(d), (std::vector<std::string>{"a.txt"}));
+}
+
+TEST_F(DirReaderTest, FilesOverTheLimitAreBadRecords) {
+  Write("big.txt", std::string(5000, 'b'));
+  Write("small.txt", "s");
+  ReaderOptions options;
+  options.max_record_bytes = 4096;
+  Drained d = Read(options);
+  EXPECT_TRUE(d.status.IsInvalidArgument());
+  EXPECT_EQ(d.status.message(), root_ + "/big.txt: file larger than 4096 bytes");
+  options.skip_bad = true;
+  d = Read(options);
+  ASSERT_TRUE(d.status.ok());
+  EXPECT_EQ(Ids(d), (std::vector<std::string>{"small.txt"}));
+}
+
+TEST_F(DirReaderTest, NonUtf8FileNamesBecomeValidIds) {
+  Write("caf\xE9.txt", "x");
+  Drained d = Read();
+  ASSERT_TRUE(d.status.ok());
+  ASSERT_EQ(d.docs.size(), 1u);
+  EXPECT_EQ(d.docs[0].id, "caf\xEF\xBF\xBD.txt");
+  EXPECT_EQ(d.docs[0].title, "caf\xEF\xBF\xBD.txt");
+}
+
+TEST_F(DirReaderTest, RootMustBeADirectory) {
+  Write("f.txt", "x");
+  auto r = OpenDirReader(root_ + "/f.txt", {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), root_ + "/f.txt: not a directory");
+  r = OpenDirReader(root_ + "/nope", {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), root_ + "/nope: stat: No such file or directory");
+}
+
+}  // namespace
+}  // namespace dps
