@@ -13,6 +13,7 @@ inline constexpr int kExitNoMatch = 1;
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitIndex = 3;
 
+void RegisterIngest(CLI::App& app);
 void RegisterScan(CLI::App& app);
 void RegisterCheck(CLI::App& app);
 

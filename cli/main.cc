@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   CLI::App app{"dpsearch: a document-partitioned full-text search engine"};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Show help for every command");
+  dps::cli::RegisterIngest(app);
   dps::cli::RegisterScan(app);
   dps::cli::RegisterCheck(app);
   try {

@@ -16,6 +16,7 @@
 
 #include "common/checksum.h"
 #include "common/file.h"
+#include "index/compaction.h"
 #include "index/tablet_writer.h"
 #include "ingest/analyzer.h"
 #include "ingest/doc_spill.h"
@@ -378,8 +379,13 @@ Status Ingest(const std::string& index_dir, const std::vector<std::string>& inpu
                                                   options.threads);
   }
   DPS_ASSIGN_OR_RETURN(auto writer, IndexWriter::Open(index_dir, options.index));
-  IngestRun run(writer.get(), options, stats);
-  DPS_RETURN_IF_ERROR(run.Run(inputs, progress));
+  {
+    IngestRun run(writer.get(), options, stats);  // removes its spill file when done
+    DPS_RETURN_IF_ERROR(run.Run(inputs, progress));
+  }
+  CompactionStats compaction;
+  DPS_RETURN_IF_ERROR(CompactWhereNeeded(writer.get(), &compaction));
+  stats->compacted_tablets = compaction.tablets;
   uint64_t index_bytes = 0;
   DPS_ASSIGN_OR_RETURN(auto names, ListDir(index_dir));
   for (const auto& name : names) {

@@ -51,6 +51,7 @@ struct IngestStats {
   uint64_t runs = 0;  // spilled runs (0 when everything fit in memory)
   uint64_t bytes_written = 0;
   uint64_t index_bytes = 0;  // whole index after the commit
+  uint64_t compacted_tablets = 0;  // by the ratio rule after the commit
   double seconds = 0;
 };
 
