@@ -15,6 +15,9 @@ inline constexpr int kExitIndex = 3;
 
 void RegisterIngest(CLI::App& app);
 void RegisterScan(CLI::App& app);
+void RegisterStats(CLI::App& app);
+void RegisterDelete(CLI::App& app);
+void RegisterCompact(CLI::App& app);
 void RegisterCheck(CLI::App& app);
 
 // Exit code chosen by the subcommand that ran.

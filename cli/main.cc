@@ -16,6 +16,9 @@ int main(int argc, char** argv) {
   app.set_help_all_flag("--help-all", "Show help for every command");
   dps::cli::RegisterIngest(app);
   dps::cli::RegisterScan(app);
+  dps::cli::RegisterStats(app);
+  dps::cli::RegisterDelete(app);
+  dps::cli::RegisterCompact(app);
   dps::cli::RegisterCheck(app);
   try {
     app.parse(argc, argv);
