@@ -22,8 +22,8 @@ void EncodePostingList(std::span<const DocId> docs, std::span<const uint32_t> we
     EncodeWeightBlock(weights.data() + begin, len, &weight_bytes);
     prev = docs[begin + len - 1];
     skip[b] = prev;
-    for (size_t part = 0; part + 1 < kBlockParts; ++part) {
-      skip[(1 + part) * blocks + b] = docs[begin + std::min(len, (part + 1) * kBlockPartSize) - 1];
+    for (size_t part = 0; part + 1 < kBlockParts; ++part) {  // one cache line per block
+      skip[blocks + 3 * b + part] = docs[begin + std::min(len, (part + 1) * kBlockPartSize) - 1];
     }
     skip[4 * blocks + b] = static_cast<uint32_t>(doc_bytes.size());
     skip[5 * blocks + b] = static_cast<uint32_t>(weight_bytes.size());

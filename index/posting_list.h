@@ -12,13 +12,14 @@
 #include <span>
 #include <string>
 
+#include "common/coding.h"
 #include "common/status.h"
 #include "index/posting_codec.h"
 #include "index/types.h"
 
 namespace dps {
 
-// Per block, in six u32 arrays: last_doc, part_last[0..2], doc_end, weight_end.
+// Per block: last_doc[n], part_last[n][3], doc_end[n], weight_end[n] (u32).
 inline constexpr size_t kSkipArrays = 6;
 inline constexpr size_t kSkipEntrySize = 4 * kSkipArrays;
 
@@ -94,7 +95,9 @@ class PostingCursor {
   // Decodes part `part` of the current (full) block; false on corruption.
   bool LoadPart(size_t part);
   // The last docid of part `part` of block b (part 3: the block's last).
-  uint32_t PartLast(size_t b, size_t part) const { return Skip(part == 3 ? 0 : 1 + part, b); }
+  uint32_t PartLast(size_t b, size_t part) const {
+    return part == 3 ? Skip(0, b) : DecodeFixed32(data_ + 4 * (num_blocks_ + 3 * b + part));
+  }
   uint32_t Skip(size_t array, size_t b) const;
   // Decodes block `b`, positions on its first docid. Returns doc().
   DocId LoadBlock(size_t b);
