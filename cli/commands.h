@@ -14,6 +14,7 @@ inline constexpr int kExitUsage = 2;
 inline constexpr int kExitIndex = 3;
 
 void RegisterIngest(CLI::App& app);
+void RegisterQuery(CLI::App& app);
 void RegisterScan(CLI::App& app);
 void RegisterStats(CLI::App& app);
 void RegisterDelete(CLI::App& app);

@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Show help for every command");
   dps::cli::RegisterIngest(app);
+  dps::cli::RegisterQuery(app);
   dps::cli::RegisterScan(app);
   dps::cli::RegisterStats(app);
   dps::cli::RegisterDelete(app);

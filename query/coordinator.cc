@@ -1,0 +1,116 @@
+#include "query/coordinator.h"
+
+#include <oneapi/tbb/concurrent_queue.h>
+#include <oneapi/tbb/task_arena.h>
+#include <oneapi/tbb/task_group.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+namespace dps {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double Micros(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::micro>(b - a).count();
+}
+
+struct Completed {
+  BinResponse response;
+  BinTiming timing;
+  Status status;
+};
+}  // namespace
+
+struct Coordinator::Impl {
+  const IndexReader* index;
+  std::vector<Shard> shards;
+  tbb::task_arena arena;
+};
+
+Coordinator::Coordinator(const IndexReader* index, unsigned threads) : impl_(new Impl{index, {}, {}}) {
+  for (size_t t = 0; t < index->tablet_count(); ++t) impl_->shards.emplace_back(index, t, t);
+  impl_->arena.initialize(threads == 0 ? tbb::task_arena::automatic : static_cast<int>(threads));
+}
+
+Coordinator::~Coordinator() = default;
+
+Status Coordinator::Run(const QueryPlan& plan, const SearchOptions& options,
+                        const ResultSink& on_result, QueryStats* stats) {
+  *stats = QueryStats();
+  const auto start = Clock::now();
+  if (plan.empty) {
+    stats->total_us = Micros(start, Clock::now());
+    return Status::OK();
+  }
+  std::atomic<bool> cancel{false};
+  tbb::concurrent_bounded_queue<Completed*> done;
+  tbb::task_group group;
+  const size_t n = plan.bins.size();
+  const Manifest& manifest = impl_->index->manifest();
+  impl_->arena.execute([&] {
+    for (uint32_t bin : plan.bins) {
+      group.run([&, bin] {
+        auto* c = new Completed();
+        const auto began = Clock::now();
+        c->timing.bin = bin;
+        c->timing.tablet = static_cast<uint32_t>(manifest.TabletOf(bin));
+        c->timing.queue_wait_us = Micros(start, began);
+        if (!cancel.load(std::memory_order_relaxed)) {
+          BinRequest req;
+          req.bin = bin;
+          req.root = &plan.root;
+          req.and_terms = plan.pure_and ? &plan.and_terms : nullptr;
+          req.count_only = options.count_only;
+          req.limit = options.limit;
+          req.cancel = &cancel;
+          c->status = impl_->shards[c->timing.tablet].Search(req, &c->response);
+        } else {
+          c->response.bin = bin;
+          c->response.cancelled = true;
+        }
+        c->timing.service_us = Micros(began, Clock::now());
+        c->timing.results = c->response.count;
+        c->timing.fast_path = c->response.fast_path;
+        done.push(c);
+      });
+    }
+  });
+  Status status;
+  uint64_t delivered = 0;
+  for (size_t received = 0; received < n; ++received) {
+    Completed* raw = nullptr;
+    done.pop(raw);
+    std::unique_ptr<Completed> c(raw);
+    stats->bins.push_back(c->timing);
+    if (!c->status.ok()) {
+      if (status.ok()) status = c->status.WithContext("bin " + std::to_string(c->timing.bin));
+      cancel.store(true);
+      continue;
+    }
+    if (!status.ok() || cancel.load() || c->response.count == 0) continue;
+    BinResponse& r = c->response;
+    if (options.limit != 0 && delivered + r.count > options.limit) {
+      r.count = options.limit - delivered;
+      if (!r.docs.empty()) r.docs.resize(r.count);
+    }
+    const auto now = Clock::now();
+    if (stats->ttfr_us < 0) stats->ttfr_us = Micros(start, now);
+    stats->ttlr_us = Micros(start, now);
+    delivered += r.count;
+    const bool more = on_result(r);
+    if (!more || (options.limit != 0 && delivered >= options.limit)) {
+      cancel.store(true);
+      stats->cancelled = true;
+    }
+  }
+  impl_->arena.execute([&] { group.wait(); });
+  if (!stats->bins.empty()) stats->last_tablet = stats->bins.back().tablet;
+  stats->results = delivered;
+  stats->bins_visited = n;
+  stats->total_us = Micros(start, Clock::now());
+  return status;
+}
+
+}  // namespace dps

@@ -1,0 +1,171 @@
+#include "query/parser.h"
+
+#include <algorithm>
+
+namespace dps {
+
+namespace {
+
+struct Token {
+  enum class Kind { kWord, kAnd, kOr, kNot, kMinus, kOpen, kClose, kEnd };
+  Kind kind;
+  std::string_view text;
+  size_t pos;
+};
+
+std::vector<Token> Lex(std::string_view s) {
+  std::vector<Token> out;
+  size_t i = 0;
+  auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+  while (i < s.size()) {
+    if (is_space(s[i])) {
+      ++i;
+    } else if (s[i] == '(' || s[i] == ')') {
+      out.push_back({s[i] == '(' ? Token::Kind::kOpen : Token::Kind::kClose, s.substr(i, 1), i});
+      ++i;
+    } else if (s[i] == '-' && i + 1 < s.size() && !is_space(s[i + 1]) &&
+               (out.empty() || out.back().kind != Token::Kind::kWord ||
+                out.back().pos + out.back().text.size() < i)) {
+      out.push_back({Token::Kind::kMinus, s.substr(i, 1), i});  // "-term", not "a-b"
+      ++i;
+    } else {
+      size_t j = i;
+      while (j < s.size() && !is_space(s[j]) && s[j] != '(' && s[j] != ')') ++j;
+      const std::string_view w = s.substr(i, j - i);
+      Token::Kind kind = Token::Kind::kWord;
+      if (w == "AND") kind = Token::Kind::kAnd;
+      if (w == "OR") kind = Token::Kind::kOr;
+      if (w == "NOT") kind = Token::Kind::kNot;
+      out.push_back({kind, w, i});
+      i = j;
+    }
+  }
+  out.push_back({Token::Kind::kEnd, {}, s.size()});
+  return out;
+}
+
+class Parser {
+ public:
+  Parser(std::vector<Token> tokens, Analyzer* analyzer)
+      : tokens_(std::move(tokens)), analyzer_(analyzer) {}
+
+  Result<QueryNode> Parse() {
+    if (Peek().kind == Token::Kind::kEnd) return Status::InvalidArgument("empty query");
+    DPS_ASSIGN_OR_RETURN(QueryNode q, ParseOr());
+    if (Peek().kind != Token::Kind::kEnd) return Error("unexpected '" + std::string(Peek().text) + "'");
+    if (q.kind == QueryNode::Kind::kAnd && q.children.empty()) {
+      return Status::InvalidArgument("the query has no searchable words");
+    }
+    Status valid = ValidateQuery(q);
+    if (!valid.ok()) return Status::InvalidArgument(valid.message());
+    return q;
+  }
+
+ private:
+  const Token& Peek() const { return tokens_[pos_]; }
+  Status Error(const std::string& what) const {
+    return Status::InvalidArgument("query syntax error at position " + std::to_string(Peek().pos) +
+                                   ": " + what);
+  }
+  bool StartsUnary() const {
+    const auto k = Peek().kind;
+    return k == Token::Kind::kWord || k == Token::Kind::kNot || k == Token::Kind::kMinus ||
+           k == Token::Kind::kOpen;
+  }
+
+  Result<QueryNode> ParseOr() {
+    std::vector<QueryNode> parts;
+    DPS_ASSIGN_OR_RETURN(QueryNode first, ParseAnd());
+    parts.push_back(std::move(first));
+    while (Peek().kind == Token::Kind::kOr) {
+      ++pos_;
+      if (!StartsUnary()) return Error("OR needs a term after it");
+      DPS_ASSIGN_OR_RETURN(QueryNode next, ParseAnd());
+      parts.push_back(std::move(next));
+    }
+    return Simplify(QueryNode::Kind::kOr, std::move(parts));
+  }
+
+  Result<QueryNode> ParseAnd() {
+    std::vector<QueryNode> parts;
+    if (!StartsUnary()) return Error("expected a term");
+    while (true) {
+      DPS_ASSIGN_OR_RETURN(QueryNode u, ParseUnary());
+      parts.push_back(std::move(u));
+      if (Peek().kind == Token::Kind::kAnd) {
+        ++pos_;
+        if (!StartsUnary()) return Error("AND needs a term after it");
+        continue;
+      }
+      if (!StartsUnary()) break;
+    }
+    return Simplify(QueryNode::Kind::kAnd, std::move(parts));
+  }
+
+  Result<QueryNode> ParseUnary() {
+    if (Peek().kind == Token::Kind::kNot || Peek().kind == Token::Kind::kMinus) {
+      ++pos_;
+      if (!StartsUnary() || Peek().kind == Token::Kind::kNot || Peek().kind == Token::Kind::kMinus) {
+        return Error("NOT needs a term after it");
+      }
+      DPS_ASSIGN_OR_RETURN(QueryNode q, ParseUnary());
+      q.negated = !q.negated;
+      return q;
+    }
+    if (Peek().kind == Token::Kind::kOpen) {
+      ++pos_;
+      DPS_ASSIGN_OR_RETURN(QueryNode q, ParseOr());
+      if (Peek().kind != Token::Kind::kClose) return Error("missing ')'");
+      ++pos_;
+      return q;
+    }
+    // A word: its analyzed tokens, ANDed (none: an empty AND, dropped later).
+    const Token& w = Peek();
+    ++pos_;
+    tokens_buf_.clear();
+    analyzer_->Analyze(w.text, &tokens_buf_, nullptr);
+    std::vector<QueryNode> terms;
+    for (auto& t : tokens_buf_) terms.push_back(QueryNode::Term(std::move(t)));
+    return Simplify(QueryNode::Kind::kAnd, std::move(terms));
+  }
+
+  // Flattens nested nodes of the same kind, drops empty ANDs (words without
+  // tokens, such as punctuation), and unwraps single children.
+  static QueryNode Simplify(QueryNode::Kind kind, std::vector<QueryNode> parts) {
+    QueryNode out;
+    out.kind = kind;
+    for (auto& p : parts) {
+      if (p.kind == QueryNode::Kind::kAnd && p.children.empty()) continue;
+      if (p.kind == kind && !p.negated) {
+        for (auto& c : p.children) out.children.push_back(std::move(c));
+      } else {
+        out.children.push_back(std::move(p));
+      }
+    }
+    if (out.children.size() == 1 && !out.children[0].negated) return std::move(out.children[0]);
+    if (out.children.empty()) out.kind = QueryNode::Kind::kAnd;
+    return out;
+  }
+
+  std::vector<Token> tokens_;
+  Analyzer* analyzer_;
+  size_t pos_ = 0;
+  std::vector<std::string> tokens_buf_;
+};
+
+}  // namespace
+
+Result<QueryNode> ParseQuery(std::string_view text, Analyzer* analyzer) {
+  return Parser(Lex(text), analyzer).Parse();
+}
+
+void PositiveTerms(const QueryNode& node, std::vector<std::string>* terms) {
+  if (node.negated) return;
+  if (node.kind == QueryNode::Kind::kTerm) {
+    if (std::find(terms->begin(), terms->end(), node.term) == terms->end()) terms->push_back(node.term);
+    return;
+  }
+  for (const auto& c : node.children) PositiveTerms(c, terms);
+}
+
+}  // namespace dps

@@ -1,0 +1,25 @@
+// The query language (DESIGN.md, "Query semantics"): words are ANDed
+// (`white house`), `AND`, `OR` and `NOT` (upper case) or a leading `-`
+// combine them, parentheses group. Every word goes through the same
+// analyzer as documents, so `White-House` means `white AND house` and 白宫
+// segments as it does in text. A query of only negations, an empty query or
+// a syntax error is an InvalidArgument naming the byte position.
+//
+// Precedence: NOT binds tightest, then AND (explicit or implicit), then OR:
+// `a b OR c` is `(a AND b) OR c`.
+#pragma once
+
+#include <string_view>
+
+#include "common/status.h"
+#include "index/query_node.h"
+#include "ingest/analyzer.h"
+
+namespace dps {
+
+Result<QueryNode> ParseQuery(std::string_view text, Analyzer* analyzer);
+
+// The distinct positive terms of a query (for highlighting and planning).
+void PositiveTerms(const QueryNode& node, std::vector<std::string>* terms);
+
+}  // namespace dps

@@ -1,0 +1,35 @@
+// Compiles a parsed query into a plan once, with the global index's
+// statistics (tantivy's Query -> Weight): which bins can match at all (the
+// intersection of the AND terms' bin sets, the union for OR), an empty plan
+// at once when a required term occurs nowhere, and for the common pure
+// conjunction of terms the term order (rarest first) the per-bin fast path
+// uses.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "index/global_index.h"
+#include "index/query_node.h"
+
+namespace dps {
+
+struct QueryPlan {
+  QueryNode root;
+  std::vector<uint32_t> bins;  // bins that can match, ascending
+  // True when the global index proves there is no match: no shard is asked.
+  bool empty = false;
+  // A conjunction of plain terms (no OR, no NOT): the fast path applies.
+  bool pure_and = false;
+  std::vector<std::string> and_terms;  // pure_and: rarest first
+  std::vector<std::string> highlight;  // positive terms, for snippets
+};
+
+// REQUIRES: ValidateQuery(root).ok(). `global` may be null (an index with no
+// commit yet): then every plan is empty.
+Result<QueryPlan> PlanQuery(const QueryNode& root, const GlobalIndexReader* global,
+                            uint32_t bins);
+
+}  // namespace dps

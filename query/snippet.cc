@@ -1,0 +1,67 @@
+#include "query/snippet.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace dps {
+
+namespace {
+
+char Lower(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
+bool IsWordByte(char c) { return std::isalnum(static_cast<unsigned char>(c)) || (c & 0x80); }
+
+// Position of `term` in `text` at a word boundary, case-insensitively, or npos.
+size_t FindWord(std::string_view text, std::string_view term, size_t from) {
+  if (term.empty()) return std::string_view::npos;
+  for (size_t i = from; i + term.size() <= text.size(); ++i) {
+    if (i > 0 && IsWordByte(text[i - 1])) continue;
+    size_t k = 0;
+    while (k < term.size() && Lower(text[i + k]) == term[k]) ++k;
+    if (k == term.size() && (i + k == text.size() || !IsWordByte(text[i + k]))) return i;
+  }
+  return std::string_view::npos;
+}
+
+// Moves `pos` back to the start of a UTF-8 character.
+size_t CharStart(std::string_view s, size_t pos) {
+  while (pos > 0 && pos < s.size() && (static_cast<unsigned char>(s[pos]) & 0xC0) == 0x80) --pos;
+  return pos;
+}
+
+}  // namespace
+
+std::string MakeSnippet(std::string_view text, const std::vector<std::string>& terms,
+                        const SnippetStyle& style) {
+  size_t first = std::string_view::npos;
+  for (const auto& t : terms) first = std::min(first, FindWord(text, t, 0));
+  size_t begin = first == std::string_view::npos ? 0 : (first > style.width / 3 ? first - style.width / 3 : 0);
+  begin = CharStart(text, begin);
+  size_t end = CharStart(text, std::min(text.size(), begin + style.width));
+  if (end < text.size() && end <= begin) end = text.size();
+  std::string_view window = text.substr(begin, end - begin);
+  std::string out = begin > 0 ? "…" : "";
+  for (size_t i = 0; i < window.size();) {
+    size_t match = std::string_view::npos, len = 0;
+    for (const auto& t : terms) {
+      size_t at = FindWord(window, t, i);
+      if (at < match) {
+        match = at;
+        len = t.size();
+      }
+    }
+    const size_t stop = std::min(match, window.size());
+    for (size_t k = i; k < stop; ++k) {
+      const char c = window[k];
+      out.push_back(c == '\n' || c == '\r' || c == '\t' ? ' ' : c);
+    }
+    if (match == std::string_view::npos) break;
+    out += style.before;
+    out.append(window.substr(match, len));
+    out += style.after;
+    i = match + len;
+  }
+  if (end < text.size()) out += "…";
+  return out;
+}
+
+}  // namespace dps

@@ -1,0 +1,89 @@
+#include "shards/shard.h"
+
+#include <algorithm>
+#include <memory>
+
+#include "index/intersect.h"
+
+namespace dps {
+
+namespace {
+constexpr size_t kCancelCheckInterval = 4096;
+
+// The fast path applies when the bin's postings for every term sit in one
+// file and nothing in the bin is deleted: then plain cursors are exact.
+Status TryFastPath(const Tablet& tablet, const BinRequest& req, BinResponse* resp, bool* done) {
+  *done = false;
+  if (!tablet.deleted(BinId{req.bin}).empty()) return Status::OK();
+  const TabletReader* file = nullptr;
+  int bin_index = -1;
+  for (const auto& f : tablet.files()) {
+    int i = f->FindBin(BinId{req.bin});
+    if (i < 0) continue;
+    if (file != nullptr) return Status::OK();  // several files hold this bin
+    file = f.get();
+    bin_index = i;
+  }
+  *done = true;
+  if (file == nullptr) return Status::OK();
+  const size_t n = req.and_terms->size();
+  std::vector<std::unique_ptr<PostingCursor>> cursors(n);
+  std::vector<PostingCursor*> ptrs(n);
+  for (size_t k = 0; k < n; ++k) {
+    bool found = false;
+    PostingRef ref;
+    DPS_RETURN_IF_ERROR(file->FindTerm(static_cast<size_t>(bin_index), (*req.and_terms)[k], &found, &ref));
+    if (!found) return Status::OK();  // a term absent from this bin: no match
+    cursors[k] = std::make_unique<PostingCursor>();
+    DPS_RETURN_IF_ERROR(file->OpenCursor(ref, cursors[k].get()));
+    ptrs[k] = cursors[k].get();
+  }
+  // Rarest in this bin leads.
+  std::sort(ptrs.begin(), ptrs.end(), [](PostingCursor* a, PostingCursor* b) { return a->df() < b->df(); });
+  resp->fast_path = true;
+  if (req.count_only) {
+    resp->count = CountIntersection(ptrs.data(), n);
+  } else {
+    CollectIntersection(ptrs.data(), n, req.limit == 0 ? SIZE_MAX : req.limit, &resp->docs);
+    resp->count = resp->docs.size();
+  }
+  for (auto* c : ptrs) DPS_RETURN_IF_ERROR(c->status());
+  return Status::OK();
+}
+
+}  // namespace
+
+Shard::Shard(const IndexReader* index, size_t first_tablet, size_t last_tablet)
+    : index_(index), first_tablet_(first_tablet), last_tablet_(last_tablet) {}
+
+bool Shard::HoldsBin(uint32_t bin) const {
+  const size_t t = index_->manifest().TabletOf(bin);
+  return t >= first_tablet_ && t <= last_tablet_;
+}
+
+Status Shard::Search(const BinRequest& req, BinResponse* resp) const {
+  resp->bin = req.bin;
+  const Tablet& tablet = index_->TabletOf(BinId{req.bin});
+  if (req.and_terms != nullptr && !req.and_terms->empty()) {
+    bool done = false;
+    DPS_RETURN_IF_ERROR(TryFastPath(tablet, req, resp, &done));
+    if (done) return Status::OK();
+  }
+  DPS_ASSIGN_OR_RETURN(auto it, BuildIterator(tablet, BinId{req.bin}, *req.root));
+  size_t since_check = 0;
+  for (DocId d = it->doc(); d != kEndDoc; d = it->Next()) {
+    ++resp->count;
+    if (!req.count_only) resp->docs.push_back(d);
+    if (req.limit != 0 && resp->count >= req.limit) break;
+    if (++since_check == kCancelCheckInterval) {
+      since_check = 0;
+      if (req.cancel != nullptr && req.cancel->load(std::memory_order_relaxed)) {
+        resp->cancelled = true;
+        break;
+      }
+    }
+  }
+  return it->status();
+}
+
+}  // namespace dps
