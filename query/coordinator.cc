@@ -26,12 +26,16 @@ struct Completed {
 struct Coordinator::Impl {
   const IndexReader* index;
   std::vector<Shard> shards;
+  unsigned threads;
+  // `threads` workers plus a slot for the calling thread, which only waits
+  // for results (so it never takes a bin and delays the stream).
   tbb::task_arena arena;
 };
 
-Coordinator::Coordinator(const IndexReader* index, unsigned threads) : impl_(new Impl{index, {}, {}}) {
+Coordinator::Coordinator(const IndexReader* index, unsigned threads)
+    : impl_(new Impl{index, {}, threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : threads, {}}) {
   for (size_t t = 0; t < index->tablet_count(); ++t) impl_->shards.emplace_back(index, t, t);
-  impl_->arena.initialize(threads == 0 ? tbb::task_arena::automatic : static_cast<int>(threads));
+  if (impl_->threads > 1) impl_->arena.initialize(static_cast<int>(impl_->threads) + 1, 1);
 }
 
 Coordinator::~Coordinator() = default;
@@ -49,9 +53,7 @@ Status Coordinator::Run(const QueryPlan& plan, const SearchOptions& options,
   tbb::task_group group;
   const size_t n = plan.bins.size();
   const Manifest& manifest = impl_->index->manifest();
-  impl_->arena.execute([&] {
-    for (uint32_t bin : plan.bins) {
-      group.run([&, bin] {
+  auto evaluate = [&](uint32_t bin) {
         auto* c = new Completed();
         const auto began = Clock::now();
         c->timing.bin = bin;
@@ -73,15 +75,26 @@ Status Coordinator::Run(const QueryPlan& plan, const SearchOptions& options,
         c->timing.service_us = Micros(began, Clock::now());
         c->timing.results = c->response.count;
         c->timing.fast_path = c->response.fast_path;
-        done.push(c);
-      });
-    }
-  });
+        return c;
+  };
+  // One thread: evaluate bins in turn on the calling thread, delivering each
+  // as it finishes. Otherwise one task per bin on the arena's workers.
+  const bool inline_run = impl_->threads <= 1;
+  size_t next_inline = 0;
+  if (!inline_run) {
+    impl_->arena.execute([&] {
+      for (uint32_t bin : plan.bins) group.run([&, bin] { done.push(evaluate(bin)); });
+    });
+  }
   Status status;
   uint64_t delivered = 0;
   for (size_t received = 0; received < n; ++received) {
     Completed* raw = nullptr;
-    done.pop(raw);
+    if (inline_run) {
+      raw = evaluate(plan.bins[next_inline++]);
+    } else {
+      done.pop(raw);
+    }
     std::unique_ptr<Completed> c(raw);
     stats->bins.push_back(c->timing);
     if (!c->status.ok()) {
@@ -105,7 +118,7 @@ Status Coordinator::Run(const QueryPlan& plan, const SearchOptions& options,
       stats->cancelled = true;
     }
   }
-  impl_->arena.execute([&] { group.wait(); });
+  if (!inline_run) impl_->arena.execute([&] { group.wait(); });
   if (!stats->bins.empty()) stats->last_tablet = stats->bins.back().tablet;
   stats->results = delivered;
   stats->bins_visited = n;
