@@ -14,7 +14,7 @@ case "${1:-}" in
     start=$(date +%s.%N)
     "$bin" ingest --index "$3" --no-store-text ${DPS_INGEST_ARGS:-} "$2" >&2
     end=$(date +%s.%N)
-    echo "# index_seconds=$(echo "$end - $start" | bc)"
+    awk -v s="$start" -v e="$end" 'BEGIN { printf "# index_seconds=%.3f\n", e - s }'
     ;;
   query)
     "$bin" query --index "$2" --queries "$3" --threads "${DPS_THREADS:-1}" \
