@@ -1,6 +1,7 @@
 #include "query/coordinator.h"
 
 #include <oneapi/tbb/concurrent_queue.h>
+#include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/task_arena.h>
 #include <oneapi/tbb/task_group.h>
 
@@ -28,14 +29,20 @@ struct Coordinator::Impl {
   std::vector<Shard> shards;
   unsigned threads;
   // `threads` workers plus a slot for the calling thread, which only waits
-  // for results (so it never takes a bin and delays the stream).
+  // for results (so it never takes a bin and delays the stream). TBB's
+  // default limit counts the caller as a worker; raise it by one.
+  std::unique_ptr<tbb::global_control> limit;
   tbb::task_arena arena;
 };
 
 Coordinator::Coordinator(const IndexReader* index, unsigned threads)
-    : impl_(new Impl{index, {}, threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : threads, {}}) {
+    : impl_(new Impl{index, {}, threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : threads, {}, {}}) {
   for (size_t t = 0; t < index->tablet_count(); ++t) impl_->shards.emplace_back(index, t, t);
-  if (impl_->threads > 1) impl_->arena.initialize(static_cast<int>(impl_->threads) + 1, 1);
+  if (impl_->threads > 1) {
+    impl_->limit = std::make_unique<tbb::global_control>(
+        tbb::global_control::max_allowed_parallelism, impl_->threads + 1);
+    impl_->arena.initialize(static_cast<int>(impl_->threads) + 1, 1);
+  }
 }
 
 Coordinator::~Coordinator() = default;

@@ -1,0 +1,52 @@
+#include "query/parser.h"
+
+#include <gtest/gtest.h>
+
+namespace dps {
+namespace {
+
+class ParserTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto a = Analyzer::Create();
+    ASSERT_TRUE(a.ok());
+    analyzer_ = std::move(a).value();
+  }
+  std::string P(const std::string& q) {
+    auto r = ParseQuery(q, analyzer_.get());
+    return r.ok() ? r->ToString() : "ERROR " + r.status().message();
+  }
+  std::unique_ptr<Analyzer> analyzer_;
+};
+
+TEST_F(ParserTest, WordsAreAndedAndAnalyzed) {
+  EXPECT_EQ(P("white house"), "(white AND house)");
+  EXPECT_EQ(P("White-House"), "(white AND house)");  // the analyzer splits it like text
+  EXPECT_EQ(P("Straße"), "strasse");
+  EXPECT_EQ(P("white AND house"), "(white AND house)");
+}
+
+TEST_F(ParserTest, PrecedenceAndGrouping) {
+  EXPECT_EQ(P("a b OR c"), "((a AND b) OR c)");
+  EXPECT_EQ(P("a (b OR c)"), "(a AND (b OR c))");
+  EXPECT_EQ(P("(a OR b) c -d"), "((a OR b) AND c AND -d)");
+  EXPECT_EQ(P("a NOT b"), "(a AND -b)");
+  EXPECT_EQ(P("a -(b c)"), "(a AND -(b AND c))");
+  EXPECT_EQ(P("x-ray"), "(x AND ray)");  // a dash inside a word is not NOT
+}
+
+TEST_F(ParserTest, ErrorsNamePositionsAndOnlyNegationsIsAnError) {
+  EXPECT_EQ(P(""), "ERROR empty query");
+  EXPECT_EQ(P("   "), "ERROR empty query");
+  EXPECT_NE(P("-a").find("only negations"), std::string::npos) << P("-a");
+  EXPECT_NE(P("NOT a NOT b").find("only negations"), std::string::npos);
+  EXPECT_EQ(P("a OR"), "ERROR query syntax error at position 4: OR needs a term after it");
+  EXPECT_EQ(P("(a b"), "ERROR query syntax error at position 4: missing ')'");
+  EXPECT_EQ(P("a )"), "ERROR query syntax error at position 2: unexpected ')'");
+  // A negation needs a positive term in its own AND: an OR branch of only "-b" is refused.
+  EXPECT_NE(P("a OR -b").find("only negations"), std::string::npos) << P("a OR -b");
+  EXPECT_EQ(P("!!! ..."), "ERROR the query has no searchable words");
+}
+
+}  // namespace
+}  // namespace dps
