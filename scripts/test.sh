@@ -12,6 +12,6 @@ echo "== release build ==" >&2
 scripts/build.sh build -DDPS_WERROR=$werror
 (cd build && ctest --output-on-failure -j"$(nproc)")
 
-echo "== sanitizer build (ASan + UBSan): index tests ==" >&2
+echo "== sanitizer build (ASan + UBSan): library tests ==" >&2
 scripts/build.sh build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDPS_SANITIZE=ON -DDPS_WERROR=$werror
-(cd build-asan && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j"$(nproc)" -L 'index|common')
+(cd build-asan && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j"$(nproc)" -L 'index|common|ingest|query')
