@@ -4,19 +4,35 @@
 #include <cstring>
 #include <numeric>
 
+#include <xxhash.h>
+
 namespace dps {
 
 namespace {
 constexpr size_t kArenaBlock = 1 << 20;
-// Rough cost of one unordered_map node plus bucket, for the memory budget.
-constexpr size_t kMapEntryBytes = 64;
 }  // namespace
 
 IngestBuffer::IngestBuffer(uint32_t bins) : logs_(bins) {}
 
+void IngestBuffer::Grow() {
+  std::vector<Slot> bigger(slots_.size() * 2);
+  const size_t mask = bigger.size() - 1;
+  for (const Slot& s : slots_) {
+    if (s.id == kEmptySlot) continue;
+    size_t i = s.hash & mask;
+    while (bigger[i].id != kEmptySlot) i = (i + 1) & mask;
+    bigger[i] = s;
+  }
+  slots_.swap(bigger);
+}
+
 uint32_t IngestBuffer::Intern(std::string_view term) {
-  auto it = ids_.find(term);
-  if (it != ids_.end()) return it->second;
+  const uint64_t hash = XXH3_64bits(term.data(), term.size());
+  size_t mask = slots_.size() - 1;
+  size_t i = hash & mask;
+  for (; slots_[i].id != kEmptySlot; i = (i + 1) & mask) {
+    if (slots_[i].hash == hash && terms_[slots_[i].id] == term) return slots_[i].id;
+  }
   if (arena_.empty() || arena_used_ + term.size() > kArenaBlock) {
     const size_t size = std::max(kArenaBlock, term.size());
     arena_.emplace_back(new char[size]);
@@ -29,7 +45,8 @@ uint32_t IngestBuffer::Intern(std::string_view term) {
   std::string_view stored(p, term.size());
   const uint32_t id = static_cast<uint32_t>(terms_.size());
   terms_.push_back(stored);
-  ids_.emplace(stored, id);
+  slots_[i] = Slot{hash, id};
+  if (terms_.size() * 2 > slots_.size()) Grow();  // load factor <= 1/2
   return id;
 }
 
@@ -41,7 +58,7 @@ void IngestBuffer::Add(uint32_t bin, DocId docid,
 }
 
 size_t IngestBuffer::memory_bytes() const {
-  size_t bytes = arena_bytes_ + ids_.size() * kMapEntryBytes + terms_.capacity() * 16 +
+  size_t bytes = arena_bytes_ + slots_.size() * sizeof(Slot) + terms_.capacity() * 16 +
                  rank_.capacity() * 8;
   for (const auto& log : logs_) bytes += log.capacity() * sizeof(Entry);
   return bytes;
@@ -58,11 +75,24 @@ void IngestBuffer::Seal() {
 
 bool IngestBuffer::ForEachList(uint32_t bin, const ListSink& emit) const {
   const auto& log = logs_[bin];
-  // Key = rank << 32 | docid; the stable order within a term is docid order.
-  std::vector<std::pair<uint64_t, uint32_t>> sorted;
-  sorted.reserve(log.size());
-  for (const Entry& e : log) sorted.emplace_back(uint64_t{rank_[e.term]} << 32 | e.doc, e.tf);
-  std::sort(sorted.begin(), sorted.end());
+  // The log is in docid order, so a stable sort by term rank alone yields
+  // (term, docid) order: an LSD radix sort, two 16-bit passes, O(n).
+  std::vector<std::pair<uint64_t, uint32_t>> sorted(log.size()), tmp(log.size());
+  for (size_t i = 0; i < log.size(); ++i) {
+    sorted[i] = {uint64_t{rank_[log[i].term]} << 32 | log[i].doc, log[i].tf};
+  }
+  for (int shift = 32; shift < 64 && rank_.size() > (size_t{1} << (shift - 32)); shift += 16) {
+    std::vector<size_t> count(1 << 16, 0);
+    for (const auto& e : sorted) ++count[(e.first >> shift) & 0xffff];
+    size_t sum = 0;
+    for (auto& c : count) {
+      const size_t n = c;
+      c = sum;
+      sum += n;
+    }
+    for (const auto& e : sorted) tmp[count[(e.first >> shift) & 0xffff]++] = e;
+    sorted.swap(tmp);
+  }
   std::vector<DocId> docs;
   std::vector<uint32_t> weights;
   for (size_t i = 0; i < sorted.size();) {
@@ -84,7 +114,7 @@ void IngestBuffer::Clear() {
   for (auto& log : logs_) std::vector<Entry>().swap(log);
   arena_.clear();
   arena_used_ = arena_bytes_ = 0;
-  ids_.clear();
+  std::vector<Slot>(1 << 16).swap(slots_);
   terms_.clear();
   rank_.clear();
   by_rank_.clear();
