@@ -46,6 +46,10 @@ Result<std::unique_ptr<MappedFile>> MappedFile::Open(const std::string& path) {
   return std::unique_ptr<MappedFile>(new MappedFile(path, data, size));
 }
 
+void MappedFile::DropResidentPages() const {
+  if (size_ > 0) madvise(const_cast<uint8_t*>(data_), size_, MADV_DONTNEED);
+}
+
 WritableFile::~WritableFile() {
   if (fd_ >= 0) ::close(fd_);
 }

@@ -29,6 +29,10 @@ class MappedFile {
   const uint8_t* data() const { return data_; }
   size_t size() const { return size_; }
   const std::string& path() const { return path_; }
+  // Releases the mapping's resident pages (they fault back in from the page
+  // cache when read again): keeps a merge over large files within its
+  // memory budget, since touched file pages count as the process's RSS.
+  void DropResidentPages() const;
 
  private:
   MappedFile(std::string path, const uint8_t* data, size_t size)

@@ -6,8 +6,8 @@
 
 namespace dps {
 
-void DocStoreWriter::Add(DocId docid, std::string_view id, std::string_view title,
-                         std::string_view text) {
+Status DocStoreWriter::Add(DocId docid, std::string_view id, std::string_view title,
+                           std::string_view text) {
   if (raw_.empty()) {
     block_first_ = docid;
     last_ = docid;
@@ -17,32 +17,37 @@ void DocStoreWriter::Add(DocId docid, std::string_view id, std::string_view titl
   PutLengthPrefixed(&raw_, id);
   PutLengthPrefixed(&raw_, title);
   PutLengthPrefixed(&raw_, text);
-  if (raw_.size() >= kDocBlockTarget) FlushBlock();
+  if (raw_.size() >= kDocBlockTarget) return FlushBlock();
+  return Status::OK();
 }
 
-void DocStoreWriter::FlushBlock() {
-  if (raw_.empty()) return;
+Status DocStoreWriter::FlushBlock() {
+  if (raw_.empty()) return Status::OK();
   std::string compressed(ZSTD_compressBound(raw_.size()), '\0');
   size_t n = ZSTD_compress(compressed.data(), compressed.size(), raw_.data(), raw_.size(),
                            zstd_level_);
   // ZSTD_compress only fails on a too-small buffer, impossible with the bound.
   compressed.resize(ZSTD_isError(n) ? 0 : n);
   PutFixed32(&index_, block_first_);
-  PutFixed32(&index_, static_cast<uint32_t>(region_.size()));
+  PutFixed32(&index_, static_cast<uint32_t>(region_bytes_));
   PutFixed32(&index_, static_cast<uint32_t>(compressed.size()));
   PutFixed32(&index_, static_cast<uint32_t>(raw_.size()));
-  region_ += compressed;
+  region_bytes_ += compressed.size();
   raw_.clear();
   ++blocks_;
+  return sink_(compressed);
 }
 
-std::string DocStoreWriter::Finish() {
-  FlushBlock();
-  std::string out = std::move(region_);
-  out += index_;
-  PutFixed32(&out, blocks_);
-  *this = DocStoreWriter(zstd_level_);
-  return out;
+Status DocStoreWriter::Finish() {
+  DPS_RETURN_IF_ERROR(FlushBlock());
+  std::string tail = std::move(index_);
+  PutFixed32(&tail, blocks_);
+  Status s = sink_(tail);
+  index_.clear();
+  raw_.clear();
+  blocks_ = 0;
+  region_bytes_ = 0;
+  return s;
 }
 
 std::string DocStoreReader::Where(uint64_t rel) const {

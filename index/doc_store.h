@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,18 +32,25 @@ struct StoredDoc {
   std::string text;
 };
 
+// Builds one bin's doc store region. Compressed blocks are handed to `sink`
+// as soon as they fill (so a bin's stored text never sits in memory whole);
+// Finish hands over the block index and count that end the region.
 class DocStoreWriter {
  public:
-  explicit DocStoreWriter(int zstd_level = 3) : zstd_level_(zstd_level) {}
+  using Sink = std::function<Status(std::string_view bytes)>;
+  DocStoreWriter(int zstd_level, Sink sink) : zstd_level_(zstd_level), sink_(std::move(sink)) {}
   // REQUIRES: docid strictly greater than the previous one.
-  void Add(DocId docid, std::string_view id, std::string_view title, std::string_view text);
-  // Returns the region (compressed blocks, index, count) and resets.
-  std::string Finish();
+  Status Add(DocId docid, std::string_view id, std::string_view title, std::string_view text);
+  // Writes the last block, the index and the count; resets for the next bin.
+  Status Finish();
+  // Bytes handed to the sink since the last Finish.
+  uint64_t region_bytes() const { return region_bytes_; }
 
  private:
-  void FlushBlock();
+  Status FlushBlock();
   int zstd_level_;
-  std::string region_;
+  Sink sink_;
+  uint64_t region_bytes_ = 0;
   std::string index_;
   std::string raw_;
   uint32_t block_first_ = 0;

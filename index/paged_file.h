@@ -71,6 +71,7 @@ class PagedFileReader {
   uint64_t file_size() const { return file_->size(); }
   size_t verified_pages() const;
   size_t page_count() const { return page_count_; }
+  void DropResidentPages() const { file_->DropResidentPages(); }
 
  private:
   PagedFileReader() = default;

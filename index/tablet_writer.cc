@@ -10,7 +10,9 @@ namespace dps {
 
 TabletWriter::TabletWriter(std::unique_ptr<PagedFileWriter> file,
                            const TabletWriterOptions& options)
-    : file_(std::move(file)), options_(options), docs_(options.zstd_level) {}
+    : file_(std::move(file)),
+      options_(options),
+      docs_(options.zstd_level, [this](std::string_view bytes) { return Append(bytes); }) {}
 
 Result<std::unique_ptr<TabletWriter>> TabletWriter::Create(const std::string& path,
                                                            const TabletWriterOptions& options) {
@@ -89,9 +91,10 @@ Status TabletWriter::AddDocument(DocId docid, std::string_view id, std::string_v
   }
   if (!docs_started_) {
     bin_.postings_len = file_->offset() - bin_.postings_offset;
+    bin_.docs_offset = file_->offset();  // doc blocks stream out from here
     docs_started_ = true;
   }
-  docs_.Add(docid, id, title, options_.store_text ? text : std::string_view());
+  DPS_RETURN_IF_ERROR(docs_.Add(docid, id, title, options_.store_text ? text : std::string_view()));
   ids_.emplace_back(StableHash64(id), docid);
   if (bin_.num_docs == 0) bin_.min_docid = docid;
   bin_.max_docid = last_doc_ = docid;
@@ -108,13 +111,15 @@ Status TabletWriter::AddTombstones(std::span<const DocId> docids) {
 Status TabletWriter::FinishBin() {
   if (!in_bin_) return Status::InvalidArgument("FinishBin: not inside a bin");
   if (!docs_started_) bin_.postings_len = file_->offset() - bin_.postings_offset;
+  if (bin_.num_docs > 0) {
+    DPS_RETURN_IF_ERROR(docs_.Finish());
+    bin_.docs_len = file_->offset() - bin_.docs_offset;
+  } else {
+    bin_.docs_offset = file_->offset();
+    bin_.docs_len = 0;
+  }
 
-  std::string region = docs_.Finish();
-  bin_.docs_offset = file_->offset();
-  bin_.docs_len = bin_.num_docs > 0 ? region.size() : 0;
-  if (bin_.num_docs > 0) DPS_RETURN_IF_ERROR(Append(region));
-
-  region = dict_.Finish();
+  std::string region = dict_.Finish();
   bin_.dict_offset = file_->offset();
   bin_.dict_len = bin_.num_terms > 0 ? region.size() : 0;
   if (bin_.num_terms > 0) DPS_RETURN_IF_ERROR(Append(region));

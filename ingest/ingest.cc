@@ -4,6 +4,7 @@
 #include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/parallel_pipeline.h>
+#include <malloc.h>
 #include <xxhash.h>
 
 #include <algorithm>
@@ -31,8 +32,11 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // Raw text per pipeline batch: large enough to amortize task overhead,
-// small enough that batches in flight are a rounding error of the budget.
-constexpr size_t kBatchBytes = 1 << 20;
+// small enough that the batches in flight (2 per thread, each about three
+// times its text once analyzed) stay a small part of the budget.
+size_t BatchBytes(uint64_t budget, unsigned threads) {
+  return static_cast<size_t>(std::clamp<uint64_t>(budget / (64 * threads), 16 << 10, 1 << 20));
+}
 
 struct AnalyzedDoc {
   uint32_t bin = 0;
@@ -164,6 +168,9 @@ Status IngestRun::FlushRun() {
   }
   ++stats_->runs;
   buffer_.Clear();
+  // Freed buffers go back to the system, not to malloc's free lists: the
+  // budget is about the process's footprint.
+  malloc_trim(0);
   return Status::OK();
 }
 
@@ -261,6 +268,7 @@ Status IngestRun::Run(const std::vector<std::string>& inputs, const ProgressFn& 
   const uint64_t flush_at = options_.memory_budget * 6 / 10;
   const unsigned threads = options_.threads == 0 ? std::max(1u, std::thread::hardware_concurrency())
                                                  : options_.threads;
+  const size_t batch_bytes = BatchBytes(options_.memory_budget, threads);
 
   tbb::parallel_pipeline(
       threads * 2,
@@ -293,7 +301,7 @@ Status IngestRun::Run(const std::vector<std::string>& inputs, const ProgressFn& 
                   }
                 }
               }
-              auto n = reader->NextBatch(&batch->docs, kBatchBytes);
+              auto n = reader->NextBatch(&batch->docs, batch_bytes);
               if (!n.ok()) {
                 fail(n.status());
                 break;

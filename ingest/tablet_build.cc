@@ -37,7 +37,11 @@ Status RunSet::ForEachList(uint32_t bin, const IngestBuffer::ListSink& emit) con
         best = s.cursor.get();
       }
     }
-    if (best == nullptr) return Status::OK();
+    if (best == nullptr) {
+      // The bin is merged: let go of the runs' pages read for it.
+      for (const auto& run : runs_) run->file().DropResidentPages();
+      return Status::OK();
+    }
     term.assign(best->key());
     docs.clear();
     weights.clear();
