@@ -86,7 +86,8 @@ Status Coordinator::Run(const QueryPlan& plan, const SearchOptions& options,
   };
   // One thread: evaluate bins in turn on the calling thread, delivering each
   // as it finishes. Otherwise one task per bin on the arena's workers.
-  const bool inline_run = impl_->threads <= 1;
+  const bool inline_run = impl_->threads <= 1 || plan.bins.size() <= 1 ||
+                          plan.estimated_postings < options.parallel_threshold;
   size_t next_inline = 0;
   if (!inline_run) {
     impl_->arena.execute([&] {

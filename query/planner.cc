@@ -80,6 +80,8 @@ Result<QueryPlan> PlanQuery(const QueryNode& root, const GlobalIndexReader* glob
   if (root.kind == QueryNode::Kind::kTerm) {
     plan.pure_and = true;
     plan.and_terms = {root.term};
+    DPS_ASSIGN_OR_RETURN(const GlobalTermInfo* info, sets.Lookup(root.term));
+    plan.estimated_postings = info ? info->df : 0;
   } else if (root.kind == QueryNode::Kind::kAnd &&
              std::all_of(root.children.begin(), root.children.end(), [](const QueryNode& c) {
                return c.kind == QueryNode::Kind::kTerm && !c.negated;
@@ -93,6 +95,14 @@ Result<QueryPlan> PlanQuery(const QueryNode& root, const GlobalIndexReader* glob
     std::sort(by_df.begin(), by_df.end());
     by_df.erase(std::unique(by_df.begin(), by_df.end()), by_df.end());
     for (auto& [df, t] : by_df) plan.and_terms.push_back(std::move(t));
+  }
+  if (root.kind != QueryNode::Kind::kTerm) {
+    std::vector<std::string> all;
+    PositiveTerms(root, &all);
+    for (const auto& t : all) {
+      DPS_ASSIGN_OR_RETURN(const GlobalTermInfo* info, sets.Lookup(t));
+      plan.estimated_postings += info ? info->df : 0;
+    }
   }
   return plan;
 }

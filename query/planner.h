@@ -25,6 +25,10 @@ struct QueryPlan {
   bool pure_and = false;
   std::vector<std::string> and_terms;  // pure_and: rarest first
   std::vector<std::string> highlight;  // positive terms, for snippets
+  // Postings the query may have to touch, from global frequencies: the sum
+  // of its positive terms' df (dense intersections decode every list). The
+  // coordinator runs cheap plans inline.
+  uint64_t estimated_postings = 0;
 };
 
 // REQUIRES: ValidateQuery(root).ok(). `global` may be null (an index with no
