@@ -141,6 +141,7 @@ void RegisterQuery(CLI::App& app) {
     options.limit = a->limit;
     uint64_t matches = 0;
     Status fetch_status;
+    DocBlockCache cache;
     QueryStats stats;
     Status s = coordinator.Run(*plan, options, [&](const BinResponse& r) {
       matches += r.count;
@@ -148,7 +149,7 @@ void RegisterQuery(CLI::App& app) {
       const Tablet& tablet = (*index)->TabletOf(BinId{r.bin});
       for (DocId d : r.docs) {
         StoredDoc doc;
-        Status ds = tablet.GetDocument(BinId{r.bin}, d, &doc);
+        Status ds = tablet.GetDocument(BinId{r.bin}, d, &doc, &cache);
         if (!ds.ok()) {
           fetch_status = ds;
           return false;

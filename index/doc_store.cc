@@ -2,6 +2,8 @@
 
 #include <zstd.h>
 
+#include <algorithm>
+
 #include "common/coding.h"
 
 namespace dps {
@@ -118,7 +120,7 @@ Status DocStoreReader::ReadBlock(uint32_t block, std::vector<StoredDoc>* docs) c
   return Status::OK();
 }
 
-Status DocStoreReader::Get(DocId docid, StoredDoc* doc) const {
+Status DocStoreReader::Get(DocId docid, StoredDoc* doc, DocBlockCache* cache) const {
   // Last block whose first docid <= docid.
   uint32_t lo = 0, hi = blocks_;
   while (lo < hi) {
@@ -130,13 +132,20 @@ Status DocStoreReader::Get(DocId docid, StoredDoc* doc) const {
     }
   }
   if (lo == 0) return Status::NotFound("docid " + std::to_string(docid));
-  std::vector<StoredDoc> docs;
-  DPS_RETURN_IF_ERROR(ReadBlock(lo - 1, &docs));
-  for (auto& d : docs) {
-    if (d.docid == docid) {
-      *doc = std::move(d);
-      return Status::OK();
-    }
+  DocBlockCache local;
+  DocBlockCache& c = cache != nullptr ? *cache : local;
+  if (c.reader != this || c.block != lo - 1) {
+    c.docs.clear();
+    c.reader = nullptr;
+    DPS_RETURN_IF_ERROR(ReadBlock(lo - 1, &c.docs));
+    c.reader = this;
+    c.block = lo - 1;
+  }
+  auto it = std::lower_bound(c.docs.begin(), c.docs.end(), docid,
+                             [](const StoredDoc& d, DocId id) { return d.docid < id; });
+  if (it != c.docs.end() && it->docid == docid) {
+    *doc = *it;
+    return Status::OK();
   }
   return Status::NotFound("docid " + std::to_string(docid));
 }

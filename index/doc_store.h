@@ -58,11 +58,21 @@ class DocStoreWriter {
   DocId last_ = 0;
 };
 
+// The last decompressed block of one caller (results of a bin arrive in
+// docid order, so consecutive lookups mostly hit the same 64 KiB block).
+// One per thread; cheap to create.
+struct DocBlockCache {
+  const void* reader = nullptr;
+  uint32_t block = UINT32_MAX;
+  std::vector<StoredDoc> docs;
+};
+
 class DocStoreReader {
  public:
   Status Open(const PagedFileReader* file, uint64_t offset, uint64_t len);
-  // NotFound if docid is not stored here.
-  Status Get(DocId docid, StoredDoc* doc) const;
+  // NotFound if docid is not stored here. With a cache, a lookup in the
+  // block of the previous one decompresses nothing.
+  Status Get(DocId docid, StoredDoc* doc, DocBlockCache* cache = nullptr) const;
   // Every document in docid order (scan, compaction).
   Status ReadAll(std::vector<StoredDoc>* docs) const;
 

@@ -76,14 +76,14 @@ Result<uint64_t> Tablet::TermFrequency(BinId bin, std::string_view term) const {
   return df;
 }
 
-Status Tablet::GetDocument(BinId bin, DocId docid, StoredDoc* doc) const {
+Status Tablet::GetDocument(BinId bin, DocId docid, StoredDoc* doc, DocBlockCache* cache) const {
   if (IsDeleted(bin, docid)) return Status::NotFound("docid " + std::to_string(docid) + " deleted");
   for (const auto& file : files_) {
     int i = file->FindBin(bin);
     if (i < 0) continue;
     const BinInfo& info = file->bin(static_cast<size_t>(i));
     if (info.num_docs == 0 || docid < info.min_docid || docid > info.max_docid) continue;
-    return file->docs(static_cast<size_t>(i)).Get(docid, doc);
+    return file->docs(static_cast<size_t>(i)).Get(docid, doc, cache);
   }
   return Status::NotFound("bin " + std::to_string(bin.value) + " docid " + std::to_string(docid));
 }

@@ -42,7 +42,7 @@ class Tablet {
   bool IsDeleted(BinId bin, DocId docid) const;
 
   // The stored document; NotFound if absent or deleted.
-  Status GetDocument(BinId bin, DocId docid, StoredDoc* doc) const;
+  Status GetDocument(BinId bin, DocId docid, StoredDoc* doc, DocBlockCache* cache = nullptr) const;
 
  private:
   Tablet() = default;
