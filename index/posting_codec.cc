@@ -168,21 +168,25 @@ template <int kBits, typename Sink>
 // Gaps to docids fused into the unpack (Lemire & Boytsov's "integrated
 // differential coding"): add 1, prefix-sum within the register by two shifted
 // adds, then add the previous vector's last docid broadcast to all lanes.
+struct GapsToDocsSink {
+  GapsToDocsSink(uint32_t* docs, uint32_t prev)
+      : out(reinterpret_cast<__m128i*>(docs)), carry(_mm_set1_epi32(static_cast<int>(prev))) {}
+  [[gnu::always_inline]] void operator()(__m128i v) {
+    v = _mm_add_epi32(v, one);
+    v = _mm_add_epi32(v, _mm_slli_si128(v, 4));
+    v = _mm_add_epi32(v, _mm_slli_si128(v, 8));
+    v = _mm_add_epi32(v, carry);
+    _mm_storeu_si128(out++, v);
+    carry = _mm_shuffle_epi32(v, 0xff);
+  }
+  __m128i* out;
+  __m128i carry;
+  const __m128i one = _mm_set1_epi32(1);
+};
+
 template <int kBits>
 void DecodeFullDocsSse2(const uint8_t* in, uint32_t prev, uint32_t* docs) {
-  struct {
-    __m128i* out;
-    __m128i carry;
-    const __m128i one = _mm_set1_epi32(1);
-    [[gnu::always_inline]] void operator()(__m128i v) {
-      v = _mm_add_epi32(v, one);
-      v = _mm_add_epi32(v, _mm_slli_si128(v, 4));
-      v = _mm_add_epi32(v, _mm_slli_si128(v, 8));
-      v = _mm_add_epi32(v, carry);
-      _mm_storeu_si128(out++, v);
-      carry = _mm_shuffle_epi32(v, 0xff);
-    }
-  } sink{reinterpret_cast<__m128i*>(docs), _mm_set1_epi32(static_cast<int>(prev))};
+  GapsToDocsSink sink(docs, prev);
   UnpackVerticalSse2<kBits>(in, sink);
 }
 
@@ -190,19 +194,7 @@ void DecodeFullDocsSse2(const uint8_t* in, uint32_t prev, uint32_t* docs) {
 // seeks: `prev` is the docid before the part, which the skip table holds.
 template <int kBits, int kPart>
 void DecodePartDocsSse2(const uint8_t* in, uint32_t prev, uint32_t* docs) {
-  struct {
-    __m128i* out;
-    __m128i carry;
-    const __m128i one = _mm_set1_epi32(1);
-    [[gnu::always_inline]] void operator()(__m128i v) {
-      v = _mm_add_epi32(v, one);
-      v = _mm_add_epi32(v, _mm_slli_si128(v, 4));
-      v = _mm_add_epi32(v, _mm_slli_si128(v, 8));
-      v = _mm_add_epi32(v, carry);
-      _mm_storeu_si128(out++, v);
-      carry = _mm_shuffle_epi32(v, 0xff);
-    }
-  } sink{reinterpret_cast<__m128i*>(docs), _mm_set1_epi32(static_cast<int>(prev))};
+  GapsToDocsSink sink(docs, prev);
   const __m128i* words = reinterpret_cast<const __m128i*>(in);
   constexpr int kFirst = 8 * kPart;
   if constexpr (kBits == 0) {
