@@ -223,7 +223,7 @@ DocId PostingCursor::SeekSlow(DocId target) {
 
 uint32_t PostingCursor::weight() {
   if (!weights_loaded_) {
-    // The whole block's count: block_len_ may cover only a decoded half.
+    // The whole block's count: block_len_ may cover only its decoded parts.
     const size_t n = std::min<size_t>(kBlockSize, df_ - size_t{block_} * kBlockSize);
     const uint8_t* begin = weights_at_;
     const uint8_t* end = end_;

@@ -20,6 +20,7 @@
 #include "index/compaction.h"
 #include "index/tablet_writer.h"
 #include "ingest/analyzer.h"
+#include "ingest/concat_reader.h"
 #include "ingest/doc_spill.h"
 #include "ingest/document_reader.h"
 #include "ingest/ingest_buffer.h"
@@ -250,11 +251,8 @@ Status IngestRun::Run(const std::vector<std::string>& inputs, const ProgressFn& 
   ropt.title_field = options_.title_field;
   ropt.skip_bad = options_.skip_bad;
 
-  std::optional<uint64_t> total_bytes = 0;
-  uint64_t done_bytes = 0;  // of finished inputs
-  size_t input_index = 0;
-  std::unique_ptr<DocumentReader> reader;
-  ReaderStats reader_stats;
+  // All inputs as one stream: sizes summed up front, stats merged per input.
+  DPS_ASSIGN_OR_RETURN(std::unique_ptr<DocumentReader> reader, OpenReaders(inputs, ropt));
   Status status;
   std::mutex status_mu;
   auto fail = [&](Status s) {
@@ -276,41 +274,13 @@ Status IngestRun::Run(const std::vector<std::string>& inputs, const ProgressFn& 
           tbb::filter_mode::serial_in_order,
           [&](tbb::flow_control& fc) -> Batch* {
             auto batch = std::make_unique<Batch>();
-            while (status.ok()) {
-              if (reader == nullptr) {
-                if (input_index >= inputs.size()) break;
-                auto opened = OpenReader(inputs[input_index], ropt);
-                if (!opened.ok()) {
-                  fail(opened.status());
-                  break;
-                }
-                reader = std::move(opened).value();
-                auto size = reader->total_bytes();
-                if (!size || !total_bytes) {
-                  total_bytes.reset();
-                } else if (input_index == 0) {
-                  total_bytes = 0;
-                  for (const auto& in : inputs) {
-                    std::error_code ec;
-                    auto s = std::filesystem::file_size(in, ec);
-                    if (ec) {
-                      total_bytes.reset();
-                      break;
-                    }
-                    *total_bytes += s;
-                  }
-                }
-              }
+            if (status.ok()) {
               auto n = reader->NextBatch(&batch->docs, batch_bytes);
               if (!n.ok()) {
                 fail(n.status());
-                break;
+              } else if (*n > 0) {
+                return batch.release();
               }
-              if (*n > 0) return batch.release();
-              done_bytes += reader->bytes_read();
-              reader_stats.Merge(reader->stats());
-              reader.reset();
-              ++input_index;
             }
             fc.stop();
             return nullptr;
@@ -360,14 +330,15 @@ Status IngestRun::Run(const std::vector<std::string>& inputs, const ProgressFn& 
                   last_progress = now;
                   IngestProgress p;
                   p.documents = stats_->documents;
-                  p.bytes_read = done_bytes + (reader ? reader->bytes_read() : 0);
-                  p.total_bytes = total_bytes;
+                  p.bytes_read = reader->bytes_read();
+                  p.total_bytes = reader->total_bytes();
                   p.seconds = std::chrono::duration<double>(now - start).count();
                   progress(p);
                 }
               }));
   DPS_RETURN_IF_ERROR(status);
-  stats_->bytes_read = done_bytes;
+  const ReaderStats& reader_stats = reader->stats();
+  stats_->bytes_read = reader->bytes_read();
   stats_->skipped = reader_stats.bad_records + reader_stats.binary_files;
   stats_->skipped_examples = reader_stats.first_errors;
   stats_->invalid_utf8 = reader_stats.utf8_replacements;

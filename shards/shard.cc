@@ -56,11 +56,6 @@ Status TryFastPath(const Tablet& tablet, const BinRequest& req, BinResponse* res
 Shard::Shard(const IndexReader* index, size_t first_tablet, size_t last_tablet)
     : index_(index), first_tablet_(first_tablet), last_tablet_(last_tablet) {}
 
-bool Shard::HoldsBin(uint32_t bin) const {
-  const size_t t = index_->manifest().TabletOf(bin);
-  return t >= first_tablet_ && t <= last_tablet_;
-}
-
 Status Shard::Search(const BinRequest& req, BinResponse* resp) const {
   resp->bin = req.bin;
   const Tablet& tablet = index_->TabletOf(BinId{req.bin});

@@ -42,7 +42,6 @@ class Shard {
   // outlive the shard).
   Shard(const IndexReader* index, size_t first_tablet, size_t last_tablet);
 
-  bool HoldsBin(uint32_t bin) const;
   size_t first_tablet() const { return first_tablet_; }
   size_t last_tablet() const { return last_tablet_; }
   Status Search(const BinRequest& request, BinResponse* response) const;
