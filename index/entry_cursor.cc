@@ -20,14 +20,16 @@ void EntryCursor::SeekTerms(std::string_view term) {
       Fail(cursor->status());
       return;
     }
-    dicts_.push_back(std::move(cursor));
+    dicts_.push_back(Dict{file.get(), static_cast<size_t>(i), std::move(cursor)});
   }
 }
 
 bool EntryCursor::PickTerm() {
   const TermDictCursor* best = nullptr;
   for (const auto& d : dicts_) {
-    if (d->Valid() && (best == nullptr || d->key() < best->key())) best = d.get();
+    if (d.cursor->Valid() && (best == nullptr || d.cursor->key() < best->key())) {
+      best = d.cursor.get();
+    }
   }
   if (best == nullptr) return false;
   term_.assign(best->key());
@@ -36,14 +38,29 @@ bool EntryCursor::PickTerm() {
 
 void EntryCursor::AdvanceTerm() {
   for (auto& d : dicts_) {
-    if (d->Valid() && d->key() == term_) {
-      d->Next();
-      if (!d->status().ok()) {
-        Fail(d->status());
+    if (d.cursor->Valid() && d.cursor->key() == term_) {
+      d.cursor->Next();
+      if (!d.cursor->status().ok()) {
+        Fail(d.cursor->status());
         return;
       }
     }
   }
+}
+
+Status EntryCursor::OpenCurrentTerm() {
+  std::vector<std::unique_ptr<PostingCursor>> parts;
+  for (const auto& d : dicts_) {
+    if (!d.cursor->Valid() || d.cursor->key() != term_) continue;
+    PostingRef ref;
+    DPS_RETURN_IF_ERROR(d.file->ParsePostingRef(d.bin_index, d.cursor->value(), &ref));
+    auto cursor = std::make_unique<PostingCursor>();
+    DPS_RETURN_IF_ERROR(d.file->OpenCursor(ref, cursor.get()));
+    parts.push_back(std::move(cursor));
+  }
+  docs_ = parts.empty() ? nullptr
+                        : std::make_unique<TermIterator>(std::move(parts), tablet_->deleted(BinId{bin_}));
+  return Status::OK();
 }
 
 void EntryCursor::Settle(DocId docid) {
@@ -59,12 +76,11 @@ void EntryCursor::Settle(DocId docid) {
       docid = 0;
       continue;
     }
-    auto it = tablet_->OpenTermIterator(BinId{bin_}, term_);
-    if (!it.ok()) {
-      Fail(it.status());
+    Status opened = OpenCurrentTerm();
+    if (!opened.ok()) {
+      Fail(opened);
       return;
     }
-    docs_ = std::move(it).value();
     if (docs_ != nullptr && docs_->Seek(docid) != kEndDoc) {
       weight_ = docs_->weight();
       if (!docs_->status().ok()) {

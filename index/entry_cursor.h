@@ -55,7 +55,16 @@ class EntryCursor {
 
   const Tablet* tablet_;
   uint32_t bin_ = 0;
-  std::vector<std::unique_ptr<TermDictCursor>> dicts_;  // one per file holding bin_
+  // Builds docs_ for term_ from the dictionary cursors positioned on it (no
+  // second dictionary lookup); files in tablet order so docids ascend.
+  Status OpenCurrentTerm();
+
+  struct Dict {
+    const TabletReader* file;
+    size_t bin_index;
+    std::unique_ptr<TermDictCursor> cursor;
+  };
+  std::vector<Dict> dicts_;  // one per file holding bin_, in file order
   std::string term_;
   std::unique_ptr<TermIterator> docs_;
   uint32_t weight_ = 0;
