@@ -2,13 +2,18 @@
 // dpsearch's compressed cursors (CountIntersection and the virtual
 // AndIterator tree) against an uncompressed in-memory galloping
 // intersection (the "ceiling" peer's SvS algorithm) in the same run.
-// Fixed seeds; docids uniformly spread over a universe of 2^24.
+// Fixed seeds; docids uniformly spread over a universe of 2^24 (long lists
+// of density 1/16), and for the dense kernel's trade-off (BM_AndDense*) over
+// 2^20 (density 1/1: every docid) with ratios 1:1 .. 1:32, where
+// CountIntersection (which picks a kernel) runs against the leapfrog alone.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
 #include <memory>
 #include <random>
 #include <set>
+#include <tuple>
+#include <map>
 #include <vector>
 
 #include "index/and_iterator.h"
@@ -22,14 +27,14 @@ namespace {
 constexpr uint32_t kUniverse = 1u << 24;
 constexpr size_t kLongList = 1'000'000;
 
-std::vector<DocId> RandomList(size_t n, uint64_t seed) {
+std::vector<DocId> RandomList(size_t n, uint64_t seed, uint32_t universe = kUniverse) {
   std::mt19937_64 rng(seed);
   std::vector<DocId> v;
   v.reserve(n + n / 8);
   // Bernoulli sampling keeps it sorted and unique without a set.
-  const double p = static_cast<double>(n) / kUniverse;
+  const double p = std::min(1.0, static_cast<double>(n) / universe);
   std::bernoulli_distribution keep(p);
-  for (uint32_t d = 0; d < kUniverse; ++d) {
+  for (uint32_t d = 0; d < universe; ++d) {
     if (keep(rng)) v.push_back(d);
   }
   return v;
@@ -48,13 +53,17 @@ EncodedList Encode(std::vector<DocId> docs) {
   return e;
 }
 
-// Lists for (ratio, count); built once per benchmark configuration.
-const std::vector<EncodedList>& Lists(int ratio, int count) {
-  static std::map<std::pair<int, int>, std::vector<EncodedList>> cache;
-  auto& lists = cache[{ratio, count}];
+// Lists for (ratio, count, universe); built once per benchmark configuration.
+const std::vector<EncodedList>& Lists(int ratio, int count, uint32_t universe = kUniverse) {
+  static std::map<std::tuple<int, int, uint32_t>, std::vector<EncodedList>> cache;
+  auto& lists = cache[{ratio, count, universe}];
   if (lists.empty()) {
-    lists.push_back(Encode(RandomList(kLongList / ratio, 1000 + ratio)));
-    for (int i = 1; i < count; ++i) lists.push_back(Encode(RandomList(kLongList, 2000 + i)));
+    lists.push_back(Encode(RandomList(kLongList / ratio, 1000 + ratio, universe)));
+    for (int i = 1; i < count; ++i) {
+      // Dense universes: the long lists keep 3/4 of the docids so they differ.
+      const size_t len = universe < kUniverse ? universe / 4 * 3 : kLongList;
+      lists.push_back(Encode(RandomList(len, 2000 + i, universe)));
+    }
   }
   return lists;
 }
@@ -123,6 +132,38 @@ void BM_AndCompressed(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * lists[0].docs.size()));
 }
 
+constexpr uint32_t kDenseUniverse = 1u << 20;
+
+template <uint64_t (*Count)(PostingCursor* const*, size_t)>
+void BM_AndDense(benchmark::State& state) {
+  const auto& lists = Lists(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)),
+                            kDenseUniverse);
+  std::vector<std::unique_ptr<PostingCursor>> cursors(lists.size());
+  std::vector<PostingCursor*> ptrs;
+  for (auto& c : cursors) {
+    c = std::make_unique<PostingCursor>();
+    ptrs.push_back(c.get());
+  }
+  uint64_t matches = 0;
+  for (auto _ : state) {
+    for (size_t i = 0; i < lists.size(); ++i) {
+      const auto& l = lists[i];
+      (void)cursors[i]->Init(reinterpret_cast<const uint8_t*>(l.bytes.data()), l.bytes.size(),
+                             static_cast<uint32_t>(l.docs.size()), nullptr, 0);
+    }
+    benchmark::DoNotOptimize(matches = Count(ptrs.data(), ptrs.size()));
+  }
+  state.counters["matches"] = static_cast<double>(matches);
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * lists[0].docs.size()));
+}
+
+void DenseRatios(benchmark::internal::Benchmark* b) {
+  for (int count : {2, 3}) {
+    for (int ratio : {1, 2, 4, 8, 16, 32}) b->Args({ratio, count});
+  }
+  b->ArgNames({"ratio", "lists"});
+}
+
 void BM_AndIteratorTree(benchmark::State& state) {
   const auto& lists = Lists(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)));
   uint64_t matches = 0;
@@ -152,6 +193,8 @@ void Ratios(benchmark::internal::Benchmark* b) {
 BENCHMARK(BM_AndBaseline)->Apply(Ratios);
 BENCHMARK(BM_AndCompressed)->Apply(Ratios);
 BENCHMARK(BM_AndIteratorTree)->Apply(Ratios);
+BENCHMARK(BM_AndDense<CountIntersection>)->Apply(DenseRatios);
+BENCHMARK(BM_AndDense<LeapfrogCount>)->Apply(DenseRatios);
 
 }  // namespace
 }  // namespace dps

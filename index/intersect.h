@@ -1,7 +1,9 @@
 // Intersection kernels over concrete PostingCursors: the fast path for the
 // most common query, a conjunction of plain terms in a bin whose tablet has
 // one file and no tombstones. No virtual calls; the planner falls back to
-// the AndIterator tree otherwise. Same leapfrog as AndIterator.
+// the AndIterator tree otherwise. Two strategies: the leapfrog of
+// AndIterator (a seek per lead docid), and for long lists of similar length
+// a dense pass over whole blocks with a bitset; Count/Collect pick by cost.
 #pragma once
 
 #include <cstddef>
@@ -16,8 +18,17 @@ namespace dps {
 // rarest (it leads). Leaves the cursors exhausted or wherever they stopped.
 uint64_t CountIntersection(PostingCursor* const* cursors, size_t n);
 
-// Appends the docids present in every cursor to `out` (at most `limit`).
+// Appends the docids present in every cursor to `out` (at most `limit`),
+// ascending.
 void CollectIntersection(PostingCursor* const* cursors, size_t n, size_t limit,
                          std::vector<DocId>* out);
+
+// Whether Count/Collect (without a limit) would take the dense kernel.
+bool PrefersDense(PostingCursor* const* cursors, size_t n);
+
+// The leapfrog alone (tests and benchmarks compare the strategies).
+uint64_t LeapfrogCount(PostingCursor* const* cursors, size_t n);
+void LeapfrogCollect(PostingCursor* const* cursors, size_t n, size_t limit,
+                     std::vector<DocId>* out);
 
 }  // namespace dps

@@ -100,6 +100,13 @@ void PostingCursor::InitSingleton(DocId doc, uint32_t weight) {
   data_ = nullptr;
 }
 
+DocId PostingCursor::last_doc() const {
+  if (!status_.ok() || df_ == 0) return kEndDoc;
+  if (data_ == nullptr) return docs_[0];  // singleton
+  if (num_blocks_ > 1) return SkipLastDoc(num_blocks_ - 1);
+  return block_ == 0 && block_len_ == df_ ? docs_[df_ - 1] : kEndDoc;
+}
+
 uint32_t PostingCursor::Skip(size_t array, size_t b) const {
   return DecodeFixed32(data_ + (array * num_blocks_ + b) * 4);
 }

@@ -80,6 +80,17 @@ class PostingCursor {
     }
     return SeekSlow(target);
   }
+  // The decoded docids from the current one on (all ascending, at least one
+  // unless exhausted); NextRun() moves past them to the next decoded run.
+  // Lets a kernel consume whole blocks without a call per docid.
+  const DocId* run() const { return docs_ + pos_; }
+  size_t run_size() const { return block_len_ - pos_; }
+  DocId NextRun() {
+    pos_ = block_len_ - 1;
+    return Next();
+  }
+  // The list's last docid (kEndDoc if the cursor failed).
+  DocId last_doc() const;
   // Weight (term frequency) of the current posting; decodes its weight
   // block on first use. REQUIRES: doc() != kEndDoc.
   uint32_t weight();

@@ -1,0 +1,108 @@
+// The intersection kernels (leapfrog and dense bitset) against
+// std::set_intersection on random lists of every density, from fresh and
+// from already advanced cursors, with and without limits.
+#include "index/intersect.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <memory>
+#include <random>
+
+namespace dps {
+namespace {
+
+struct List {
+  std::vector<DocId> docs;
+  std::string bytes;
+};
+
+// About `n` docids in [base, base + universe), each kept with probability
+// n / universe.
+List RandomList(std::mt19937_64& rng, size_t n, uint32_t base, uint32_t universe) {
+  List l;
+  std::bernoulli_distribution keep(std::min(1.0, double(n) / universe));
+  for (uint32_t d = 0; d < universe; ++d) {
+    if (keep(rng)) l.docs.push_back(base + d);
+  }
+  if (l.docs.size() < 2) l.docs = {base, base + universe};
+  std::vector<uint32_t> weights(l.docs.size(), 1);
+  EncodePostingList(l.docs, weights, &l.bytes);
+  return l;
+}
+
+std::vector<DocId> Reference(const std::vector<List>& lists, DocId from) {
+  std::vector<DocId> acc;
+  for (DocId d : lists[0].docs) {
+    if (d >= from) acc.push_back(d);
+  }
+  for (size_t i = 1; i < lists.size(); ++i) {
+    std::vector<DocId> next;
+    std::set_intersection(acc.begin(), acc.end(), lists[i].docs.begin(), lists[i].docs.end(),
+                          std::back_inserter(next));
+    acc.swap(next);
+  }
+  return acc;
+}
+
+struct Cursors {
+  std::vector<std::unique_ptr<PostingCursor>> owned;
+  std::vector<PostingCursor*> ptrs;
+  Cursors(const std::vector<List>& lists, DocId from) {
+    for (const auto& l : lists) {
+      owned.push_back(std::make_unique<PostingCursor>());
+      EXPECT_TRUE(owned.back()
+                      ->Init(reinterpret_cast<const uint8_t*>(l.bytes.data()), l.bytes.size(),
+                             static_cast<uint32_t>(l.docs.size()), nullptr, 0)
+                      .ok());
+      if (from > 0) owned.back()->Seek(from);
+      ptrs.push_back(owned.back().get());
+    }
+  }
+};
+
+TEST(Intersection, KernelsAgreeWithSetIntersection) {
+  const uint64_t seed = std::random_device{}();
+  std::mt19937_64 rng(seed);
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  size_t dense_cases = 0, leapfrog_cases = 0;
+  for (int round = 0; round < 300; ++round) {
+    const size_t n = 2 + rng() % 3;
+    const uint32_t universe = 2000 + static_cast<uint32_t>(rng() % 60000);
+    std::vector<List> lists;
+    for (size_t i = 0; i < n; ++i) {
+      // Densities from 1/1 to 1/1000; bases shift some lists' ranges.
+      const size_t len = 1 + universe / (1u << (rng() % 11));
+      const uint32_t base = rng() % 4 == 0 ? static_cast<uint32_t>(rng() % universe) : 0;
+      lists.push_back(RandomList(rng, len, base, universe));
+    }
+    std::sort(lists.begin(), lists.end(),
+              [](const List& a, const List& b) { return a.docs.size() < b.docs.size(); });
+    const DocId from = rng() % 3 == 0 ? static_cast<DocId>(rng() % universe) : 0;
+    const std::vector<DocId> expected = Reference(lists, from);
+    SCOPED_TRACE("round " + std::to_string(round));
+    {
+      Cursors c(lists, from);
+      (PrefersDense(c.ptrs.data(), n) ? dense_cases : leapfrog_cases)++;
+      EXPECT_EQ(CountIntersection(c.ptrs.data(), n), expected.size());
+    }
+    {
+      Cursors c(lists, from);
+      EXPECT_EQ(LeapfrogCount(c.ptrs.data(), n), expected.size());
+    }
+    for (size_t limit : {size_t{1}, expected.size() / 2 + 1, SIZE_MAX}) {
+      Cursors c(lists, from);
+      std::vector<DocId> got;
+      CollectIntersection(c.ptrs.data(), n, limit, &got);
+      std::vector<DocId> want(expected.begin(),
+                              expected.begin() + std::min(limit, expected.size()));
+      EXPECT_EQ(got, want) << "limit " << limit;
+    }
+  }
+  // Both strategies must have been exercised for the comparison to mean anything.
+  EXPECT_GT(dense_cases, 20u);
+  EXPECT_GT(leapfrog_cases, 20u);
+}
+
+}  // namespace
+}  // namespace dps
