@@ -1,8 +1,19 @@
 #include "index/term_dict.h"
 
+#include <algorithm>
+#include <cstring>
+
 #include "common/coding.h"
 
 namespace dps {
+
+uint64_t TermDictKeyPrefix(std::string_view key) {
+  uint8_t bytes[8] = {0};
+  std::memcpy(bytes, key.data(), std::min<size_t>(8, key.size()));
+  uint64_t v = 0;
+  for (uint8_t b : bytes) v = (v << 8) | b;
+  return v;
+}
 
 // ---- builder ----
 
@@ -10,9 +21,8 @@ void TermDictBuilder::Add(std::string_view key, std::string_view value) {
   size_t shared = 0;
   if (in_block_ == kTermDictBlockEntries) in_block_ = 0;
   if (in_block_ == 0) {
-    index_offsets_.push_back(static_cast<uint32_t>(index_.size()));
-    PutLengthPrefixed(&index_, key);
-    PutVarint64(&index_, blocks_.size());
+    PutFixed64(&index_, TermDictKeyPrefix(key));
+    PutFixed32(&index_, static_cast<uint32_t>(blocks_.size()));
   } else {
     size_t limit = std::min(last_key_.size(), key.size());
     while (shared < limit && last_key_[shared] == key[shared]) ++shared;
@@ -28,9 +38,9 @@ void TermDictBuilder::Add(std::string_view key, std::string_view value) {
 std::string TermDictBuilder::Finish() {
   std::string out = std::move(blocks_);
   const uint32_t index_at = static_cast<uint32_t>(out.size());
+  const uint32_t blocks = static_cast<uint32_t>(index_.size() / kTermDictIndexEntrySize);
   out += index_;
-  for (uint32_t off : index_offsets_) PutFixed32(&out, index_at + off);
-  PutFixed32(&out, static_cast<uint32_t>(index_offsets_.size()));
+  PutFixed32(&out, blocks);
   PutFixed32(&out, index_at);
   *this = TermDictBuilder();
   return out;
@@ -53,51 +63,67 @@ Status TermDictReader::Open(const PagedFileReader* file, uint64_t offset, uint64
   auto* t = reinterpret_cast<const uint8_t*>(trailer.data());
   const uint32_t blocks = DecodeFixed32(t);
   const uint32_t index_at = DecodeFixed32(t + 4);
-  if (index_at > len - 8 || uint64_t{blocks} * 4 > len - 8 - index_at) {
+  if (index_at > len - 8 || uint64_t{blocks} * kTermDictIndexEntrySize != len - 8 - index_at ||
+      (blocks == 0) != (index_at == 0)) {
     return Status::Corruption(Where(len - 8) + ": bad trailer");
   }
-  // The sparse index and its offsets are read by every lookup: verify now.
+  // The sparse index is read by every lookup: verify it now, and that block
+  // offsets start at 0 and ascend, so lookups need not check them.
   DPS_RETURN_IF_ERROR(file->Verify(offset + index_at, len - index_at));
   base_ = file->data() + offset;
   index_offset_ = index_at;
   block_count_ = blocks;
+  uint32_t prev = 0;
+  for (uint32_t b = 0; b < blocks; ++b) {
+    const uint32_t at = BlockOffset(b);
+    if ((b == 0 && at != 0) || (b > 0 && at <= prev) || at >= index_at) {
+      block_count_ = 0;
+      return Status::Corruption(Where(index_at + uint64_t{b} * kTermDictIndexEntrySize) +
+                                ": block offsets out of order");
+    }
+    prev = at;
+  }
   return Status::OK();
 }
 
-Status TermDictReader::IndexEntry(size_t block, std::string_view* first_key,
-                                  uint64_t* block_offset) const {
-  const uint64_t offsets_at = len_ - 8 - uint64_t{block_count_} * 4;
-  const uint32_t entry = DecodeFixed32(base_ + offsets_at + block * 4);
-  if (entry < index_offset_ || entry >= offsets_at) {
-    return Status::Corruption(Where(offsets_at + block * 4) + ": index entry out of range");
-  }
-  const uint8_t* p = base_ + entry;
-  const uint8_t* end = base_ + offsets_at;
-  p = GetLengthPrefixed(p, end, first_key);
-  if (p != nullptr) p = GetVarint64(p, end, block_offset);
-  if (p == nullptr || *block_offset >= index_offset_) {
-    return Status::Corruption(Where(entry) + ": malformed index entry");
-  }
-  return Status::OK();
+uint64_t TermDictReader::KeyPrefix(size_t block) const {
+  return DecodeFixed64(base_ + index_offset_ + block * kTermDictIndexEntrySize);
+}
+
+uint32_t TermDictReader::BlockOffset(size_t block) const {
+  return DecodeFixed32(base_ + index_offset_ + block * kTermDictIndexEntrySize + 8);
 }
 
 Status TermDictReader::BlockRange(size_t block, uint64_t* begin, uint64_t* end) const {
-  std::string_view key;
-  DPS_RETURN_IF_ERROR(IndexEntry(block, &key, begin));
-  *end = index_offset_;
-  if (block + 1 < block_count_) DPS_RETURN_IF_ERROR(IndexEntry(block + 1, &key, end));
-  if (*end < *begin) return Status::Corruption(Where(*begin) + ": blocks out of order");
+  *begin = BlockOffset(block);
+  *end = block + 1 < block_count_ ? BlockOffset(block + 1) : index_offset_;
   return file_->Verify(offset_ + *begin, *end - *begin);
 }
 
+Status TermDictReader::FirstKey(size_t block, std::string_view* key) const {
+  uint64_t begin, end, shared;
+  DPS_RETURN_IF_ERROR(BlockRange(block, &begin, &end));
+  const uint8_t* p = GetVarint64(base_ + begin, base_ + end, &shared);
+  if (p != nullptr) p = GetLengthPrefixed(p, base_ + end, key);
+  if (p == nullptr || shared != 0 || TermDictKeyPrefix(*key) != KeyPrefix(block)) {
+    return Status::Corruption(Where(begin) + ": block's first key disagrees with the index");
+  }
+  return Status::OK();
+}
+
 Result<int64_t> TermDictReader::FindBlock(std::string_view key) const {
+  const uint64_t prefix = TermDictKeyPrefix(key);
   int64_t lo = 0, hi = static_cast<int64_t>(block_count_) - 1, found = -1;
   while (lo <= hi) {
-    int64_t mid = lo + (hi - lo) / 2;
-    std::string_view first;
-    uint64_t off;
-    DPS_RETURN_IF_ERROR(IndexEntry(static_cast<size_t>(mid), &first, &off));
-    if (first <= key) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    const uint64_t first_prefix = KeyPrefix(static_cast<size_t>(mid));
+    bool first_le_key = first_prefix < prefix;
+    if (first_prefix == prefix) {  // rare: compare whole keys
+      std::string_view first;
+      DPS_RETURN_IF_ERROR(FirstKey(static_cast<size_t>(mid), &first));
+      first_le_key = first <= key;
+    }
+    if (first_le_key) {
       found = mid;
       lo = mid + 1;
     } else {
@@ -109,12 +135,46 @@ Result<int64_t> TermDictReader::FindBlock(std::string_view key) const {
 
 Status TermDictReader::Find(std::string_view key, bool* found, std::string_view* value) const {
   *found = false;
-  TermDictCursor cursor(this);
-  cursor.Seek(key);
-  DPS_RETURN_IF_ERROR(cursor.status());
-  if (cursor.Valid() && cursor.key() == key) {
-    *found = true;
-    *value = cursor.value();
+  if (block_count_ == 0) return Status::OK();
+  DPS_ASSIGN_OR_RETURN(int64_t block, FindBlock(key));
+  if (block < 0) return Status::OK();  // key sorts before every entry
+  uint64_t begin, end;
+  DPS_RETURN_IF_ERROR(BlockRange(static_cast<size_t>(block), &begin, &end));
+  const uint8_t* p = base_ + begin;
+  const uint8_t* const limit = base_ + end;
+  // matched: bytes the previous entry's key shares with `key`; that key
+  // was < key. An entry sharing more with its predecessor is still < key
+  // (same byte where the predecessor fell short); sharing fewer, it is > key.
+  size_t matched = 0;
+  bool first = true;
+  while (p < limit) {
+    const uint8_t* entry = p;
+    uint64_t shared;
+    std::string_view suffix;
+    p = GetVarint64(p, limit, &shared);
+    if (p != nullptr) p = GetLengthPrefixed(p, limit, &suffix);
+    if (p != nullptr) p = GetLengthPrefixed(p, limit, value);
+    if (p == nullptr || (first && shared != 0)) {
+      return Status::Corruption(Where(static_cast<uint64_t>(entry - base_)) + ": malformed entry");
+    }
+    first = false;
+    if (shared > matched) continue;
+    if (shared < matched) return Status::OK();
+    // shared == matched: the entry's key is key[0, matched) + suffix.
+    const std::string_view rest = key.substr(matched);
+    const size_t n = std::min(rest.size(), suffix.size());
+    size_t common = 0;
+    while (common < n && rest[common] == suffix[common]) ++common;
+    if (common == rest.size() && common == suffix.size()) {
+      *found = true;
+      return Status::OK();
+    }
+    // Entry > key when key ran out first or the entry's byte is larger.
+    if (common == rest.size() ||
+        (common < suffix.size() && static_cast<uint8_t>(suffix[common]) > static_cast<uint8_t>(rest[common]))) {
+      return Status::OK();
+    }
+    matched += common;
   }
   return Status::OK();
 }

@@ -6,7 +6,11 @@
 // docs/FORMAT.md ("Term dictionary").
 //
 // Looking up an absent key reads the sparse index and one block; it never
-// touches postings. Reader thread-safety: TermDictReader is immutable and
+// touches postings. The sparse index holds fixed-size entries with each
+// block's first 8 key bytes as a big-endian integer, so the binary search
+// compares integers; inside a block, Find walks the front coding without
+// rebuilding keys (an entry sharing fewer bytes with its predecessor than
+// the probe did has passed it). Reader thread-safety: TermDictReader is immutable and
 // shareable; a TermDictCursor belongs to one thread.
 #pragma once
 
@@ -22,6 +26,12 @@ namespace dps {
 
 // Entries per front-coded block: a lookup decodes at most this many.
 inline constexpr size_t kTermDictBlockEntries = 32;
+// Sparse index entry: key prefix (u64, big-endian) | block offset (u32).
+inline constexpr size_t kTermDictIndexEntrySize = 12;
+
+// The first 8 bytes of `key`, zero-padded, as a big-endian integer: keys
+// compare like their prefixes unless the prefixes are equal.
+uint64_t TermDictKeyPrefix(std::string_view key);
 
 // Builds one dictionary region in memory. REQUIRES: keys strictly increasing.
 class TermDictBuilder {
@@ -34,7 +44,6 @@ class TermDictBuilder {
  private:
   std::string blocks_;
   std::string index_;
-  std::vector<uint32_t> index_offsets_;
   std::string last_key_;
   size_t entries_ = 0;
   size_t in_block_ = 0;
@@ -60,7 +69,11 @@ class TermDictReader {
   friend class TermDictCursor;
   // Index of the last block whose first key <= key, or -1.
   Result<int64_t> FindBlock(std::string_view key) const;
-  Status IndexEntry(size_t block, std::string_view* first_key, uint64_t* block_offset) const;
+  uint64_t KeyPrefix(size_t block) const;
+  uint32_t BlockOffset(size_t block) const;
+  // The block's first key (its first entry's suffix).
+  Status FirstKey(size_t block, std::string_view* key) const;
+  // Verifies the block's bytes; [begin, end) relative to the region.
   Status BlockRange(size_t block, uint64_t* begin, uint64_t* end) const;
   std::string Where(uint64_t rel) const;
 
@@ -68,7 +81,7 @@ class TermDictReader {
   uint64_t offset_ = 0;  // absolute offset of the region in the file
   uint64_t len_ = 0;
   uint32_t block_count_ = 0;
-  uint32_t index_offset_ = 0;  // relative to offset_
+  uint32_t index_offset_ = 0;  // relative to offset_: the end of the blocks
   const uint8_t* base_ = nullptr;
 };
 

@@ -9,12 +9,16 @@ namespace dps {
 
 namespace {
 constexpr size_t kCancelCheckInterval = 4096;
+// Longer conjunctions take the iterator tree.
+constexpr size_t kMaxFastPathTerms = 16;
 
 // The fast path applies when the bin's postings for every term sit in one
 // file and nothing in the bin is deleted: then plain cursors are exact.
 Status TryFastPath(const Tablet& tablet, const BinRequest& req, BinResponse* resp, bool* done) {
   *done = false;
-  if (!tablet.deleted(BinId{req.bin}).empty()) return Status::OK();
+  if (!tablet.deleted(BinId{req.bin}).empty() || req.and_terms->size() > kMaxFastPathTerms) {
+    return Status::OK();
+  }
   const TabletReader* file = nullptr;
   int bin_index = -1;
   for (const auto& f : tablet.files()) {
@@ -27,27 +31,35 @@ Status TryFastPath(const Tablet& tablet, const BinRequest& req, BinResponse* res
   *done = true;
   if (file == nullptr) return Status::OK();
   const size_t n = req.and_terms->size();
-  std::vector<std::unique_ptr<PostingCursor>> cursors(n);
-  std::vector<PostingCursor*> ptrs(n);
+  // Cursors are about 1 KiB each: reuse this thread's instead of allocating
+  // per term per bin.
+  thread_local std::vector<std::unique_ptr<PostingCursor>> pool;
+  while (pool.size() < n) pool.push_back(std::make_unique<PostingCursor>());
+  PostingRef refs[kMaxFastPathTerms];
   for (size_t k = 0; k < n; ++k) {
     bool found = false;
-    PostingRef ref;
-    DPS_RETURN_IF_ERROR(file->FindTerm(static_cast<size_t>(bin_index), (*req.and_terms)[k], &found, &ref));
+    DPS_RETURN_IF_ERROR(file->FindTerm(static_cast<size_t>(bin_index), (*req.and_terms)[k], &found, &refs[k]));
     if (!found) return Status::OK();  // a term absent from this bin: no match
-    cursors[k] = std::make_unique<PostingCursor>();
-    DPS_RETURN_IF_ERROR(file->OpenCursor(ref, cursors[k].get()));
-    ptrs[k] = cursors[k].get();
+  }
+  resp->fast_path = true;
+  if (n == 1 && req.count_only) {  // nothing is deleted here: the count is the df
+    resp->count = refs[0].df;
+    return Status::OK();
+  }
+  PostingCursor* ptrs[kMaxFastPathTerms];
+  for (size_t k = 0; k < n; ++k) {
+    DPS_RETURN_IF_ERROR(file->OpenCursor(refs[k], pool[k].get()));
+    ptrs[k] = pool[k].get();
   }
   // Rarest in this bin leads.
-  std::sort(ptrs.begin(), ptrs.end(), [](PostingCursor* a, PostingCursor* b) { return a->df() < b->df(); });
-  resp->fast_path = true;
+  std::sort(ptrs, ptrs + n, [](PostingCursor* a, PostingCursor* b) { return a->df() < b->df(); });
   if (req.count_only) {
-    resp->count = CountIntersection(ptrs.data(), n);
+    resp->count = CountIntersection(ptrs, n);
   } else {
-    CollectIntersection(ptrs.data(), n, req.limit == 0 ? SIZE_MAX : req.limit, &resp->docs);
+    CollectIntersection(ptrs, n, req.limit == 0 ? SIZE_MAX : req.limit, &resp->docs);
     resp->count = resp->docs.size();
   }
-  for (auto* c : ptrs) DPS_RETURN_IF_ERROR(c->status());
+  for (size_t k = 0; k < n; ++k) DPS_RETURN_IF_ERROR(ptrs[k]->status());
   return Status::OK();
 }
 

@@ -4,6 +4,7 @@
 
 #include <map>
 #include <random>
+#include <set>
 
 #include "tests/testing/test_util.h"
 
@@ -61,6 +62,43 @@ TEST(TermDict, FindsEveryKeyAndRejectsAbsentOnes) {
         ASSERT_TRUE(f.dict.Find(probe, &found, &value).ok());
         EXPECT_FALSE(found) << probe;
       }
+    }
+  }
+}
+
+TEST(TermDict, KeysWithNulBytesAndLongSharedPrefixes) {
+  // The sparse index compares zero-padded 8-byte prefixes: keys that differ
+  // only after byte 8, or by trailing NULs, must still be told apart.
+  const uint64_t seed = std::random_device{}();
+  std::mt19937_64 rng(seed);
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const std::string alphabet("\0\x01a\xff", 4);
+  for (size_t n : {1, 40, 700}) {
+    std::map<std::string, std::string> entries;
+    std::set<std::string> absent;
+    while (entries.size() < n) {
+      std::string k = rng() % 2 ? std::string("commonpre") : std::string();
+      for (size_t i = rng() % 12; i > 0; --i) k.push_back(alphabet[rng() % alphabet.size()]);
+      if (rng() % 4 == 0) {
+        absent.insert(k);
+      } else {
+        entries[k] = "v" + std::to_string(entries.size());
+      }
+    }
+    DictFixture f(entries);
+    for (const auto& [k, v] : entries) {
+      bool found = false;
+      std::string_view value;
+      ASSERT_TRUE(f.dict.Find(k, &found, &value).ok());
+      ASSERT_TRUE(found);
+      EXPECT_EQ(value, v);
+    }
+    for (const auto& k : absent) {
+      if (entries.count(k)) continue;
+      bool found = true;
+      std::string_view value;
+      ASSERT_TRUE(f.dict.Find(k, &found, &value).ok());
+      EXPECT_FALSE(found);
     }
   }
 }
