@@ -1,0 +1,351 @@
+#include "shards/protocol.h"
+
+#include "common/coding.h"
+
+namespace dps {
+
+namespace {
+
+void PutFixed16(std::string* out, uint16_t v) {
+  out->push_back(static_cast<char>(v & 0xff));
+  out->push_back(static_cast<char>(v >> 8));
+}
+
+// Writes the header once the payload is known.
+class FrameWriter {
+ public:
+  FrameWriter(std::string* out, FrameType type) : out_(out), start_(out->size()) {
+    PutFixed32(out_, 0);  // length, patched by the destructor
+    out_->push_back(static_cast<char>(type));
+  }
+  ~FrameWriter() {
+    const uint32_t len = static_cast<uint32_t>(out_->size() - start_ - 4);
+    for (int i = 0; i < 4; ++i) (*out_)[start_ + i] = static_cast<char>((len >> (8 * i)) & 0xff);
+  }
+  std::string* out() { return out_; }
+
+ private:
+  std::string* out_;
+  size_t start_;
+};
+
+// Bounds-checked payload reader; the first failure sticks and names the field.
+class WireReader {
+ public:
+  WireReader(std::string_view payload, const char* frame)
+      : p_(reinterpret_cast<const uint8_t*>(payload.data())), end_(p_ + payload.size()), frame_(frame) {}
+
+  uint8_t U8(const char* field) {
+    if (!Need(1, field)) return 0;
+    return *p_++;
+  }
+  uint16_t U16(const char* field) {
+    if (!Need(2, field)) return 0;
+    const uint16_t v = static_cast<uint16_t>(p_[0] | (p_[1] << 8));
+    p_ += 2;
+    return v;
+  }
+  uint32_t U32(const char* field) {
+    if (!Need(4, field)) return 0;
+    const uint32_t v = DecodeFixed32(p_);
+    p_ += 4;
+    return v;
+  }
+  uint64_t U64(const char* field) {
+    if (!Need(8, field)) return 0;
+    const uint64_t v = DecodeFixed64(p_);
+    p_ += 8;
+    return v;
+  }
+  uint64_t Varint(const char* field) {
+    uint64_t v = 0;
+    if (!ok()) return 0;
+    const uint8_t* next = GetVarint64(p_, end_, &v);
+    if (next == nullptr) return Fail(field), 0;
+    p_ = next;
+    return v;
+  }
+  std::string String(const char* field) {
+    std::string_view s;
+    if (!ok()) return {};
+    const uint8_t* next = GetLengthPrefixed(p_, end_, &s);
+    if (next == nullptr) return Fail(field), std::string();
+    p_ = next;
+    return std::string(s);
+  }
+  size_t remaining() const { return static_cast<size_t>(end_ - p_); }
+  bool ok() const { return error_.empty(); }
+  void Fail(const std::string& what) {
+    if (ok()) error_ = what;
+  }
+  // OK when everything was consumed without error.
+  Status Finish() {
+    if (ok() && p_ != end_) Fail(std::to_string(remaining()) + " trailing bytes");
+    if (ok()) return Status::OK();
+    return Status::InvalidArgument(std::string(frame_) + " frame: bad " + error_);
+  }
+
+ private:
+  bool Need(size_t n, const char* field) {
+    if (!ok()) return false;
+    if (remaining() < n) {
+      Fail(field);
+      return false;
+    }
+    return true;
+  }
+  const uint8_t* p_;
+  const uint8_t* end_;
+  const char* frame_;
+  std::string error_;
+};
+
+void CheckMagic(WireReader* r) {
+  if (r->U32("magic") != kWireMagic && r->ok()) r->Fail("magic");
+}
+
+// Query node tag: bits 0-1 kind (0 term, 1 and, 2 or), bit 2 negated.
+void EncodeNode(const QueryNode& n, std::string* out) {
+  const uint8_t kind = n.kind == QueryNode::Kind::kTerm ? 0 : n.kind == QueryNode::Kind::kAnd ? 1 : 2;
+  out->push_back(static_cast<char>(kind | (n.negated ? 4 : 0)));
+  if (n.kind == QueryNode::Kind::kTerm) {
+    PutLengthPrefixed(out, n.term);
+    return;
+  }
+  PutVarint64(out, n.children.size());
+  for (const auto& c : n.children) EncodeNode(c, out);
+}
+
+void DecodeNode(WireReader* r, size_t depth, size_t* nodes, QueryNode* n) {
+  if (!r->ok()) return;
+  if (depth > kMaxQueryDepth) return r->Fail("query: nested deeper than 64");
+  if (++*nodes > kMaxQueryNodes) return r->Fail("query: more than 4096 nodes");
+  const uint8_t tag = r->U8("query node tag");
+  if (!r->ok()) return;
+  if ((tag & ~7u) != 0 || (tag & 3) == 3) return r->Fail("query node tag");
+  n->negated = (tag & 4) != 0;
+  if ((tag & 3) == 0) {
+    n->kind = QueryNode::Kind::kTerm;
+    n->term = r->String("query term");
+    if (r->ok() && n->term.empty()) r->Fail("query term: empty");
+    return;
+  }
+  n->kind = (tag & 3) == 1 ? QueryNode::Kind::kAnd : QueryNode::Kind::kOr;
+  const uint64_t count = r->Varint("query child count");
+  // Each child takes at least two bytes: a count beyond that is a lie.
+  if (r->ok() && (count == 0 || count > r->remaining() / 2)) return r->Fail("query child count");
+  n->children.resize(count);
+  for (auto& c : n->children) DecodeNode(r, depth + 1, nodes, &c);
+}
+
+}  // namespace
+
+bool KnownFrameType(uint8_t t) {
+  switch (static_cast<FrameType>(t)) {
+    case FrameType::kHello:
+    case FrameType::kWelcome:
+    case FrameType::kQuery:
+    case FrameType::kCancel:
+    case FrameType::kResults:
+    case FrameType::kBinStats:
+    case FrameType::kDone:
+      return true;
+  }
+  return false;
+}
+
+const char* FrameTypeName(FrameType t) {
+  switch (t) {
+    case FrameType::kHello: return "Hello";
+    case FrameType::kWelcome: return "Welcome";
+    case FrameType::kQuery: return "Query";
+    case FrameType::kCancel: return "Cancel";
+    case FrameType::kResults: return "Results";
+    case FrameType::kBinStats: return "BinStats";
+    case FrameType::kDone: return "Done";
+  }
+  return "unknown";
+}
+
+void EncodeHello(const Hello& m, std::string* out) {
+  FrameWriter w(out, FrameType::kHello);
+  PutFixed32(out, kWireMagic);
+  PutFixed16(out, m.version);
+  PutLengthPrefixed(out, m.token);
+}
+
+void EncodeWelcome(const Welcome& m, std::string* out) {
+  FrameWriter w(out, FrameType::kWelcome);
+  PutFixed32(out, kWireMagic);
+  PutFixed16(out, m.version);
+  PutLengthPrefixed(out, m.index_id);
+  PutFixed64(out, m.generation);
+  PutFixed32(out, m.bins);
+  PutFixed32(out, m.tablets);
+  PutFixed32(out, m.first_tablet);
+  PutFixed32(out, m.last_tablet);
+}
+
+void EncodeQuery(const QueryRequest& m, std::string* out) {
+  FrameWriter w(out, FrameType::kQuery);
+  PutFixed64(out, m.request_id);
+  out->push_back(static_cast<char>(m.count_only ? 1 : 0));
+  PutVarint64(out, m.limit);
+  PutFixed32(out, m.deadline_ms);
+  PutFixed32(out, m.first_tablet);
+  PutFixed32(out, m.last_tablet);
+  EncodeNode(m.root, out);
+}
+
+void EncodeCancel(const Cancel& m, std::string* out) {
+  FrameWriter w(out, FrameType::kCancel);
+  PutFixed64(out, m.request_id);
+}
+
+void EncodeResults(const ResultBatch& m, std::string* out) {
+  FrameWriter w(out, FrameType::kResults);
+  PutFixed64(out, m.request_id);
+  PutFixed32(out, m.bin);
+  PutFixed32(out, m.tablet);
+  PutVarint64(out, m.docs.size());
+  DocId prev = 0;
+  for (size_t i = 0; i < m.docs.size(); ++i) {
+    PutVarint64(out, i == 0 ? m.docs[i].docid : m.docs[i].docid - prev);
+    prev = m.docs[i].docid;
+    PutLengthPrefixed(out, m.docs[i].id);
+    PutLengthPrefixed(out, m.docs[i].title);
+  }
+}
+
+void EncodeBinStats(const BinStats& m, std::string* out) {
+  FrameWriter w(out, FrameType::kBinStats);
+  PutFixed64(out, m.request_id);
+  PutFixed32(out, m.bin);
+  PutFixed32(out, m.tablet);
+  PutVarint64(out, m.results);
+  PutFixed32(out, m.queue_wait_us);
+  PutFixed32(out, m.service_us);
+  PutVarint64(out, m.bytes);
+  out->push_back(static_cast<char>(m.cancelled ? 1 : 0));
+}
+
+void EncodeDone(const Done& m, std::string* out) {
+  FrameWriter w(out, FrameType::kDone);
+  PutFixed64(out, m.request_id);
+  out->push_back(static_cast<char>(m.code));
+  PutLengthPrefixed(out, m.message);
+}
+
+Status DecodeFrameHeader(const uint8_t header[kFrameHeaderSize], uint32_t* payload_len,
+                         FrameType* type) {
+  const uint32_t len = DecodeFixed32(header);
+  if (len == 0 || len > kMaxFrameSize) {
+    return Status::InvalidArgument("frame length " + std::to_string(len) + " outside 1.." +
+                                   std::to_string(kMaxFrameSize));
+  }
+  if (!KnownFrameType(header[4])) {
+    return Status::InvalidArgument("unknown frame type " + std::to_string(header[4]));
+  }
+  *payload_len = len - 1;
+  *type = static_cast<FrameType>(header[4]);
+  return Status::OK();
+}
+
+Status DecodeHello(std::string_view payload, Hello* m) {
+  WireReader r(payload, "Hello");
+  CheckMagic(&r);
+  m->version = r.U16("version");
+  m->token = r.String("token");
+  return r.Finish();
+}
+
+Status DecodeWelcome(std::string_view payload, Welcome* m) {
+  WireReader r(payload, "Welcome");
+  CheckMagic(&r);
+  m->version = r.U16("version");
+  m->index_id = r.String("index id");
+  m->generation = r.U64("generation");
+  m->bins = r.U32("bins");
+  m->tablets = r.U32("tablets");
+  m->first_tablet = r.U32("first tablet");
+  m->last_tablet = r.U32("last tablet");
+  if (r.ok() && (m->first_tablet > m->last_tablet || m->last_tablet >= m->tablets)) {
+    r.Fail("tablet range");
+  }
+  return r.Finish();
+}
+
+Status DecodeQuery(std::string_view payload, QueryRequest* m) {
+  WireReader r(payload, "Query");
+  m->request_id = r.U64("request id");
+  const uint8_t flags = r.U8("flags");
+  if (r.ok() && (flags & ~1u) != 0) r.Fail("flags");
+  m->count_only = (flags & 1) != 0;
+  m->limit = r.Varint("limit");
+  m->deadline_ms = r.U32("deadline");
+  m->first_tablet = r.U32("first tablet");
+  m->last_tablet = r.U32("last tablet");
+  if (r.ok() && m->first_tablet > m->last_tablet) r.Fail("tablet range");
+  size_t nodes = 0;
+  m->root = QueryNode();
+  DecodeNode(&r, 0, &nodes, &m->root);
+  return r.Finish();
+}
+
+Status DecodeCancel(std::string_view payload, Cancel* m) {
+  WireReader r(payload, "Cancel");
+  m->request_id = r.U64("request id");
+  return r.Finish();
+}
+
+Status DecodeResults(std::string_view payload, ResultBatch* m) {
+  WireReader r(payload, "Results");
+  m->request_id = r.U64("request id");
+  m->bin = r.U32("bin");
+  m->tablet = r.U32("tablet");
+  const uint64_t n = r.Varint("doc count");
+  // Each doc takes at least three bytes.
+  if (r.ok() && n > r.remaining() / 3) r.Fail("doc count");
+  m->docs.clear();
+  if (!r.ok()) return r.Finish();
+  m->docs.resize(n);
+  uint64_t prev = 0;
+  for (size_t i = 0; i < n && r.ok(); ++i) {
+    const uint64_t delta = r.Varint("docid");
+    if (r.ok() && i > 0 && delta == 0) r.Fail("docid: not ascending");
+    const uint64_t d = i == 0 ? delta : prev + delta;
+    if (r.ok() && d > kMaxDocId) r.Fail("docid: out of range");
+    m->docs[i].docid = static_cast<DocId>(d);
+    prev = d;
+    m->docs[i].id = r.String("id");
+    m->docs[i].title = r.String("title");
+  }
+  return r.Finish();
+}
+
+Status DecodeBinStats(std::string_view payload, BinStats* m) {
+  WireReader r(payload, "BinStats");
+  m->request_id = r.U64("request id");
+  m->bin = r.U32("bin");
+  m->tablet = r.U32("tablet");
+  m->results = r.Varint("results");
+  m->queue_wait_us = r.U32("queue wait");
+  m->service_us = r.U32("service time");
+  m->bytes = r.Varint("bytes");
+  const uint8_t flags = r.U8("flags");
+  if (r.ok() && (flags & ~1u) != 0) r.Fail("flags");
+  m->cancelled = (flags & 1) != 0;
+  return r.Finish();
+}
+
+Status DecodeDone(std::string_view payload, Done* m) {
+  WireReader r(payload, "Done");
+  m->request_id = r.U64("request id");
+  const uint8_t code = r.U8("code");
+  if (r.ok() && code > static_cast<uint8_t>(DoneCode::kDeadline)) r.Fail("code");
+  m->code = static_cast<DoneCode>(code);
+  m->message = r.String("message");
+  return r.Finish();
+}
+
+}  // namespace dps

@@ -1,0 +1,129 @@
+// The shard servers' wire protocol, version 1: length-prefixed binary
+// frames over TCP. Every byte is documented in docs/PROTOCOL.md. This file
+// only encodes and decodes frames (no sockets), so the server, the cluster
+// client, tests and fuzzers share one implementation.
+//
+// Frame: `length (u32) | type (u8) | payload`, length counting type and
+// payload, at most kMaxFrameSize. Decoders reject truncated, overlong or
+// inconsistent payloads with InvalidArgument naming the field.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+#include "index/query_node.h"
+#include "index/types.h"
+
+namespace dps {
+
+inline constexpr uint32_t kWireMagic = 0x57535044;  // bytes "DPSW"
+inline constexpr uint16_t kWireVersion = 1;
+inline constexpr uint32_t kMaxFrameSize = 16u << 20;
+inline constexpr size_t kFrameHeaderSize = 5;
+// Query trees deeper or larger than this are refused (a hostile peer must
+// not make the decoder recurse without bound).
+inline constexpr size_t kMaxQueryDepth = 64;
+inline constexpr size_t kMaxQueryNodes = 4096;
+
+enum class FrameType : uint8_t {
+  kHello = 0x01,    // client -> server, first frame
+  kWelcome = 0x02,  // server -> client, answer to Hello
+  kQuery = 0x10,    // client -> server
+  kCancel = 0x11,   // client -> server
+  kResults = 0x20,  // server -> client: matches of one bin (maybe several frames)
+  kBinStats = 0x21, // server -> client: a bin is complete
+  kDone = 0x22,     // server -> client: the request is complete
+};
+
+// Whether `type` is one of the types above.
+bool KnownFrameType(uint8_t type);
+const char* FrameTypeName(FrameType type);
+
+struct Hello {
+  uint16_t version = kWireVersion;
+  std::string token;  // the shared secret, empty when the server needs none
+};
+
+struct Welcome {
+  uint16_t version = kWireVersion;
+  std::string index_id;     // MANIFEST's index-id
+  uint64_t generation = 0;  // MANIFEST's generation
+  uint32_t bins = 0;
+  uint32_t tablets = 0;     // tablets of the whole index
+  uint32_t first_tablet = 0, last_tablet = 0;  // the ones this server hosts
+};
+
+struct QueryRequest {
+  uint64_t request_id = 0;
+  bool count_only = false;
+  uint64_t limit = 0;        // 0: all
+  uint32_t deadline_ms = 0;  // 0: none; relative to the server's receipt
+  uint32_t first_tablet = 0, last_tablet = 0;  // which hosted tablets to search
+  QueryNode root;
+};
+
+struct Cancel {
+  uint64_t request_id = 0;
+};
+
+struct RemoteDoc {
+  DocId docid = 0;
+  std::string id;
+  std::string title;
+};
+
+struct ResultBatch {
+  uint64_t request_id = 0;
+  uint32_t bin = 0;
+  uint32_t tablet = 0;
+  std::vector<RemoteDoc> docs;  // ascending docids
+};
+
+struct BinStats {
+  uint64_t request_id = 0;
+  uint32_t bin = 0;
+  uint32_t tablet = 0;
+  uint64_t results = 0;  // matches in the bin (counted even when count_only)
+  uint32_t queue_wait_us = 0;
+  uint32_t service_us = 0;
+  uint64_t bytes = 0;    // result bytes the server sent for this bin
+  bool cancelled = false;  // stopped by cancel, limit or deadline: results incomplete
+};
+
+enum class DoneCode : uint8_t { kOk = 0, kInvalidQuery = 1, kIndexError = 2, kCancelled = 3, kDeadline = 4 };
+
+struct Done {
+  uint64_t request_id = 0;
+  DoneCode code = DoneCode::kOk;
+  std::string message;
+};
+
+// Appends a whole frame (header and payload) to *out.
+void EncodeHello(const Hello& m, std::string* out);
+void EncodeWelcome(const Welcome& m, std::string* out);
+void EncodeQuery(const QueryRequest& m, std::string* out);
+void EncodeCancel(const Cancel& m, std::string* out);
+void EncodeResults(const ResultBatch& m, std::string* out);
+void EncodeBinStats(const BinStats& m, std::string* out);
+void EncodeDone(const Done& m, std::string* out);
+
+// Parses a frame header: the payload length (type excluded) and type.
+// InvalidArgument when the length is 0 or above kMaxFrameSize, or the type
+// is unknown.
+Status DecodeFrameHeader(const uint8_t header[kFrameHeaderSize], uint32_t* payload_len,
+                         FrameType* type);
+
+// Decode a payload (the bytes after the header). The whole payload must be
+// consumed.
+Status DecodeHello(std::string_view payload, Hello* m);
+Status DecodeWelcome(std::string_view payload, Welcome* m);
+Status DecodeQuery(std::string_view payload, QueryRequest* m);
+Status DecodeCancel(std::string_view payload, Cancel* m);
+Status DecodeResults(std::string_view payload, ResultBatch* m);
+Status DecodeBinStats(std::string_view payload, BinStats* m);
+Status DecodeDone(std::string_view payload, Done* m);
+
+}  // namespace dps

@@ -1,0 +1,180 @@
+// Wire protocol v1: every frame round-trips; truncated, mutated, oversized
+// and unknown frames are rejected with an error (never a crash: this runs
+// under ASan/UBSan in scripts/test.sh).
+#include "shards/protocol.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <random>
+
+namespace dps {
+namespace {
+
+QueryNode SampleQuery() {
+  return QueryNode::And({QueryNode::Term("white"), QueryNode::Term("house"),
+                         QueryNode::Or({QueryNode::Term("a"), QueryNode::Term("b")}),
+                         QueryNode::Term("senate", true)});
+}
+
+// Splits an encoded frame into header fields and payload.
+std::string_view Payload(const std::string& frame, FrameType expected) {
+  uint32_t len = 0;
+  FrameType type{};
+  EXPECT_TRUE(DecodeFrameHeader(reinterpret_cast<const uint8_t*>(frame.data()), &len, &type).ok());
+  EXPECT_EQ(type, expected);
+  EXPECT_EQ(len + kFrameHeaderSize, frame.size());
+  return std::string_view(frame).substr(kFrameHeaderSize);
+}
+
+// Every strict prefix of a payload must fail to decode.
+void ExpectTruncationsFail(std::string_view payload,
+                           const std::function<Status(std::string_view)>& decode) {
+  for (size_t n = 0; n < payload.size(); ++n) {
+    EXPECT_FALSE(decode(payload.substr(0, n)).ok()) << "prefix of " << n << " bytes decoded";
+  }
+  EXPECT_FALSE(decode(std::string(payload) + "x").ok()) << "trailing byte accepted";
+}
+
+TEST(Protocol, HelloAndWelcomeRoundTrip) {
+  std::string f;
+  EncodeHello({kWireVersion, "s3cret"}, &f);
+  Hello h;
+  ASSERT_TRUE(DecodeHello(Payload(f, FrameType::kHello), &h).ok());
+  EXPECT_EQ(h.version, kWireVersion);
+  EXPECT_EQ(h.token, "s3cret");
+  ExpectTruncationsFail(Payload(f, FrameType::kHello), [](std::string_view p) { Hello x; return DecodeHello(p, &x); });
+
+  Welcome w{kWireVersion, "abcdef", 7, 16, 8, 2, 5};
+  f.clear();
+  EncodeWelcome(w, &f);
+  Welcome got;
+  ASSERT_TRUE(DecodeWelcome(Payload(f, FrameType::kWelcome), &got).ok());
+  EXPECT_EQ(got.index_id, "abcdef");
+  EXPECT_EQ(got.generation, 7u);
+  EXPECT_EQ(got.bins, 16u);
+  EXPECT_EQ(got.tablets, 8u);
+  EXPECT_EQ(got.first_tablet, 2u);
+  EXPECT_EQ(got.last_tablet, 5u);
+  ExpectTruncationsFail(Payload(f, FrameType::kWelcome), [](std::string_view p) { Welcome x; return DecodeWelcome(p, &x); });
+  // A tablet range outside the index is refused.
+  f.clear();
+  EncodeWelcome({kWireVersion, "x", 1, 4, 4, 1, 4}, &f);
+  EXPECT_FALSE(DecodeWelcome(Payload(f, FrameType::kWelcome), &got).ok());
+}
+
+TEST(Protocol, QueryRoundTripAndLimits) {
+  QueryRequest q;
+  q.request_id = 0x0102030405060708ull;
+  q.count_only = true;
+  q.limit = 1000;
+  q.deadline_ms = 50;
+  q.first_tablet = 1;
+  q.last_tablet = 3;
+  q.root = SampleQuery();
+  std::string f;
+  EncodeQuery(q, &f);
+  QueryRequest got;
+  ASSERT_TRUE(DecodeQuery(Payload(f, FrameType::kQuery), &got).ok());
+  EXPECT_EQ(got.request_id, q.request_id);
+  EXPECT_TRUE(got.count_only);
+  EXPECT_EQ(got.limit, 1000u);
+  EXPECT_EQ(got.deadline_ms, 50u);
+  EXPECT_EQ(got.first_tablet, 1u);
+  EXPECT_EQ(got.last_tablet, 3u);
+  EXPECT_EQ(got.root.ToString(), q.root.ToString());
+  ExpectTruncationsFail(Payload(f, FrameType::kQuery), [](std::string_view p) { QueryRequest x; return DecodeQuery(p, &x); });
+
+  // A tree nested past the depth limit is refused, not recursed into.
+  QueryNode deep = QueryNode::Term("t");
+  for (size_t i = 0; i < kMaxQueryDepth + 5; ++i) deep = QueryNode::And({std::move(deep)});
+  q.root = deep;
+  f.clear();
+  EncodeQuery(q, &f);
+  Status s = DecodeQuery(Payload(f, FrameType::kQuery), &got);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("deeper"), std::string::npos) << s.message();
+}
+
+TEST(Protocol, ResultsStatsDoneCancelRoundTrip) {
+  ResultBatch b{9, 3, 1, {{5, "doc-5", "Five"}, {6, "doc-6", ""}, {900000, "x", "t"}}};
+  std::string f;
+  EncodeResults(b, &f);
+  ResultBatch gb;
+  ASSERT_TRUE(DecodeResults(Payload(f, FrameType::kResults), &gb).ok());
+  ASSERT_EQ(gb.docs.size(), 3u);
+  EXPECT_EQ(gb.docs[2].docid, 900000u);
+  EXPECT_EQ(gb.docs[0].id, "doc-5");
+  EXPECT_EQ(gb.docs[0].title, "Five");
+  EXPECT_EQ(gb.bin, 3u);
+  ExpectTruncationsFail(Payload(f, FrameType::kResults), [](std::string_view p) { ResultBatch x; return DecodeResults(p, &x); });
+
+  BinStats st{9, 3, 1, 12345, 17, 250, 4096, true};
+  f.clear();
+  EncodeBinStats(st, &f);
+  BinStats gs;
+  ASSERT_TRUE(DecodeBinStats(Payload(f, FrameType::kBinStats), &gs).ok());
+  EXPECT_EQ(gs.results, 12345u);
+  EXPECT_EQ(gs.service_us, 250u);
+  EXPECT_EQ(gs.bytes, 4096u);
+  EXPECT_TRUE(gs.cancelled);
+  ExpectTruncationsFail(Payload(f, FrameType::kBinStats), [](std::string_view p) { BinStats x; return DecodeBinStats(p, &x); });
+
+  f.clear();
+  EncodeDone({9, DoneCode::kInvalidQuery, "bad query"}, &f);
+  Done gd;
+  ASSERT_TRUE(DecodeDone(Payload(f, FrameType::kDone), &gd).ok());
+  EXPECT_EQ(gd.code, DoneCode::kInvalidQuery);
+  EXPECT_EQ(gd.message, "bad query");
+  ExpectTruncationsFail(Payload(f, FrameType::kDone), [](std::string_view p) { Done x; return DecodeDone(p, &x); });
+
+  f.clear();
+  EncodeCancel({77}, &f);
+  Cancel gc;
+  ASSERT_TRUE(DecodeCancel(Payload(f, FrameType::kCancel), &gc).ok());
+  EXPECT_EQ(gc.request_id, 77u);
+}
+
+TEST(Protocol, HeaderRejectsEmptyOversizedAndUnknownFrames) {
+  uint8_t h[kFrameHeaderSize] = {0, 0, 0, 0, 0x10};
+  uint32_t len;
+  FrameType t;
+  EXPECT_FALSE(DecodeFrameHeader(h, &len, &t).ok());  // length 0
+  const uint32_t big = kMaxFrameSize + 1;
+  for (int i = 0; i < 4; ++i) h[i] = static_cast<uint8_t>(big >> (8 * i));
+  EXPECT_FALSE(DecodeFrameHeader(h, &len, &t).ok());
+  h[0] = 9, h[1] = h[2] = h[3] = 0;
+  for (int type = 0; type < 256; ++type) {
+    h[4] = static_cast<uint8_t>(type);
+    EXPECT_EQ(DecodeFrameHeader(h, &len, &t).ok(), KnownFrameType(static_cast<uint8_t>(type)));
+  }
+}
+
+TEST(Protocol, MutatedPayloadsNeverCrash) {
+  // Random byte flips: decoding may succeed (a flipped docid is still a
+  // docid) but must stay in bounds; under ASan any overrun fails the test.
+  const uint64_t seed = std::random_device{}();
+  std::mt19937_64 rng(seed);
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  QueryRequest q;
+  q.root = SampleQuery();
+  std::string qf, rf;
+  EncodeQuery(q, &qf);
+  EncodeResults({1, 2, 0, {{1, "a", "b"}, {2, "cc", "dd"}}}, &rf);
+  for (int i = 0; i < 20000; ++i) {
+    std::string p(i % 2 ? qf.substr(kFrameHeaderSize) : rf.substr(kFrameHeaderSize));
+    for (int flips = 1 + rng() % 3; flips > 0; --flips) p[rng() % p.size()] = static_cast<char>(rng());
+    QueryRequest x;
+    ResultBatch y;
+    if (i % 2) {
+      if (DecodeQuery(p, &x).ok()) {
+        EXPECT_LE(x.root.ToString().size(), p.size() * 8);
+      }
+    } else {
+      (void)DecodeResults(p, &y);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace dps
