@@ -12,6 +12,8 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitNoMatch = 1;
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitIndex = 3;
+// --cluster: some tablets did not answer (deadline, or no replica left).
+inline constexpr int kExitPartial = 4;
 
 void RegisterIngest(CLI::App& app);
 void RegisterQuery(CLI::App& app);
@@ -20,6 +22,11 @@ void RegisterStats(CLI::App& app);
 void RegisterDelete(CLI::App& app);
 void RegisterCompact(CLI::App& app);
 void RegisterCheck(CLI::App& app);
+void RegisterServe(CLI::App& app);
+void RegisterBench(CLI::App& app);
+
+// A --token-file secret without its trailing newline.
+Result<std::string> ReadTokenFile(const std::string& path);
 
 // Exit code chosen by the subcommand that ran.
 int ExitCode();

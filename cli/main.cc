@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   dps::cli::RegisterDelete(app);
   dps::cli::RegisterCompact(app);
   dps::cli::RegisterCheck(app);
+  dps::cli::RegisterServe(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

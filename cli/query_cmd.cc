@@ -9,6 +9,7 @@
 #include "index/index_reader.h"
 #include "ingest/analyzer.h"
 #include "query/batch.h"
+#include "query/cluster.h"
 #include "query/coordinator.h"
 #include "query/parser.h"
 #include "query/planner.h"
@@ -64,7 +65,118 @@ void PrintStats(const QueryStats& s) {
                s.cancelled ? " (stopped early)" : "");
 }
 
+void PrintClusterSummary(const ClusterStats& s) {
+  if (s.hedged > 0 || s.failovers > 0) {
+    std::fprintf(stderr, "cluster: %llu requests, %llu hedged, %llu failovers\n",
+                 static_cast<unsigned long long>(s.requests), static_cast<unsigned long long>(s.hedged),
+                 static_cast<unsigned long long>(s.failovers));
+  }
+}
+
+std::string MissingList(const ClusterStats& s) {
+  std::string out;
+  for (const auto& m : s.missing) out += (out.empty() ? "" : ",") + m;
+  return out;
+}
+
 }  // namespace
+
+Result<ClusterOptions> ClusterOptionsFromArgs(const std::string& token_file, uint32_t deadline_ms,
+                                              const std::string& hedge_after) {
+  ClusterOptions o;
+  o.deadline_ms = deadline_ms;
+  if (!token_file.empty()) {
+    DPS_ASSIGN_OR_RETURN(o.token, ReadTokenFile(token_file));
+  }
+  if (!hedge_after.empty()) {
+    char* end = nullptr;
+    const bool pct = hedge_after[0] == 'p' || hedge_after[0] == 'P';
+    const char* num = hedge_after.c_str() + (pct ? 1 : 0);
+    const double v = std::strtod(num, &end);
+    if (end == num || *end != '\0' || v <= 0 || (pct && v >= 100)) {
+      return Status::InvalidArgument("--hedge-after " + hedge_after + ": expected pNN (a percentile) or milliseconds");
+    }
+    (pct ? o.hedge_percentile : o.hedge_after_ms) = v;
+  }
+  return o;
+}
+
+template <typename Args>
+void RunClusterQuery(const Args& a) {
+  auto ranges = ReadClusterFile(a.cluster);
+  if (!ranges.ok()) return (void)Fail(ranges.status());
+  auto options = ClusterOptionsFromArgs(a.token_file, a.deadline_ms, a.hedge_after);
+  if (!options.ok()) return (void)Fail(options.status());
+  if (!a.delays.empty()) {
+    return (void)Fail(Status::InvalidArgument("--inject-delay applies to --index; give it to dpsearch serve"));
+  }
+  auto analyzer = Analyzer::Create();
+  if (!analyzer.ok()) return (void)Fail(analyzer.status());
+  auto client = ClusterClient::Connect(std::move(ranges).value(), *options);
+  if (!client.ok()) return (void)Fail(client.status());
+  bool partial = false;
+  if (!a.queries.empty()) {
+    auto queries = ReadQueryFile(a.queries);
+    if (!queries.ok()) return (void)Fail(queries.status());
+    std::vector<BatchResult> results;
+    unsigned passes = 0;
+    auto count = [&](const std::string& text, uint64_t* matches) -> Status {
+      DPS_ASSIGN_OR_RETURN(QueryNode root, ParseQuery(text, analyzer->get()));
+      ClusterStats stats;
+      *matches = 0;
+      DPS_RETURN_IF_ERROR((*client)->Run(root, true, 0, [&](const RemoteBin& b) { *matches += b.count; return true; }, &stats));
+      if (stats.partial) {
+        partial = true;
+        std::fprintf(stderr, "dpsearch: partial result for '%s': tablets %s missing\n", text.c_str(), MissingList(stats).c_str());
+      }
+      return Status::OK();
+    };
+    Status s = RunBatch(count, *queries, WarmupOptions{a.warmup_passes, a.warmup_seconds}, &results, &passes);
+    if (!s.ok()) return (void)Fail(s);
+    uint64_t total = 0;
+    for (const auto& r : results) {
+      if (!r.error.empty()) std::fprintf(stderr, "dpsearch: query %s: %s\n", r.id.c_str(), r.error.c_str());
+      std::printf("%s\t%llu\t%.1f\n", r.id.c_str(), static_cast<unsigned long long>(r.matches), r.micros);
+      total += r.matches;
+    }
+    if (partial) return SetExitCode(kExitPartial);
+    if (total == 0) SetExitCode(kExitNoMatch);
+    return;
+  }
+  auto root = ParseQuery(a.query, analyzer->get());
+  if (!root.ok()) return (void)Fail(root.status());
+  const bool tty = isatty(STDOUT_FILENO);
+  const std::string format = a.format.empty() ? (tty ? "text" : "tsv") : a.format;
+  uint64_t matches = 0;
+  ClusterStats stats;
+  Status s = (*client)->Run(*root, a.count, a.limit, [&](const RemoteBin& b) {
+    matches += b.count;
+    for (const auto& d : b.docs) {
+      if (format == "tsv") {
+        std::printf("%s\t%s\t%u\t%u\n", Tsv(d.id).c_str(), Tsv(d.title).c_str(), b.bin, d.docid);
+      } else if (format == "jsonl") {
+        std::printf("{\"id\":\"%s\",\"title\":\"%s\",\"bin\":%u,\"docid\":%u,\"snippet\":\"\"}\n",
+                    JsonEscape(d.id).c_str(), JsonEscape(d.title).c_str(), b.bin, d.docid);
+      } else {
+        std::printf("%s  %s\n", d.id.c_str(), d.title.c_str());
+      }
+    }
+    std::fflush(stdout);
+    return true;
+  }, &stats);
+  if (!s.ok()) return (void)Fail(s);
+  if (a.count) std::printf("%llu\n", static_cast<unsigned long long>(matches));
+  if (stats.partial && format == "jsonl" && !a.count) {
+    std::printf("{\"partial\":true,\"missing_tablets\":\"%s\"}\n", MissingList(stats).c_str());
+  }
+  if (a.stats) PrintStats(stats.query);
+  PrintClusterSummary(stats);
+  if (stats.partial) {
+    std::fprintf(stderr, "dpsearch: partial result: tablets %s did not answer\n", MissingList(stats).c_str());
+    return SetExitCode(kExitPartial);
+  }
+  if (matches == 0) SetExitCode(kExitNoMatch);
+}
 
 void RegisterQuery(CLI::App& app) {
   struct Args {
@@ -79,10 +191,19 @@ void RegisterQuery(CLI::App& app) {
     unsigned threads = 0;
     unsigned warmup_passes = 0;
     double warmup_seconds = 0;
+    std::string cluster, token_file, hedge_after;
+    uint32_t deadline_ms = 0;
+    std::vector<std::string> delays;
   };
   auto a = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("query", "Run a boolean query (AND by default; OR, NOT, -term, parentheses)");
-  cmd->add_option("--index", a->index, "Index directory")->required();
+  auto* index_opt = cmd->add_option("--index", a->index, "Index directory");
+  auto* cluster_opt = cmd->add_option("--cluster", a->cluster, "Cluster file: tablet ranges and their servers");
+  index_opt->excludes(cluster_opt);
+  cmd->add_option("--token-file", a->token_file, "--cluster: the servers' shared secret");
+  cmd->add_option("--deadline", a->deadline_ms, "--cluster: answer with what arrived after MS milliseconds");
+  cmd->add_option("--hedge-after", a->hedge_after, "--cluster: ask another replica after pNN of recent latencies or MS");
+  cmd->add_option("--inject-delay", a->delays, "--index: WHO:PROBABILITY:MS (repeatable), delay before a bin");
   cmd->add_option("query", a->query, "The query, e.g. 'white house -senate'");
   cmd->add_option("--queries", a->queries, "Batch: a file of id<TAB>query lines; prints id<TAB>matches<TAB>micros");
   cmd->add_flag("--count", a->count, "Print only the number of matches");
@@ -100,6 +221,20 @@ void RegisterQuery(CLI::App& app) {
     }
     if (a->query.empty() == a->queries.empty()) {
       return (void)Fail(Status::InvalidArgument("query: give a QUERY or --queries FILE"));
+    }
+    if (a->index.empty() == a->cluster.empty()) {
+      return (void)Fail(Status::InvalidArgument("query: give --index DIR or --cluster FILE"));
+    }
+    if (!a->cluster.empty()) return RunClusterQuery(*a);
+    std::unique_ptr<DelayInjector> delays;
+    if (!a->delays.empty()) {
+      std::vector<DelayRule> rules;
+      for (const auto& spec : a->delays) {
+        auto rule = ParseDelayRule(spec);
+        if (!rule.ok()) return (void)Fail(rule.status());
+        rules.push_back(*rule);
+      }
+      delays = std::make_unique<DelayInjector>(std::move(rules));
     }
     auto index = IndexReader::Open(a->index);
     if (!index.ok()) return (void)Fail(index.status());
@@ -139,6 +274,7 @@ void RegisterQuery(CLI::App& app) {
     SearchOptions options;
     options.count_only = a->count;
     options.limit = a->limit;
+    options.delays = delays.get();
     uint64_t matches = 0;
     Status fetch_status;
     DocBlockCache cache;

@@ -51,6 +51,15 @@ Status CountOne(const IndexReader& index, Coordinator* coordinator, Analyzer* an
 Status RunBatch(const IndexReader& index, Coordinator* coordinator, Analyzer* analyzer,
                 const std::vector<BatchQuery>& queries, const WarmupOptions& warmup,
                 std::vector<BatchResult>* results, unsigned* passes) {
+  return RunBatch(
+      [&](const std::string& text, uint64_t* matches) {
+        return CountOne(index, coordinator, analyzer, text, matches);
+      },
+      queries, warmup, results, passes);
+}
+
+Status RunBatch(const CountFn& count, const std::vector<BatchQuery>& queries,
+                const WarmupOptions& warmup, std::vector<BatchResult>* results, unsigned* passes) {
   using Clock = std::chrono::steady_clock;
   const auto warm_start = Clock::now();
   *passes = 0;
@@ -59,7 +68,7 @@ Status RunBatch(const IndexReader& index, Coordinator* coordinator, Analyzer* an
           std::chrono::duration<double>(Clock::now() - warm_start).count() < warmup.min_seconds)) {
     for (const auto& q : queries) {
       uint64_t ignored;
-      (void)CountOne(index, coordinator, analyzer, q.text, &ignored);
+      (void)count(q.text, &ignored);
     }
     ++*passes;
   }
@@ -68,7 +77,7 @@ Status RunBatch(const IndexReader& index, Coordinator* coordinator, Analyzer* an
     BatchResult r;
     r.id = q.id;
     const auto t0 = Clock::now();
-    Status s = CountOne(index, coordinator, analyzer, q.text, &r.matches);
+    Status s = count(q.text, &r.matches);
     r.micros = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
     if (!s.ok()) {
       if (!s.IsInvalidArgument()) return s;  // an index error ends the batch

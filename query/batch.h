@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -35,8 +36,16 @@ struct WarmupOptions {
 // InvalidArgument naming the file and line for a line without a tab.
 Result<std::vector<BatchQuery>> ReadQueryFile(const std::string& path);
 
+// Counts the matches of one query text. InvalidArgument = a bad query (the
+// batch goes on); any other error ends the batch.
+using CountFn = std::function<Status(const std::string& text, uint64_t* matches)>;
+
 // Runs every query once after the warm-up; *passes receives the warm-up
 // passes made.
+Status RunBatch(const CountFn& count, const std::vector<BatchQuery>& queries,
+                const WarmupOptions& warmup, std::vector<BatchResult>* results, unsigned* passes);
+
+// RunBatch over an opened index with the in-process coordinator.
 Status RunBatch(const IndexReader& index, Coordinator* coordinator, Analyzer* analyzer,
                 const std::vector<BatchQuery>& queries, const WarmupOptions& warmup,
                 std::vector<BatchResult>* results, unsigned* passes);

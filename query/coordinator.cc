@@ -62,9 +62,13 @@ Status Coordinator::Run(const QueryPlan& plan, const SearchOptions& options,
   const Manifest& manifest = impl_->index->manifest();
   auto evaluate = [&](uint32_t bin) {
         auto* c = new Completed();
-        const auto began = Clock::now();
         c->timing.bin = bin;
         c->timing.tablet = static_cast<uint32_t>(manifest.TabletOf(bin));
+        if (options.delays != nullptr) {
+          const int64_t us = options.delays->SampleMicros(c->timing.tablet);
+          if (us > 0) std::this_thread::sleep_for(std::chrono::microseconds(us));
+        }
+        const auto began = Clock::now();
         c->timing.queue_wait_us = Micros(start, began);
         if (!cancel.load(std::memory_order_relaxed)) {
           BinRequest req;
@@ -87,7 +91,8 @@ Status Coordinator::Run(const QueryPlan& plan, const SearchOptions& options,
   // One thread: evaluate bins in turn on the calling thread, delivering each
   // as it finishes. Otherwise one task per bin on the arena's workers.
   const bool inline_run = impl_->threads <= 1 || plan.bins.size() <= 1 ||
-                          plan.estimated_postings < options.parallel_threshold;
+                          (plan.estimated_postings < options.parallel_threshold &&
+                           options.delays == nullptr);
   size_t next_inline = 0;
   if (!inline_run) {
     impl_->arena.execute([&] {

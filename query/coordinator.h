@@ -17,6 +17,7 @@
 #include "common/status.h"
 #include "index/index_reader.h"
 #include "query/planner.h"
+#include "shards/delay.h"
 #include "shards/shard.h"
 
 namespace dps {
@@ -28,6 +29,9 @@ struct SearchOptions {
   // workers costs more than such a query (gcide, 2 cores: a parallel p50 of
   // 74 us against 19 us inline), while big ones gain from the fan-out.
   uint64_t parallel_threshold = 20'000;
+  // --inject-delay: sleep before evaluating a bin of a chosen tablet (the
+  // sleep counts as queue wait, as in a server).
+  DelayInjector* delays = nullptr;
 };
 
 struct BinTiming {

@@ -91,6 +91,7 @@ struct BinStats {
   uint32_t service_us = 0;
   uint64_t bytes = 0;    // result bytes the server sent for this bin
   bool cancelled = false;  // stopped by cancel, limit or deadline: results incomplete
+  bool fast_path = false;  // evaluated by the intersection kernel, not the iterator tree
 };
 
 enum class DoneCode : uint8_t { kOk = 0, kInvalidQuery = 1, kIndexError = 2, kCancelled = 3, kDeadline = 4 };

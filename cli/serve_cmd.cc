@@ -1,0 +1,122 @@
+// `dpsearch serve`: a shard server for a tablet range of an index.
+#include <signal.h>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "cli/commands.h"
+#include "common/file.h"
+#include "index/index_reader.h"
+#include "shards/server.h"
+
+namespace dps::cli {
+
+namespace {
+
+// "3" or "0-7"; empty means every tablet.
+Status ParseTabletRange(const std::string& text, size_t tablets, uint32_t* first, uint32_t* last) {
+  if (text.empty()) {
+    *first = 0;
+    *last = static_cast<uint32_t>(tablets - 1);
+    return Status::OK();
+  }
+  unsigned long a = 0, b = 0;
+  char dash = 0;
+  char extra = 0;
+  const int n = std::sscanf(text.c_str(), "%lu%c%lu%c", &a, &dash, &b, &extra);
+  if (n == 1) {
+    b = a;
+  } else if (n != 3 || dash != '-') {
+    return Status::InvalidArgument("--tablets " + text + ": expected N or FIRST-LAST");
+  }
+  if (a > b || b >= tablets) {
+    return Status::InvalidArgument("--tablets " + text + ": the index has tablets 0-" +
+                                   std::to_string(tablets - 1));
+  }
+  *first = static_cast<uint32_t>(a);
+  *last = static_cast<uint32_t>(b);
+  return Status::OK();
+}
+
+Status ParseListen(const std::string& text, ServerOptions* o) {
+  const size_t colon = text.rfind(':');
+  if (colon == std::string::npos) return Status::InvalidArgument("--listen " + text + ": expected HOST:PORT");
+  o->host = text.substr(0, colon);
+  if (o->host.size() >= 2 && o->host.front() == '[' && o->host.back() == ']') {
+    o->host = o->host.substr(1, o->host.size() - 2);
+  }
+  char* end = nullptr;
+  const unsigned long port = std::strtoul(text.c_str() + colon + 1, &end, 10);
+  if (end == text.c_str() + colon + 1 || *end != '\0' || port > 65535) {
+    return Status::InvalidArgument("--listen " + text + ": bad port");
+  }
+  o->port = static_cast<uint16_t>(port);
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<std::string> ReadTokenFile(const std::string& path) {
+  DPS_ASSIGN_OR_RETURN(std::string token, ReadFileToString(path));
+  while (!token.empty() && (token.back() == '\n' || token.back() == '\r')) token.pop_back();
+  if (token.empty()) return Status::InvalidArgument(path + ": empty token file");
+  return token;
+}
+
+void RegisterServe(CLI::App& app) {
+  struct Args {
+    std::string index, tablets, listen = "127.0.0.1:7701", token_file;
+    std::vector<std::string> delays;
+    unsigned threads = 0;
+  };
+  auto a = std::make_shared<Args>();
+  CLI::App* cmd = app.add_subcommand("serve", "Serve tablets of an index to query coordinators (docs/PROTOCOL.md)");
+  cmd->add_option("--index", a->index, "Index directory")->required();
+  cmd->add_option("--tablets", a->tablets, "Tablets to serve: N or FIRST-LAST (default: all)");
+  cmd->add_option("--listen", a->listen, "HOST:PORT (default 127.0.0.1:7701; port 0 picks a free one)");
+  cmd->add_option("--token-file", a->token_file, "Clients must present this file's secret");
+  cmd->add_option("--inject-delay", a->delays, "WHO:PROBABILITY:MS (repeatable), delay before a bin");
+  cmd->add_option("--threads", a->threads, "Evaluation threads (default: all cores)");
+  cmd->callback([a] {
+    ServerOptions options;
+    if (Status s = ParseListen(a->listen, &options); !s.ok()) return (void)Fail(s);
+    if (!a->token_file.empty()) {
+      auto token = ReadTokenFile(a->token_file);
+      if (!token.ok()) return (void)Fail(token.status());
+      options.token = *token;
+    }
+    for (const auto& spec : a->delays) {
+      auto rule = ParseDelayRule(spec);
+      if (!rule.ok()) return (void)Fail(rule.status());
+      options.delays.push_back(*rule);
+    }
+    options.workers = a->threads;
+    auto index = IndexReader::Open(a->index);
+    if (!index.ok()) return (void)Fail(index.status());
+    uint32_t first = 0, last = 0;
+    if (Status s = ParseTabletRange(a->tablets, (*index)->tablet_count(), &first, &last); !s.ok()) {
+      return (void)Fail(s);
+    }
+    // Block the stop signals before any thread starts, then wait for one.
+    sigset_t stop_signals;
+    sigemptyset(&stop_signals);
+    sigaddset(&stop_signals, SIGTERM);
+    sigaddset(&stop_signals, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+    auto server = ShardServer::Start(index->get(), first, last, options);
+    if (!server.ok()) return (void)Fail(server.status());
+    std::fprintf(stderr, "dpsearch serve: %s tablets %u-%u on %s:%u\n", a->index.c_str(), first, last,
+                 options.host.c_str(), (*server)->port());
+    int sig = 0;
+    sigwait(&stop_signals, &sig);
+    std::fprintf(stderr, "dpsearch serve: %s, stopping\n", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+    (*server)->Stop();
+    const ServerCounters c = (*server)->counters();
+    std::fprintf(stderr, "dpsearch serve: stopped after %llu connections, %llu queries, %llu protocol errors\n",
+                 static_cast<unsigned long long>(c.connections), static_cast<unsigned long long>(c.queries),
+                 static_cast<unsigned long long>(c.protocol_errors));
+  });
+}
+
+}  // namespace dps::cli

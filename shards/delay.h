@@ -1,0 +1,42 @@
+// Delay injection (`--inject-delay WHO:PROBABILITY:MILLISECONDS`, DESIGN.md):
+// makes chosen tablets slow so the straggler problem and its mitigations can
+// be studied. Extension: MILLISECONDS may be `lognormal(MEDIAN,SIGMA)` for a
+// heavy-tailed delay instead of a fixed one.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace dps {
+
+struct DelayRule {
+  int64_t tablet = -1;  // -1: every tablet ("*")
+  double probability = 0;
+  double ms = 0;             // fixed delay, or the median when lognormal
+  double sigma = 0;          // > 0: lognormal(ln ms, sigma)
+};
+
+// Parses one spec; InvalidArgument naming the spec when malformed.
+Result<DelayRule> ParseDelayRule(const std::string& spec);
+
+class DelayInjector {
+ public:
+  DelayInjector() = default;
+  explicit DelayInjector(std::vector<DelayRule> rules, uint64_t seed = std::random_device{}());
+  bool empty() const { return rules_.empty(); }
+  // The delay to add before evaluating a bin of `tablet`, in microseconds
+  // (the sum of the matching rules that fire). Thread-safe.
+  int64_t SampleMicros(uint32_t tablet);
+
+ private:
+  std::vector<DelayRule> rules_;
+  uint64_t seed_ = 0;
+  std::atomic<uint64_t> counter_{0};
+};
+
+}  // namespace dps

@@ -1,0 +1,63 @@
+// The shard server behind `dpsearch serve`: hosts a tablet range of an
+// opened index and answers the wire protocol of docs/PROTOCOL.md. One
+// network thread runs Boost.Asio (every socket operation happens there);
+// bins are evaluated on a separate worker pool with the same Shard code as
+// in-process queries, so a slow bin never stalls the network loop.
+//
+// Robustness: every malformed, oversized or unexpected frame closes only
+// its connection, with one logged line; a client that stops reading is cut
+// off once its unread output passes a limit; Stop() is graceful.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "common/status.h"
+#include "index/index_reader.h"
+#include "shards/delay.h"
+
+namespace dps {
+
+struct ServerOptions {
+  std::string host = "127.0.0.1";  // loopback unless told otherwise
+  uint16_t port = 0;               // 0: any free port (see ShardServer::port)
+  std::string token;               // non-empty: clients must present it
+  unsigned workers = 0;            // evaluation threads; 0: all cores
+  std::vector<DelayRule> delays;   // --inject-delay
+  size_t max_unread_output = 64u << 20;
+  size_t max_client_frame = 1u << 20;  // clients only send small frames
+  // One line per connection fault or lifecycle event; default: stderr.
+  std::function<void(const std::string&)> log;
+};
+
+struct ServerCounters {
+  uint64_t connections = 0;         // accepted so far
+  uint64_t open_connections = 0;
+  uint64_t queries = 0;
+  uint64_t protocol_errors = 0;     // connections closed for a bad frame
+};
+
+class ShardServer {
+ public:
+  // Binds, listens and starts serving tablets [first_tablet, last_tablet]
+  // of `index` (which must outlive the server).
+  static Result<std::unique_ptr<ShardServer>> Start(const IndexReader* index, uint32_t first_tablet,
+                                                    uint32_t last_tablet, ServerOptions options);
+  ~ShardServer();
+
+  uint16_t port() const;
+  ServerCounters counters() const;
+  // Stops accepting, cancels the requests in flight (their bins stop at the
+  // next check and each gets its Done frame), flushes, closes every
+  // connection and joins the threads. Idempotent.
+  void Stop();
+
+ private:
+  struct Impl;
+  explicit ShardServer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace dps
