@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   dps::cli::RegisterCompact(app);
   dps::cli::RegisterCheck(app);
   dps::cli::RegisterServe(app);
+  dps::cli::RegisterBench(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

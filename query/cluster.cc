@@ -563,6 +563,9 @@ Status ClusterClient::Run(const QueryNode& root, bool count_only, size_t limit, 
       }
       case Event::kStats: {
         auto node = buffers.extract({e.rid, e.stats.bin});
+        // A bin cut short by a cancel, deadline or shutdown is no answer: a
+        // replica may still give the whole bin.
+        if (e.stats.cancelled) break;
         if (delivered_bins.count(e.stats.bin)) break;  // the other replica was faster
         delivered_bins.insert(e.stats.bin);
         RemoteBin b = node.empty() ? RemoteBin() : std::move(node.mapped());

@@ -14,4 +14,4 @@ scripts/build.sh build -DDPS_WERROR=$werror
 
 echo "== sanitizer build (ASan + UBSan): library tests ==" >&2
 scripts/build.sh build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDPS_SANITIZE=ON -DDPS_WERROR=$werror
-(cd build-asan && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j"$(nproc)" -L 'index|common|ingest|query|shards')
+(cd build-asan && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j"$(nproc)" -L 'index|common|ingest|query|shards|server')

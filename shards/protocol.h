@@ -90,8 +90,9 @@ struct BinStats {
   uint32_t queue_wait_us = 0;
   uint32_t service_us = 0;
   uint64_t bytes = 0;    // result bytes the server sent for this bin
-  bool cancelled = false;  // stopped by cancel, limit or deadline: results incomplete
+  bool cancelled = false;  // stopped by cancel, deadline or shutdown: results incomplete, not an answer
   bool fast_path = false;  // evaluated by the intersection kernel, not the iterator tree
+  bool truncated = false;  // cut by the request's limit: valid, but not every match
 };
 
 enum class DoneCode : uint8_t { kOk = 0, kInvalidQuery = 1, kIndexError = 2, kCancelled = 3, kDeadline = 4 };

@@ -20,6 +20,7 @@
 #include <optional>
 #include <iostream>
 #include <mutex>
+#include <set>
 #include <thread>
 #include <unordered_map>
 
@@ -65,6 +66,13 @@ struct Request {
   std::atomic<bool> deadline_hit{false};
   size_t pending_bins = 0;
   std::string error;
+  // Injected delays not yet expired; cancelling the request cuts them short.
+  std::vector<std::shared_ptr<asio::steady_timer>> timers;
+
+  void Cancel() {
+    cancel.store(true);
+    for (auto& t : timers) t->cancel();
+  }
 };
 
 // What a worker hands back to the network thread for one bin.
@@ -157,7 +165,7 @@ class ShardServer::Impl::Connection : public std::enable_shared_from_this<Connec
     if (closed_) return;
     closed_ = true;
     if (!reason.empty()) server_->Log(peer_ + ": closing connection: " + reason);
-    for (auto& [id, req] : requests_) req->cancel.store(true);
+    for (auto& [id, req] : requests_) req->Cancel();
     boost::system::error_code ec;
     socket_.shutdown(tcp::socket::shutdown_both, ec);
     socket_.close(ec);
@@ -165,9 +173,10 @@ class ShardServer::Impl::Connection : public std::enable_shared_from_this<Connec
     server_->live.erase(this);
   }
 
-  // Network thread: cancels requests in flight; their Done frames still go out.
+  // Network thread: cancels requests in flight (delayed bins start now and
+  // see the cancel); their Done frames still go out.
   void CancelAll() {
-    for (auto& [id, req] : requests_) req->cancel.store(true);
+    for (auto& [id, req] : requests_) req->Cancel();
   }
   bool idle() const { return requests_.empty() && !writing_; }
 
@@ -211,7 +220,7 @@ class ShardServer::Impl::Connection : public std::enable_shared_from_this<Connec
         Cancel c;
         DPS_RETURN_IF_ERROR(DecodeCancel(payload, &c));
         auto it = requests_.find(c.request_id);
-        if (it != requests_.end()) it->second->cancel.store(true);
+        if (it != requests_.end()) it->second->Cancel();
         return Status::OK();
       }
       default:
@@ -277,6 +286,7 @@ class ShardServer::Impl::Connection : public std::enable_shared_from_this<Connec
         server_->delays->empty() ? 0 : server_->delays->SampleMicros(tablet);
     if (delay_us <= 0) return run();
     auto timer = std::make_shared<asio::steady_timer>(server_->io, std::chrono::microseconds(delay_us));
+    req->timers.push_back(timer);
     timer->async_wait([timer, run](const boost::system::error_code&) { run(); });
   }
 
@@ -289,8 +299,10 @@ class ShardServer::Impl::Connection : public std::enable_shared_from_this<Connec
     stats.bin = bin;
     stats.tablet = tablet;
     stats.queue_wait_us = MicrosSince(req.received, start);
-    if (req.cancel.load() || req.budget.load() == 0) {
+    if (req.cancel.load()) {
       stats.cancelled = true;
+    } else if (req.budget.load() == 0) {
+      stats.truncated = true;  // the limit is reached: nothing more is wanted
     } else if (start > req.deadline) {
       stats.cancelled = true;
       req.deadline_hit.store(true);
@@ -315,7 +327,8 @@ class ShardServer::Impl::Connection : public std::enable_shared_from_this<Connec
         take = std::min<uint64_t>(resp.count, left);
         if (req.budget.compare_exchange_weak(left, left - take)) break;
       }
-      stats.cancelled = resp.cancelled || take < resp.count;
+      stats.cancelled = resp.cancelled;
+      stats.truncated = take < resp.count;
       stats.fast_path = resp.fast_path;
       stats.results = take;
       if (!req.count_only && take > 0) {
@@ -414,7 +427,7 @@ asio::awaitable<void> ShardServer::Impl::AcceptLoop() {
 
 void ShardServer::Impl::DoStop() {
   stopping.store(true);
-  // 1. Stop accepting and cancel what is in flight (on the network thread).
+  // 1. Stop accepting; cancel what is in flight (on the network thread).
   asio::post(io, [this] {
     boost::system::error_code ec;
     acceptor.close(ec);
@@ -422,10 +435,9 @@ void ShardServer::Impl::DoStop() {
       if (auto c = weak.lock()) c->CancelAll();
     }
   });
-  // 2. Let running bins notice the cancel and finish.
-  workers->join();
-  // 3. Give the Done frames a moment to drain, then close everything.
-  for (int i = 0; i < 100; ++i) {
+  // 2. Cancelled bins finish at once; wait (a bounded time) until every
+  //    request has sent its Done frame and the output is flushed.
+  for (int i = 0; i < 200; ++i) {
     std::promise<bool> idle;
     asio::post(io, [this, &idle] {
       bool all = true;
@@ -437,6 +449,7 @@ void ShardServer::Impl::DoStop() {
     if (idle.get_future().get()) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
+  // 3. Close every connection, then let the threads run out of work.
   asio::post(io, [this] {
     std::vector<std::shared_ptr<Connection>> all;
     for (auto& [p, weak] : live) {
@@ -444,6 +457,7 @@ void ShardServer::Impl::DoStop() {
     }
     for (auto& c : all) c->Close("");
   });
+  workers->join();
   work.reset();
   io_thread.join();
 }

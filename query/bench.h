@@ -1,0 +1,101 @@
+// `dpsearch bench`: straggler measurement (DESIGN.md "Straggler latency").
+// Runs a query file (optionally repeated, optionally with C concurrent
+// clients) against a local index or a cluster and records, per query and
+// per shard (tablet): queue wait, service time, results; per query: total
+// latency, time to first result, the last shard and the straggler ratio
+// (slowest shard / median shard). Summaries are percentiles over queries.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "query/batch.h"
+#include "query/coordinator.h"
+
+namespace dps {
+
+struct ShardTiming {
+  uint32_t tablet = 0;
+  double done_us = 0;  // from fan-out to the shard's last bin finishing (wait + service)
+  double service_us = 0;  // sum of its bins' service times
+  uint64_t results = 0;
+};
+
+struct BenchRecord {
+  std::string id;
+  double total_us = 0;
+  double ttfr_us = -1;
+  uint64_t results = 0;
+  int64_t last_tablet = -1;
+  double straggler_ratio = 0;  // slowest / median shard; 0 with fewer than two shards
+  bool partial = false;
+  uint64_t requests = 0, hedged = 0, failovers = 0;
+  std::vector<BinTiming> bins;
+  std::vector<ShardTiming> shards;  // ascending tablet
+  std::string error;
+};
+
+// Fills shards, last_tablet and straggler_ratio from bins.
+void SummarizeShards(BenchRecord* record);
+
+// Runs one query text; called concurrently from `concurrency` threads, each
+// with its own runner (runners are made by the factory once per thread).
+using QueryRunner = std::function<BenchRecord(const std::string& text)>;
+using RunnerFactory = std::function<Result<QueryRunner>()>;
+
+struct BenchOptions {
+  size_t repeat = 1;
+  size_t concurrency = 1;
+  unsigned warmup_passes = 1;  // passes over the file before measuring (not recorded)
+};
+
+struct Percentiles {
+  double p50 = 0, p95 = 0, p99 = 0, max = 0;
+};
+Percentiles ComputePercentiles(std::vector<double> values);
+
+struct BenchSummary {
+  size_t queries = 0;
+  uint64_t requests = 0, hedged = 0, failovers = 0, partial = 0, errors = 0;
+  Percentiles total, ttfr, straggler;
+  double wall_seconds = 0;
+  std::map<uint32_t, Percentiles> shard_done;  // by tablet
+  std::map<uint32_t, uint64_t> last_shard;      // how often each tablet finished last
+};
+
+Status RunBench(const RunnerFactory& factory, const std::vector<BatchQuery>& queries,
+                const BenchOptions& options, std::vector<BenchRecord>* records,
+                BenchSummary* summary);
+
+// The object DESIGN.md defines for `--json`, on one line.
+std::string BenchJson(const BenchSummary& summary);
+// A human-readable table.
+std::string BenchText(const BenchSummary& summary);
+// A self-contained HTML page (inline SVG, no network): latency CDF per
+// shard, which shard finished last, and the fan-out timeline of the query
+// closest to the median.
+std::string BenchHtml(const BenchSummary& summary, const std::vector<BenchRecord>& records,
+                      const std::string& title);
+
+}  // namespace dps
+
+namespace dps {
+
+class IndexReader;
+class DelayInjector;
+struct ClusterRange;
+struct ClusterOptions;
+
+// Runners counting (count_only) or fetching results: over the in-process
+// shards of `index` (each runner has its own coordinator with `threads`
+// workers and analyzer) or over a cluster (each runner its own client).
+RunnerFactory LocalRunners(const IndexReader* index, unsigned threads, bool count_only,
+                           DelayInjector* delays);
+RunnerFactory ClusterRunners(const std::vector<ClusterRange>& ranges, const ClusterOptions& options,
+                             bool count_only);
+
+}  // namespace dps

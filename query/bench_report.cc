@@ -1,0 +1,206 @@
+// The HTML report of `dpsearch bench --report`: one self-contained page,
+// charts drawn as inline SVG here (no script, no network).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "query/bench.h"
+
+namespace dps {
+
+namespace {
+
+constexpr int kWidth = 760, kHeight = 320, kLeft = 60, kBottom = 40, kTop = 20, kRight = 20;
+const char* const kColors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
+                               "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+
+std::string F(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", v);
+  return buf;
+}
+
+std::string Escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '&': out += "&amp;"; break;
+      case '"': out += "&quot;"; break;
+      default: out.push_back(c);
+    }
+  }
+  return out;
+}
+
+std::string SvgOpen() {
+  return "<svg xmlns='http://www.w3.org/2000/svg' width='" + std::to_string(kWidth) + "' height='" +
+         std::to_string(kHeight) + "' font-family='sans-serif' font-size='11'>";
+}
+
+// Axes with a log-scaled x (microseconds) and ticks at powers of ten.
+std::string LogAxes(double lo, double hi, const std::string& ylabel) {
+  std::string s;
+  const int x0 = kLeft, y0 = kHeight - kBottom, x1 = kWidth - kRight;
+  s += "<line x1='" + std::to_string(x0) + "' y1='" + std::to_string(y0) + "' x2='" + std::to_string(x1) +
+       "' y2='" + std::to_string(y0) + "' stroke='black'/>";
+  s += "<line x1='" + std::to_string(x0) + "' y1='" + std::to_string(kTop) + "' x2='" + std::to_string(x0) +
+       "' y2='" + std::to_string(y0) + "' stroke='black'/>";
+  for (double t = std::pow(10, std::floor(std::log10(lo))); t <= hi * 1.0001; t *= 10) {
+    if (t < lo) continue;
+    const double x = x0 + (std::log10(t) - std::log10(lo)) / (std::log10(hi) - std::log10(lo)) * (x1 - x0);
+    s += "<line x1='" + F(x) + "' y1='" + std::to_string(y0) + "' x2='" + F(x) + "' y2='" +
+         std::to_string(y0 + 4) + "' stroke='black'/>";
+    const std::string label = t >= 1e6 ? F(t / 1e6) + " s" : t >= 1e3 ? F(t / 1e3) + " ms" : F(t) + " µs";
+    s += "<text x='" + F(x) + "' y='" + std::to_string(y0 + 16) + "' text-anchor='middle'>" + label + "</text>";
+  }
+  s += "<text x='12' y='" + std::to_string(kTop + 10) + "'>" + ylabel + "</text>";
+  return s;
+}
+
+std::string CdfChart(const std::vector<BenchRecord>& records) {
+  std::map<uint32_t, std::vector<double>> by_shard;
+  for (const auto& r : records) {
+    for (const auto& s : r.shards) by_shard[s.tablet].push_back(std::max(1.0, s.done_us));
+  }
+  if (by_shard.empty()) return "<p>No shard timings.</p>";
+  double lo = 1e18, hi = 1;
+  for (auto& [t, v] : by_shard) {
+    std::sort(v.begin(), v.end());
+    lo = std::min(lo, v.front());
+    hi = std::max(hi, v.back());
+  }
+  lo = std::pow(10, std::floor(std::log10(lo)));
+  hi = std::max(hi, lo * 10);
+  const int x0 = kLeft, y0 = kHeight - kBottom, x1 = kWidth - kRight;
+  std::string s = SvgOpen() + LogAxes(lo, hi, "fraction of queries");
+  for (double f : {0.5, 0.9, 0.99}) {
+    const double y = y0 - f * (y0 - kTop);
+    s += "<line x1='" + std::to_string(x0) + "' y1='" + F(y) + "' x2='" + std::to_string(x1) + "' y2='" + F(y) +
+         "' stroke='#ddd'/><text x='" + std::to_string(x0 - 4) + "' y='" + F(y + 4) +
+         "' text-anchor='end'>" + F(f * 100) + "%</text>";
+  }
+  size_t color = 0;
+  int legend_y = kTop + 12;
+  for (const auto& [t, v] : by_shard) {
+    std::string points;
+    // At most ~400 points per curve keeps the page small.
+    const size_t step = std::max<size_t>(1, v.size() / 400);
+    for (size_t i = 0; i < v.size(); i += step) {
+      const double x = x0 + (std::log10(v[i]) - std::log10(lo)) / (std::log10(hi) - std::log10(lo)) * (x1 - x0);
+      const double y = y0 - static_cast<double>(i + 1) / v.size() * (y0 - kTop);
+      points += F(x) + "," + F(y) + " ";
+    }
+    const char* c = kColors[color++ % 10];
+    s += "<polyline fill='none' stroke='" + std::string(c) + "' stroke-width='1.5' points='" + points + "'/>";
+    s += "<text x='" + std::to_string(x1 - 70) + "' y='" + std::to_string(legend_y) + "' fill='" + c +
+         "'>shard " + std::to_string(t) + "</text>";
+    legend_y += 13;
+  }
+  return s + "</svg>";
+}
+
+std::string LastShardChart(const BenchSummary& summary) {
+  if (summary.last_shard.empty()) return "<p>No queries visited a shard.</p>";
+  uint64_t most = 1;
+  for (const auto& [t, n] : summary.last_shard) most = std::max(most, n);
+  const int x0 = kLeft, y0 = kHeight - kBottom, x1 = kWidth - kRight;
+  const double bar = static_cast<double>(x1 - x0) / summary.shard_done.size();
+  std::string s = SvgOpen();
+  s += "<line x1='" + std::to_string(x0) + "' y1='" + std::to_string(y0) + "' x2='" + std::to_string(x1) +
+       "' y2='" + std::to_string(y0) + "' stroke='black'/>";
+  size_t i = 0;
+  for (const auto& [t, p] : summary.shard_done) {
+    const auto it = summary.last_shard.find(t);
+    const uint64_t n = it == summary.last_shard.end() ? 0 : it->second;
+    const double h = static_cast<double>(n) / most * (y0 - kTop - 10);
+    const double x = x0 + i * bar + bar * 0.1;
+    s += "<rect x='" + F(x) + "' y='" + F(y0 - h) + "' width='" + F(bar * 0.8) + "' height='" + F(h) +
+         "' fill='" + kColors[i % 10] + "'/>";
+    s += "<text x='" + F(x + bar * 0.4) + "' y='" + F(y0 - h - 3) + "' text-anchor='middle'>" +
+         std::to_string(n) + "</text>";
+    s += "<text x='" + F(x + bar * 0.4) + "' y='" + std::to_string(y0 + 16) + "' text-anchor='middle'>shard " +
+         std::to_string(t) + "</text>";
+    ++i;
+  }
+  return s + "</svg>";
+}
+
+std::string TimelineChart(const BenchRecord& r) {
+  if (r.bins.empty()) return "<p>The sample query visited no bin.</p>";
+  double end = r.total_us;
+  for (const auto& b : r.bins) end = std::max(end, b.queue_wait_us + b.service_us);
+  end = std::max(end, 1.0);
+  const int x0 = kLeft + 40, x1 = kWidth - kRight;
+  const int row = std::max(8, std::min(24, (kHeight - kTop - kBottom) / static_cast<int>(r.bins.size())));
+  const int height = kTop + kBottom + row * static_cast<int>(r.bins.size());
+  std::string s = "<svg xmlns='http://www.w3.org/2000/svg' width='" + std::to_string(kWidth) + "' height='" +
+                  std::to_string(height) + "' font-family='sans-serif' font-size='11'>";
+  auto X = [&](double us) { return x0 + us / end * (x1 - x0); };
+  std::vector<BinTiming> bins = r.bins;
+  std::sort(bins.begin(), bins.end(), [](const BinTiming& a, const BinTiming& b) {
+    return a.tablet != b.tablet ? a.tablet < b.tablet : a.bin < b.bin;
+  });
+  for (size_t i = 0; i < bins.size(); ++i) {
+    const auto& b = bins[i];
+    const int y = kTop + static_cast<int>(i) * row;
+    s += "<text x='" + std::to_string(x0 - 4) + "' y='" + std::to_string(y + row - 3) +
+         "' text-anchor='end'>t" + std::to_string(b.tablet) + " b" + std::to_string(b.bin) + "</text>";
+    s += "<rect x='" + F(X(0)) + "' y='" + std::to_string(y + 1) + "' width='" + F(X(b.queue_wait_us) - X(0)) +
+         "' height='" + std::to_string(row - 2) + "' fill='#ccc'><title>wait " + F(b.queue_wait_us) +
+         " µs</title></rect>";
+    s += "<rect x='" + F(X(b.queue_wait_us)) + "' y='" + std::to_string(y + 1) + "' width='" +
+         F(std::max(1.0, X(b.queue_wait_us + b.service_us) - X(b.queue_wait_us))) + "' height='" +
+         std::to_string(row - 2) + "' fill='" + kColors[b.tablet % 10] + "'><title>service " +
+         F(b.service_us) + " µs, " + std::to_string(b.results) + " results</title></rect>";
+  }
+  const int axis = kTop + row * static_cast<int>(bins.size()) + 4;
+  s += "<line x1='" + std::to_string(x0) + "' y1='" + std::to_string(axis) + "' x2='" + std::to_string(x1) +
+       "' y2='" + std::to_string(axis) + "' stroke='black'/>";
+  for (int k = 0; k <= 4; ++k) {
+    const double us = end * k / 4;
+    s += "<text x='" + F(X(us)) + "' y='" + std::to_string(axis + 14) + "' text-anchor='middle'>" + F(us) +
+         " µs</text>";
+  }
+  if (r.ttfr_us >= 0) {
+    s += "<line x1='" + F(X(r.ttfr_us)) + "' y1='" + std::to_string(kTop) + "' x2='" + F(X(r.ttfr_us)) +
+         "' y2='" + std::to_string(axis) + "' stroke='green' stroke-dasharray='3,3'><title>first result</title></line>";
+  }
+  return s + "</svg>";
+}
+
+}  // namespace
+
+std::string BenchHtml(const BenchSummary& summary, const std::vector<BenchRecord>& records,
+                      const std::string& title) {
+  // The sample query: the one whose total latency is closest to the median
+  // among those that visited several bins.
+  const BenchRecord* sample = nullptr;
+  for (const auto& r : records) {
+    if (!r.error.empty() || r.bins.size() < 2) continue;
+    if (sample == nullptr ||
+        std::abs(r.total_us - summary.total.p50) < std::abs(sample->total_us - summary.total.p50)) {
+      sample = &r;
+    }
+  }
+  std::string h = "<!DOCTYPE html><html><head><meta charset='utf-8'><title>" + Escape(title) +
+                  "</title><style>body{font-family:sans-serif;max-width:800px;margin:2em auto}"
+                  "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 8px;"
+                  "text-align:right}pre{background:#f6f6f6;padding:8px}</style></head><body>";
+  h += "<h1>" + Escape(title) + "</h1>";
+  h += "<pre>" + Escape(BenchText(summary)) + "</pre>";
+  h += "<h2>Latency CDF per shard</h2><p>Time from fan-out until each shard (tablet) finished its last bin, "
+       "over all queries (log scale).</p>" + CdfChart(records);
+  h += "<h2>Which shard finished last</h2><p>Queries whose slowest shard was each tablet.</p>" +
+       LastShardChart(summary);
+  if (sample != nullptr) {
+    h += "<h2>Fan-out of one query</h2><p>Query <code>" + Escape(sample->id) + "</code> (total " +
+         F(sample->total_us) + " µs, the closest to the median): per bin, queue wait (grey) then service "
+         "(colour); the dashed line is the first result.</p>" + TimelineChart(*sample);
+  }
+  h += "<h2>Machine-readable summary</h2><pre>" + Escape(BenchJson(summary)) + "</pre></body></html>\n";
+  return h;
+}
+
+}  // namespace dps

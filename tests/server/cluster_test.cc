@@ -1,0 +1,443 @@
+// Shard servers and the cluster coordinator on loopback: results equal the
+// brute-force reference; a dead, hanging, slow or garbage-speaking server is
+// survived (failover, deadline, hedging); malformed traffic closes only the
+// offending connection.
+#include <gtest/gtest.h>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/read.hpp>
+#include <boost/asio/write.hpp>
+
+#include <chrono>
+#include <map>
+#include <random>
+#include <set>
+#include <thread>
+
+#include "index/index_reader.h"
+#include "index/index_writer.h"
+#include "query/cluster.h"
+#include "shards/protocol.h"
+#include "shards/server.h"
+#include "tests/testing/test_util.h"
+
+namespace dps {
+namespace {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+using Clock = std::chrono::steady_clock;
+
+constexpr size_t kVocab = 60;
+
+// A random index of 8 bins in 4 tablets, with its reference model.
+struct Fixture {
+  testing::TempDir dir;
+  std::map<std::string, testing::ModelDoc> live;
+  std::unique_ptr<IndexReader> index;
+
+  explicit Fixture(uint64_t seed, size_t docs = 600) {
+    std::mt19937_64 rng(seed);
+    IndexOptions options;
+    options.bins = 8;
+    options.tablets = 4;
+    auto writer = IndexWriter::Open(dir.path(), options);
+    EXPECT_TRUE(writer.ok());
+    auto corpus = testing::RandomCorpus(rng, docs, kVocab, 30);
+    for (size_t i = 0; i < corpus.size(); ++i) corpus[i].id = "doc-" + std::to_string(i);
+    EXPECT_TRUE((*writer)->Commit(testing::ToAnalyzed(corpus)).ok());
+    for (auto& d : corpus) live[d.id] = d;
+    auto r = IndexReader::Open(dir.path());
+    EXPECT_TRUE(r.ok());
+    index = std::move(r).value();
+  }
+
+  std::set<std::string> Want(const QueryNode& q) const {
+    std::set<std::string> want;
+    for (const auto& [id, d] : live) {
+      if (testing::Matches(q, d.terms)) want.insert(id);
+    }
+    return want;
+  }
+
+  std::unique_ptr<ShardServer> Serve(uint32_t first, uint32_t last, ServerOptions o = {}) {
+    o.workers = 2;
+    if (!o.log) o.log = [](const std::string&) {};
+    auto s = ShardServer::Start(index.get(), first, last, o);
+    EXPECT_TRUE(s.ok()) << s.status().ToString();
+    return std::move(s).value();
+  }
+};
+
+std::string Addr(uint16_t port) { return "127.0.0.1:" + std::to_string(port); }
+
+std::unique_ptr<ClusterClient> Client(std::vector<ClusterRange> ranges, ClusterOptions o = {}) {
+  auto c = ClusterClient::Connect(std::move(ranges), o);
+  EXPECT_TRUE(c.ok()) << c.status().ToString();
+  return c.ok() ? std::move(c).value() : nullptr;
+}
+
+struct Answer {
+  std::set<std::string> ids;
+  uint64_t count = 0;
+  ClusterStats stats;
+  Status status;
+};
+
+Answer Ask(ClusterClient* client, const QueryNode& q, bool count_only = false, size_t limit = 0) {
+  Answer a;
+  a.status = client->Run(q, count_only, limit, [&](const RemoteBin& b) {
+    a.count += b.count;
+    for (size_t i = 0; i < b.docs.size(); ++i) {
+      EXPECT_TRUE(i == 0 || b.docs[i].docid > b.docs[i - 1].docid) << "docid order within a bin";
+      EXPECT_TRUE(a.ids.insert(b.docs[i].id).second) << "duplicate " << b.docs[i].id;
+    }
+    return true;
+  }, &a.stats);
+  return a;
+}
+
+TEST(Cluster, MatchesBruteForceWithCountsAndLimits) {
+  Fixture f(11);
+  auto s1 = f.Serve(0, 1);
+  auto s2 = f.Serve(2, 3);
+  auto client = Client({{0, 1, {Addr(s1->port())}}, {2, 3, {Addr(s2->port())}}});
+  ASSERT_NE(client, nullptr);
+  std::mt19937_64 rng(5);
+  for (int k = 0; k < 200; ++k) {
+    const QueryNode q = testing::RandomQuery(rng, kVocab);
+    const auto want = f.Want(q);
+    Answer a = Ask(client.get(), q);
+    ASSERT_TRUE(a.status.ok()) << a.status.ToString();
+    ASSERT_EQ(a.ids, want) << q.ToString();
+    ASSERT_EQ(a.count, want.size());
+    EXPECT_FALSE(a.stats.partial);
+    Answer c = Ask(client.get(), q, /*count_only=*/true);
+    ASSERT_EQ(c.count, want.size()) << q.ToString();
+    EXPECT_TRUE(c.ids.empty());
+    if (want.size() >= 3) {
+      Answer l = Ask(client.get(), q, false, 2);
+      EXPECT_EQ(l.count, 2u);
+      for (const auto& id : l.ids) EXPECT_TRUE(want.count(id));
+    }
+  }
+  // A query every server refuses is an error, not an empty answer.
+  QueryNode only_not = QueryNode::And({QueryNode::Term("t1", true)});
+  EXPECT_TRUE(Ask(client.get(), only_not).status.IsInvalidArgument());
+}
+
+TEST(Cluster, RefusesServersOfAnotherIndex) {
+  Fixture a(1), b(2);
+  auto sa = a.Serve(0, 3);
+  auto sb = b.Serve(0, 3);
+  auto c = ClusterClient::Connect({{0, 1, {Addr(sa->port())}}, {2, 3, {Addr(sb->port())}}}, {});
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("others serve"), std::string::npos) << c.status().ToString();
+}
+
+TEST(Cluster, TokenIsRequiredWhenConfigured) {
+  Fixture f(3);
+  ServerOptions o;
+  o.token = "s3cret";
+  auto s = f.Serve(0, 3, o);
+  EXPECT_FALSE(ClusterClient::Connect({{0, 3, {Addr(s->port())}}}, {}).ok());
+  ClusterOptions good;
+  good.token = "s3cret";
+  auto c = Client({{0, 3, {Addr(s->port())}}}, good);
+  ASSERT_NE(c, nullptr);
+  const QueryNode q = QueryNode::Term(testing::VocabTerm(0));
+  EXPECT_EQ(Ask(c.get(), q).ids, f.Want(q));
+}
+
+TEST(Cluster, FailsOverToAReplicaWhenAServerDies) {
+  Fixture f(4);
+  auto primary = f.Serve(0, 3);
+  auto replica = f.Serve(0, 3);
+  auto client = Client({{0, 1, {Addr(primary->port()), Addr(replica->port())}},
+                        {2, 3, {Addr(primary->port()), Addr(replica->port())}}});
+  ASSERT_NE(client, nullptr);
+  const QueryNode q = QueryNode::Term(testing::VocabTerm(1));
+  EXPECT_EQ(Ask(client.get(), q).ids, f.Want(q));
+  primary->Stop();  // dead before the next query
+  Answer a = Ask(client.get(), q);
+  EXPECT_EQ(a.ids, f.Want(q));
+  EXPECT_GE(a.stats.failovers, 1u);
+  EXPECT_FALSE(a.stats.partial);
+}
+
+TEST(Cluster, ServerKilledMidQueryFailsOver) {
+  Fixture f(5);
+  ServerOptions slow;
+  slow.delays = {DelayRule{-1, 1.0, 300, 0}};
+  auto primary = f.Serve(0, 3, slow);
+  auto replica = f.Serve(0, 3);
+  auto client = Client({{0, 3, {Addr(primary->port()), Addr(replica->port())}}});
+  ASSERT_NE(client, nullptr);
+  const QueryNode q = QueryNode::Term(testing::VocabTerm(2));
+  std::thread killer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(60));
+    primary->Stop();
+  });
+  Answer a = Ask(client.get(), q);
+  killer.join();
+  EXPECT_EQ(a.ids, f.Want(q));
+  EXPECT_GE(a.stats.failovers, 1u);
+}
+
+TEST(Cluster, DeadlineReturnsPartialResultsNamingMissingTablets) {
+  Fixture f(6);
+  ServerOptions slow;
+  slow.delays = {DelayRule{0, 1.0, 2000, 0}};  // tablet 0 takes 2 s
+  auto s1 = f.Serve(0, 1, slow);
+  auto s2 = f.Serve(2, 3);
+  ClusterOptions o;
+  o.deadline_ms = 100;
+  auto client = Client({{0, 1, {Addr(s1->port())}}, {2, 3, {Addr(s2->port())}}}, o);
+  ASSERT_NE(client, nullptr);
+  const QueryNode q = QueryNode::Term(testing::VocabTerm(0));
+  const auto t0 = Clock::now();
+  Answer a = Ask(client.get(), q);
+  const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  ASSERT_TRUE(a.status.ok());
+  EXPECT_LT(ms, 1500) << "the deadline did not cut the wait";
+  EXPECT_TRUE(a.stats.partial);
+  ASSERT_EQ(a.stats.missing.size(), 1u);
+  EXPECT_EQ(a.stats.missing[0], "0-1");
+  // What arrived is part of the answer, and nothing of the slow tablet 0
+  // (tablet 1, on the same server, may have made it in time).
+  const auto want = f.Want(q);
+  EXPECT_FALSE(a.ids.empty());
+  for (const auto& id : a.ids) EXPECT_TRUE(want.count(id));
+  for (const auto& b : a.stats.query.bins) EXPECT_NE(b.tablet, 0u);
+}
+
+TEST(Cluster, HedgingBeatsASlowReplica) {
+  Fixture f(7);
+  ServerOptions slow;
+  slow.delays = {DelayRule{-1, 1.0, 1500, 0}};
+  auto slow_server = f.Serve(0, 3, slow);
+  auto fast_server = f.Serve(0, 3);
+  ClusterOptions o;
+  o.hedge_after_ms = 20;
+  auto client = Client({{0, 3, {Addr(slow_server->port()), Addr(fast_server->port())}}}, o);
+  ASSERT_NE(client, nullptr);
+  const QueryNode q = QueryNode::Term(testing::VocabTerm(3));
+  const auto t0 = Clock::now();
+  Answer a = Ask(client.get(), q);
+  const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  EXPECT_EQ(a.ids, f.Want(q));
+  EXPECT_EQ(a.stats.hedged, 1u);
+  EXPECT_LT(ms, 1000) << "the hedge did not answer first";
+}
+
+// ---- hostile peers ----
+
+// A raw connection for sending arbitrary bytes.
+struct RawClient {
+  asio::io_context io;
+  tcp::socket socket{io};
+  explicit RawClient(uint16_t port) { socket.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port)); }
+  void Send(const std::string& bytes) { asio::write(socket, asio::buffer(bytes)); }
+  // True when the server closed the connection (read hits EOF or reset)
+  // within a second.
+  bool Closed() {
+    socket.non_blocking(false);
+    struct timeval tv = {1, 0};
+    setsockopt(socket.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    char buf[4096];
+    boost::system::error_code ec;
+    for (;;) {
+      socket.read_some(asio::buffer(buf), ec);
+      if (ec == asio::error::eof || ec == asio::error::connection_reset) return true;
+      if (ec) return false;  // timeout: still open
+    }
+  }
+};
+
+std::string HelloFrame(const std::string& token = "") {
+  std::string f;
+  EncodeHello({kWireVersion, token}, &f);
+  return f;
+}
+
+TEST(Server, MalformedTrafficClosesOnlyThatConnection) {
+  Fixture f(8);
+  auto server = f.Serve(0, 3);
+  auto good = Client({{0, 3, {Addr(server->port())}}});
+  ASSERT_NE(good, nullptr);
+  const QueryNode q = QueryNode::Term(testing::VocabTerm(0));
+  const auto want = f.Want(q);
+
+  std::string query;
+  QueryRequest qr;
+  qr.request_id = 1;
+  qr.last_tablet = 3;
+  qr.root = q;
+  EncodeQuery(qr, &query);
+  std::string oversized("\xff\xff\xff\x7f\x10", 5);
+  std::string zero_length("\0\0\0\0\x10", 5);
+  std::string unknown_type("\x01\0\0\0\x7e", 5);
+  std::string bad_payload = HelloFrame() + std::string("\x03\0\0\0\x10\x01\x02", 7);
+  std::string hello_twice = HelloFrame() + HelloFrame();
+  std::string wrong_magic = HelloFrame();
+  wrong_magic[5] ^= 1;
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"garbage", "GET / HTTP/1.1\r\nHost: x\r\n\r\n"},
+      {"oversized", HelloFrame() + oversized},
+      {"zero length", zero_length},
+      {"unknown type", HelloFrame() + unknown_type},
+      {"query before hello", query},
+      {"bad payload", bad_payload},
+      {"hello twice", hello_twice},
+      {"wrong magic", wrong_magic},
+      {"wrong token", HelloFrame("nope")},
+      {"server frame from client", HelloFrame() + [] { std::string d; EncodeDone({1, DoneCode::kOk, ""}, &d); return d; }()},
+  };
+  uint64_t errors = server->counters().protocol_errors;
+  for (const auto& [name, bytes] : cases) {
+    RawClient raw(server->port());
+    raw.Send(bytes);
+    EXPECT_TRUE(raw.Closed()) << name << ": connection left open";
+    EXPECT_GT(server->counters().protocol_errors, errors) << name << ": not counted";
+    errors = server->counters().protocol_errors;
+    EXPECT_EQ(Ask(good.get(), q).ids, want) << "after " << name;
+  }
+  // Truncated frames and clients vanishing mid-request harm nobody.
+  for (size_t cut : {size_t{3}, query.size() / 2}) {
+    RawClient raw(server->port());
+    raw.Send(HelloFrame() + query.substr(0, cut));
+  }
+  for (int i = 0; i < 20; ++i) {
+    RawClient raw(server->port());
+    raw.Send(HelloFrame() + query);  // and close at once, results unread
+  }
+  EXPECT_EQ(Ask(good.get(), q).ids, want);
+}
+
+TEST(Server, ClientThatNeverReadsIsCutOff) {
+  Fixture f(9, 3000);
+  ServerOptions o;
+  o.max_unread_output = 64 << 10;
+  auto server = f.Serve(0, 3, o);
+  RawClient lazy(server->port());
+  // Shrink the receive window so unread results pile up in the server.
+  lazy.socket.set_option(asio::socket_base::receive_buffer_size(4096));
+  std::string bytes = HelloFrame();
+  for (uint64_t id = 1; id <= 400; ++id) {
+    QueryRequest qr;
+    qr.request_id = id;
+    qr.last_tablet = 3;
+    qr.root = QueryNode::Term(testing::VocabTerm(0));  // the commonest term
+    EncodeQuery(qr, &bytes);
+  }
+  lazy.Send(bytes);
+  const auto until = Clock::now() + std::chrono::seconds(10);
+  while (server->counters().open_connections > 0 && Clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_EQ(server->counters().open_connections, 0u) << "a client that never reads still holds output";
+  auto good = Client({{0, 3, {Addr(server->port())}}});
+  ASSERT_NE(good, nullptr);
+  const QueryNode q = QueryNode::Term(testing::VocabTerm(1));
+  EXPECT_EQ(Ask(good.get(), q).ids, f.Want(q));
+}
+
+TEST(Server, ManyConcurrentClientsAllAnsweredCorrectly) {
+  Fixture f(10);
+  auto server = f.Serve(0, 3);
+  std::atomic<int> wrong{0}, done{0};
+  std::vector<std::thread> clients;
+  for (int c = 0; c < 16; ++c) {
+    clients.emplace_back([&, c] {
+      auto client = ClusterClient::Connect({{0, 3, {Addr(server->port())}}}, {});
+      if (!client.ok()) {
+        ++wrong;
+        return;
+      }
+      std::mt19937_64 rng(c);
+      const auto until = Clock::now() + std::chrono::milliseconds(1500);
+      while (Clock::now() < until) {
+        const QueryNode q = testing::RandomQuery(rng, kVocab);
+        if (Ask(client->get(), q).ids != f.Want(q)) ++wrong;
+        ++done;
+      }
+    });
+  }
+  for (auto& t : clients) t.join();
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_GT(done.load(), 16);
+}
+
+// A fake server: answers Hello with a copy of a real server's Welcome, then
+// `after_welcome` (garbage, or nothing at all).
+class FakeServer {
+ public:
+  FakeServer(const IndexReader& index, std::string after_welcome, bool answer_hello = true)
+      : acceptor_(io_, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0)) {
+    const Manifest& m = index.manifest();
+    EncodeWelcome({kWireVersion, m.index_id, m.generation, m.bins,
+                   static_cast<uint32_t>(m.tablets.size()), 0, static_cast<uint32_t>(m.tablets.size() - 1)},
+                  &welcome_);
+    thread_ = std::thread([this, after_welcome, answer_hello] {
+      boost::system::error_code ec;
+      while (!stop_) {
+        tcp::socket s(io_);
+        acceptor_.accept(s, ec);
+        if (ec || stop_) break;
+        char header[kFrameHeaderSize + 64];
+        s.read_some(asio::buffer(header), ec);  // the Hello
+        if (answer_hello) asio::write(s, asio::buffer(welcome_), ec);
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the Query arrives
+        asio::write(s, asio::buffer(after_welcome), ec);
+        sockets_.push_back(std::move(s));  // hold it open: hanging is the point
+      }
+    });
+  }
+  ~FakeServer() {
+    stop_ = true;
+    boost::system::error_code ec;
+    tcp::socket poke(io_);
+    poke.connect(acceptor_.local_endpoint(), ec);
+    thread_.join();
+  }
+  uint16_t port() const { return acceptor_.local_endpoint().port(); }
+
+ private:
+  asio::io_context io_;
+  tcp::acceptor acceptor_;
+  std::string welcome_;
+  std::thread thread_;
+  std::atomic<bool> stop_{false};
+  std::vector<tcp::socket> sockets_;
+};
+
+TEST(Cluster, GarbageFromAServerFailsOver) {
+  Fixture f(12);
+  FakeServer liar(*f.index, std::string("\x05\0\0\0\x20garbage-garbage", 20));
+  auto real = f.Serve(0, 3);
+  auto client = Client({{0, 3, {Addr(liar.port()), Addr(real->port())}}});
+  ASSERT_NE(client, nullptr);
+  const QueryNode q = QueryNode::Term(testing::VocabTerm(4));
+  Answer a = Ask(client.get(), q);
+  EXPECT_EQ(a.ids, f.Want(q));
+  EXPECT_GE(a.stats.failovers, 1u);
+}
+
+TEST(Cluster, HangingServerIsCutByTheDeadline) {
+  Fixture f(13);
+  FakeServer hang(*f.index, "");  // welcomes, then never answers a query
+  ClusterOptions o;
+  o.deadline_ms = 150;
+  auto client = Client({{0, 3, {Addr(hang.port())}}}, o);
+  ASSERT_NE(client, nullptr);
+  const auto t0 = Clock::now();
+  Answer a = Ask(client.get(), QueryNode::Term(testing::VocabTerm(0)));
+  const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  EXPECT_LT(ms, 1500);
+  EXPECT_TRUE(a.stats.partial);
+  EXPECT_TRUE(a.ids.empty());
+}
+
+}  // namespace
+}  // namespace dps
