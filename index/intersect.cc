@@ -38,7 +38,7 @@ inline DocId Align(PostingCursor* const* c, size_t n, DocId d) {
 // per posting read whole for the dense kernel (measured on gcide's frequent
 // terms, bench/RESULTS.md "Dense intersections").
 constexpr uint64_t kLeapfrogSeekCost = 40;
-constexpr uint64_t kDenseMinLead = 1024;
+constexpr uint64_t kDenseMinLead = 32;
 // The bitset may not be sparser than this many bits per lead docid.
 constexpr uint64_t kDenseMaxBitsPerLeadDoc = 64;
 
