@@ -60,12 +60,22 @@ Status Coordinator::Run(const QueryPlan& plan, const SearchOptions& options,
   tbb::task_group group;
   const size_t n = plan.bins.size();
   const Manifest& manifest = impl_->index->manifest();
+  // --inject-delay: drawn once per tablet and query (a slow tablet is slow
+  // for all its bins), then slept by each of its bins before evaluation.
+  std::vector<int64_t> delay_us;
+  if (options.delays != nullptr && !options.delays->empty()) {
+    delay_us.assign(impl_->index->tablet_count(), -1);
+    for (uint32_t bin : plan.bins) {
+      const size_t t = manifest.TabletOf(bin);
+      if (delay_us[t] < 0) delay_us[t] = options.delays->SampleMicros(static_cast<uint32_t>(t));
+    }
+  }
   auto evaluate = [&](uint32_t bin) {
         auto* c = new Completed();
         c->timing.bin = bin;
         c->timing.tablet = static_cast<uint32_t>(manifest.TabletOf(bin));
-        if (options.delays != nullptr) {
-          const int64_t us = options.delays->SampleMicros(c->timing.tablet);
+        if (!delay_us.empty()) {
+          const int64_t us = delay_us[c->timing.tablet];
           if (us > 0) std::this_thread::sleep_for(std::chrono::microseconds(us));
         }
         const auto began = Clock::now();

@@ -29,8 +29,9 @@ class DelayInjector {
   DelayInjector() = default;
   explicit DelayInjector(std::vector<DelayRule> rules, uint64_t seed = std::random_device{}());
   bool empty() const { return rules_.empty(); }
-  // The delay to add before evaluating a bin of `tablet`, in microseconds
-  // (the sum of the matching rules that fire). Thread-safe.
+  // The delay to add to `tablet`'s work for one request, in microseconds
+  // (the sum of the matching rules that fire). Servers and the in-process
+  // coordinator draw it once per request and tablet. Thread-safe.
   int64_t SampleMicros(uint32_t tablet);
 
  private:

@@ -19,6 +19,7 @@
 #include <future>
 #include <optional>
 #include <iostream>
+#include <map>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -268,11 +269,19 @@ class ShardServer::Impl::Connection : public std::enable_shared_from_this<Connec
     if (bins.empty()) return SendDone(q.request_id, DoneCode::kOk, "");
     req->pending_bins = bins.size();
     requests_[req->id] = req;
-    for (uint32_t bin : bins) ScheduleBin(req, bin);
+    // An injected delay is drawn once per tablet and request: the whole
+    // tablet is slow this time, as with a pause or a stalled disk.
+    std::map<uint32_t, int64_t> delay_us;
+    for (uint32_t bin : bins) {
+      const uint32_t tablet = static_cast<uint32_t>(server_->index->manifest().TabletOf(bin));
+      if (!delay_us.count(tablet)) {
+        delay_us[tablet] = server_->delays->empty() ? 0 : server_->delays->SampleMicros(tablet);
+      }
+      ScheduleBin(req, bin, tablet, delay_us[tablet]);
+    }
   }
 
-  void ScheduleBin(const std::shared_ptr<Request>& req, uint32_t bin) {
-    const uint32_t tablet = static_cast<uint32_t>(server_->index->manifest().TabletOf(bin));
+  void ScheduleBin(const std::shared_ptr<Request>& req, uint32_t bin, uint32_t tablet, int64_t delay_us) {
     auto self = shared_from_this();
     auto run = [self, req, bin, tablet] {
       asio::post(*self->server_->workers, [self, req, bin, tablet] {
@@ -282,8 +291,6 @@ class ShardServer::Impl::Connection : public std::enable_shared_from_this<Connec
         });
       });
     };
-    const int64_t delay_us =
-        server_->delays->empty() ? 0 : server_->delays->SampleMicros(tablet);
     if (delay_us <= 0) return run();
     auto timer = std::make_shared<asio::steady_timer>(server_->io, std::chrono::microseconds(delay_us));
     req->timers.push_back(timer);
