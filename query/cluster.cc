@@ -1,5 +1,7 @@
 #include "query/cluster.h"
 
+#include "common/coding.h"
+
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/detached.hpp>
@@ -102,6 +104,16 @@ class EventQueue {
       std::lock_guard<std::mutex> lock(mu_);
       events_.push_back(std::move(e));
     }
+    cv_.notify_one();
+  }
+  // One wake-up for a batch (the frames of one socket read).
+  void PushAll(std::vector<Event>* batch) {
+    if (batch->empty()) return;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (auto& e : *batch) events_.push_back(std::move(e));
+    }
+    batch->clear();
     cv_.notify_one();
   }
   // False on timeout.
@@ -239,7 +251,9 @@ class ClusterClient::Impl::Link : public std::enable_shared_from_this<Link> {
       }
       state_ = kReady;
       Notify("");
+      std::vector<Event> batch;
       for (;;) {
+        if (!FrameBuffered()) impl_->events.PushAll(&batch);  // about to wait: deliver
         auto [type, payload] = co_await ReadFrame();
         Event e;
         Status s;
@@ -265,7 +279,7 @@ class ClusterClient::Impl::Link : public std::enable_shared_from_this<Link> {
         if (!s.ok()) throw std::runtime_error(s.message());
         if (!pending_.count(e.rid)) continue;  // a request this link already gave up
         if (e.kind == Event::kDone) pending_.erase(e.rid);
-        impl_->events.Push(std::move(e));
+        batch.push_back(std::move(e));
       }
     } catch (const boost::system::system_error& e) {
       error = e.code() == asio::error::eof ? "connection closed by server" : e.code().message();
@@ -275,15 +289,36 @@ class ClusterClient::Impl::Link : public std::enable_shared_from_this<Link> {
     Fail(error);
   }
 
+  // Whether a whole frame is already buffered.
+  bool FrameBuffered() const {
+    const size_t avail = in_.size() - in_pos_;
+    return avail >= 4 && avail >= 4 + size_t{DecodeFixed32(reinterpret_cast<const uint8_t*>(in_.data() + in_pos_))};
+  }
+
+  // Reads through a buffer: one read_some usually brings many small frames.
+  asio::awaitable<void> Fill(size_t need) {
+    if (in_pos_ > 0 && in_.size() - in_pos_ < need) {
+      in_.erase(0, in_pos_);
+      in_pos_ = 0;
+    }
+    while (in_.size() - in_pos_ < need) {
+      const size_t have = in_.size();
+      in_.resize(std::max(have + 65536, in_pos_ + need));
+      const size_t n = co_await socket_.async_read_some(asio::buffer(in_.data() + have, in_.size() - have),
+                                                         asio::use_awaitable);
+      in_.resize(have + n);
+    }
+  }
+
   asio::awaitable<std::pair<FrameType, std::string>> ReadFrame() {
-    uint8_t header[kFrameHeaderSize];
-    co_await asio::async_read(socket_, asio::buffer(header), asio::use_awaitable);
+    co_await Fill(kFrameHeaderSize);
     uint32_t len = 0;
     FrameType type{};
-    Status s = DecodeFrameHeader(header, &len, &type);
+    Status s = DecodeFrameHeader(reinterpret_cast<const uint8_t*>(in_.data() + in_pos_), &len, &type);
     if (!s.ok()) throw std::runtime_error(s.message());
-    std::string payload(len, '\0');
-    co_await asio::async_read(socket_, asio::buffer(payload), asio::use_awaitable);
+    co_await Fill(kFrameHeaderSize + len);
+    std::string payload = in_.substr(in_pos_ + kFrameHeaderSize, len);
+    in_pos_ += kFrameHeaderSize + len;
     co_return std::make_pair(type, std::move(payload));
   }
 
@@ -299,6 +334,8 @@ class ClusterClient::Impl::Link : public std::enable_shared_from_this<Link> {
     socket_.close(ec);
     socket_ = tcp::socket(impl_->io);
     state_ = kIdle;
+    in_.clear();
+    in_pos_ = 0;
     out_.clear();
     writing_ = false;
     for (uint64_t rid : pending_) impl_->events.Push(Event{Event::kFailed, rid, {}, {}, {}, why});
@@ -332,6 +369,8 @@ class ClusterClient::Impl::Link : public std::enable_shared_from_this<Link> {
   bool writing_ = false;
   std::set<uint64_t> pending_;
   std::vector<std::function<void(const std::string&)>> watchers_;
+  std::string in_;     // bytes read, not yet parsed from in_pos_ on
+  size_t in_pos_ = 0;
 };
 
 double ClusterClient::Impl::HedgeDelayUs() const {

@@ -40,6 +40,9 @@ namespace {
 // Documents per Results frame: keeps frames far below the size limit and
 // lets the client start printing before a big bin is complete on the wire.
 constexpr size_t kDocsPerFrame = 2048;
+// Plans estimated below this many postings are evaluated on the network
+// thread (tens of microseconds at most).
+constexpr uint64_t kInlinePostings = 20'000;
 
 uint32_t MicrosSince(Clock::time_point t, Clock::time_point now = Clock::now()) {
   const auto us = std::chrono::duration_cast<std::chrono::microseconds>(now - t).count();
@@ -283,6 +286,11 @@ class ShardServer::Impl::Connection : public std::enable_shared_from_this<Connec
 
   void ScheduleBin(const std::shared_ptr<Request>& req, uint32_t bin, uint32_t tablet, int64_t delay_us) {
     auto self = shared_from_this();
+    // Cheap plans run right here: two thread hand-offs would cost more than
+    // the bin (the in-process coordinator's rule, query/coordinator.h).
+    if (delay_us <= 0 && req->plan.estimated_postings < kInlinePostings) {
+      return BinFinished(req, EvaluateBin(*req, bin, tablet));
+    }
     auto run = [self, req, bin, tablet] {
       asio::post(*self->server_->workers, [self, req, bin, tablet] {
         BinOutcome out = self->EvaluateBin(*req, bin, tablet);
@@ -389,18 +397,23 @@ class ShardServer::Impl::Connection : public std::enable_shared_from_this<Connec
     WriteNext();
   }
 
+  // Writes everything queued in one gathered write: a query's BinStats and
+  // Done frames then leave in one segment, not one syscall each.
   void WriteNext() {
     if (writing_ || out_.empty() || closed_) return;
     writing_ = true;
+    in_flight_ = out_.size();
+    std::vector<asio::const_buffer> buffers;
+    buffers.reserve(in_flight_);
+    for (const auto& b : out_) buffers.push_back(asio::buffer(b));
     auto self = shared_from_this();
-    asio::async_write(socket_, asio::buffer(out_.front()),
-                      [self](const boost::system::error_code& ec, size_t n) {
-                        self->writing_ = false;
-                        self->unread_ -= n;
-                        self->out_.pop_front();
-                        if (ec) return self->Close(ec == asio::error::operation_aborted ? "" : "write failed: " + ec.message());
-                        self->WriteNext();
-                      });
+    asio::async_write(socket_, buffers, [self](const boost::system::error_code& ec, size_t n) {
+      self->writing_ = false;
+      self->unread_ -= n;
+      for (size_t i = 0; i < self->in_flight_ && !self->out_.empty(); ++i) self->out_.pop_front();
+      if (ec) return self->Close(ec == asio::error::operation_aborted ? "" : "write failed: " + ec.message());
+      self->WriteNext();
+    });
   }
 
   Impl* server_;
@@ -410,6 +423,7 @@ class ShardServer::Impl::Connection : public std::enable_shared_from_this<Connec
   bool closed_ = false;
   bool writing_ = false;
   size_t unread_ = 0;
+  size_t in_flight_ = 0;  // frames of out_ in the current write
   std::deque<std::string> out_;
   std::unordered_map<uint64_t, std::shared_ptr<Request>> requests_;
 };
