@@ -463,6 +463,8 @@ Result<std::unique_ptr<ClusterClient>> ClusterClient::Connect(std::vector<Cluste
 
 Status ClusterClient::Run(const QueryNode& root, bool count_only, size_t limit, const Sink& sink,
                           ClusterStats* stats) {
+  ClusterStats unused;
+  if (stats == nullptr) stats = &unused;
   *stats = ClusterStats();
   Impl& impl = *impl_;
   const auto start = Clock::now();

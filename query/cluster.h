@@ -69,7 +69,8 @@ class ClusterClient {
 
   using Sink = std::function<bool(const RemoteBin& bin)>;  // false: stop
   // InvalidArgument for a query every server refuses; IOError only when
-  // nothing at all could be asked. Partial answers are flagged in *stats.
+  // nothing at all could be asked. Partial answers are flagged in *stats
+  // (which may be null when the caller does not want them).
   Status Run(const QueryNode& root, bool count_only, size_t limit, const Sink& sink,
              ClusterStats* stats);
 

@@ -13,7 +13,7 @@ PACKAGES=(
   libxxhash-dev       # XXH3 page checksums and the stable bin hash
   libsimdjson-dev     # JSONL ingest
   libcli11-dev        # command-line parsing
-  zlib1g-dev          # .gz inputs
+  iproute2            # tests: network namespaces for the multi-host cluster test
   libgtest-dev libgmock-dev libbenchmark-dev
 )
 
