@@ -3,6 +3,7 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <memory>
 
 #include "common/coding.h"
 
@@ -86,18 +87,25 @@ Status DocStoreReader::Open(const PagedFileReader* file, uint64_t offset, uint64
   return Status::OK();
 }
 
-Status DocStoreReader::ReadBlock(uint32_t block, std::vector<StoredDoc>* docs) const {
+Status DocStoreReader::ReadBlock(uint32_t block, DocBlockCache* cache) const {
+  cache->reader = nullptr;
+  cache->records.clear();
   const uint8_t* e = index_ + block * kDocBlockIndexEntrySize;
   const uint32_t first = DecodeFixed32(e), off = DecodeFixed32(e + 4);
   const uint32_t comp = DecodeFixed32(e + 8), raw_len = DecodeFixed32(e + 12);
   DPS_ASSIGN_OR_RETURN(std::string_view bytes, file_->Read(offset_ + off, comp));
-  std::string raw(raw_len, '\0');
-  size_t n = ZSTD_decompress(raw.data(), raw.size(), bytes.data(), bytes.size());
+  std::string& raw = cache->raw;
+  raw.resize(raw_len);
+  // One decompression context per thread: ZSTD_decompress would allocate
+  // and initialise one per block.
+  thread_local std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> dctx(ZSTD_createDCtx(), ZSTD_freeDCtx);
+  size_t n = ZSTD_decompressDCtx(dctx.get(), raw.data(), raw.size(), bytes.data(), bytes.size());
   if (ZSTD_isError(n) || n != raw_len) {
     return Status::Corruption(Where(off) + ": block " + std::to_string(block) + ": zstd: " +
                               (ZSTD_isError(n) ? ZSTD_getErrorName(n) : "wrong length"));
   }
-  const uint8_t* p = reinterpret_cast<const uint8_t*>(raw.data());
+  const uint8_t* base = reinterpret_cast<const uint8_t*>(raw.data());
+  const uint8_t* p = base;
   const uint8_t* end = p + raw.size();
   DocId docid = first;
   bool first_record = true;
@@ -105,20 +113,42 @@ Status DocStoreReader::ReadBlock(uint32_t block, std::vector<StoredDoc>* docs) c
     uint32_t delta;
     std::string_view id, title, text;
     p = GetVarint32(p, end, &delta);
+    const uint8_t* record = p;
     if (p != nullptr) p = GetLengthPrefixed(p, end, &id);
     if (p != nullptr) p = GetLengthPrefixed(p, end, &title);
     if (p != nullptr) p = GetLengthPrefixed(p, end, &text);
     if (p == nullptr || (first_record ? delta != 0 : delta == 0) ||
         uint64_t{docid} + delta > kMaxDocId) {
+      cache->records.clear();
       return Status::Corruption(Where(off) + ": block " + std::to_string(block) +
                                 ": malformed record");
     }
     docid += delta;
     first_record = false;
-    docs->push_back(StoredDoc{docid, std::string(id), std::string(title), std::string(text)});
+    cache->records.emplace_back(docid, static_cast<uint32_t>(record - base));
   }
+  cache->reader = this;
+  cache->block = block;
   return Status::OK();
 }
+
+namespace {
+
+// A record ReadBlock has validated: three length-prefixed strings.
+void DecodeRecord(const DocBlockCache& c, size_t i, StoredDoc* doc) {
+  const uint8_t* p = reinterpret_cast<const uint8_t*>(c.raw.data()) + c.records[i].second;
+  const uint8_t* end = reinterpret_cast<const uint8_t*>(c.raw.data()) + c.raw.size();
+  std::string_view id, title, text;
+  p = GetLengthPrefixed(p, end, &id);
+  p = GetLengthPrefixed(p, end, &title);
+  GetLengthPrefixed(p, end, &text);
+  doc->docid = c.records[i].first;
+  doc->id.assign(id);
+  doc->title.assign(title);
+  doc->text.assign(text);
+}
+
+}  // namespace
 
 Status DocStoreReader::Get(DocId docid, StoredDoc* doc, DocBlockCache* cache) const {
   // Last block whose first docid <= docid.
@@ -134,24 +164,25 @@ Status DocStoreReader::Get(DocId docid, StoredDoc* doc, DocBlockCache* cache) co
   if (lo == 0) return Status::NotFound("docid " + std::to_string(docid));
   DocBlockCache local;
   DocBlockCache& c = cache != nullptr ? *cache : local;
-  if (c.reader != this || c.block != lo - 1) {
-    c.docs.clear();
-    c.reader = nullptr;
-    DPS_RETURN_IF_ERROR(ReadBlock(lo - 1, &c.docs));
-    c.reader = this;
-    c.block = lo - 1;
-  }
-  auto it = std::lower_bound(c.docs.begin(), c.docs.end(), docid,
-                             [](const StoredDoc& d, DocId id) { return d.docid < id; });
-  if (it != c.docs.end() && it->docid == docid) {
-    *doc = *it;
+  if (c.reader != this || c.block != lo - 1) DPS_RETURN_IF_ERROR(ReadBlock(lo - 1, &c));
+  auto it = std::lower_bound(c.records.begin(), c.records.end(), docid,
+                             [](const auto& r, DocId id) { return r.first < id; });
+  if (it != c.records.end() && it->first == docid) {
+    DecodeRecord(c, it - c.records.begin(), doc);
     return Status::OK();
   }
   return Status::NotFound("docid " + std::to_string(docid));
 }
 
 Status DocStoreReader::ReadAll(std::vector<StoredDoc>* docs) const {
-  for (uint32_t b = 0; b < blocks_; ++b) DPS_RETURN_IF_ERROR(ReadBlock(b, docs));
+  DocBlockCache c;
+  for (uint32_t b = 0; b < blocks_; ++b) {
+    DPS_RETURN_IF_ERROR(ReadBlock(b, &c));
+    for (size_t i = 0; i < c.records.size(); ++i) {
+      docs->emplace_back();
+      DecodeRecord(c, i, &docs->back());
+    }
+  }
   return Status::OK();
 }
 

@@ -3,9 +3,8 @@
 // followed by a block index so a lookup decompresses one block. Layout:
 // docs/FORMAT.md ("Doc store").
 //
-// Writer: one thread. Reader: immutable, shareable; Get allocates the
-// decompressed block per call (results are shown rarely compared with
-// posting decodes, so no cache yet).
+// Writer: one thread. Reader: immutable, shareable; callers pass a
+// DocBlockCache to keep the last decompressed block.
 #pragma once
 
 #include <cstdint>
@@ -59,12 +58,14 @@ class DocStoreWriter {
 };
 
 // The last decompressed block of one caller (results of a bin arrive in
-// docid order, so consecutive lookups mostly hit the same 64 KiB block).
-// One per thread; cheap to create.
+// docid order, so consecutive lookups mostly hit the same 64 KiB block):
+// the raw bytes and where each record starts, so a lookup copies only the
+// document asked for. One per thread; cheap to create.
 struct DocBlockCache {
   const void* reader = nullptr;
   uint32_t block = UINT32_MAX;
-  std::vector<StoredDoc> docs;
+  std::string raw;
+  std::vector<std::pair<DocId, uint32_t>> records;  // docid, offset of its id in raw
 };
 
 class DocStoreReader {
@@ -77,7 +78,8 @@ class DocStoreReader {
   Status ReadAll(std::vector<StoredDoc>* docs) const;
 
  private:
-  Status ReadBlock(uint32_t block, std::vector<StoredDoc>* docs) const;
+  // Decompresses and validates one block into cache->raw / cache->records.
+  Status ReadBlock(uint32_t block, DocBlockCache* cache) const;
   std::string Where(uint64_t rel) const;
   const PagedFileReader* file_ = nullptr;
   uint64_t offset_ = 0;

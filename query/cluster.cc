@@ -1,6 +1,7 @@
 #include "query/cluster.h"
 
 #include "common/coding.h"
+#include "index/manifest.h"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/connect.hpp>
@@ -153,6 +154,7 @@ struct ClusterClient::Impl {
   EventQueue events;
   std::mutex identity_mu;
   std::optional<Identity> identity;  // of the first server that answered
+  std::vector<TabletEntry> layout;   // bins of each tablet, from the identity
   uint64_t next_rid = 1;
   std::vector<double> recent_us;  // latest complete range latencies (hedging)
   size_t recent_next = 0;
@@ -458,6 +460,10 @@ Result<std::unique_ptr<ClusterClient>> ClusterClient::Connect(std::vector<Cluste
     checked.set_value(s);
   });
   DPS_RETURN_IF_ERROR(checked.get_future().get());
+  {
+    std::lock_guard<std::mutex> lock(raw->identity_mu);
+    if (raw->identity) raw->layout = SplitBins(raw->identity->bins, raw->identity->tablets);
+  }
   return client;
 }
 
@@ -494,10 +500,31 @@ Status ClusterClient::Run(const QueryNode& root, bool count_only, size_t limit, 
   bool stop = false;
   Status query_error;
 
+  // The tablets of range r some of whose bins have not been delivered yet:
+  // a hedge or a failover asks only for those, so the replica does less
+  // work than the first request (an injected or real delay often holds up
+  // one tablet while the others have answered). False when none is owed.
+  auto owed = [&](size_t r, uint32_t* first, uint32_t* last) {
+    const ClusterRange& cr = impl.ranges[r];
+    *first = cr.first_tablet;
+    *last = cr.last_tablet;
+    if (impl.layout.size() <= cr.last_tablet) return true;  // layout unknown: all
+    auto complete = [&](uint32_t t) {
+      for (uint32_t b = impl.layout[t].first_bin; b <= impl.layout[t].last_bin; ++b) {
+        if (!delivered_bins.count(b)) return false;
+      }
+      return true;
+    };
+    while (*first <= *last && complete(*first)) ++*first;
+    while (*last > *first && complete(*last)) --*last;
+    return *first <= *last;
+  };
   auto send = [&](size_t r) -> bool {
     RangeState& st = ranges[r];
     const ClusterRange& cr = impl.ranges[r];
     if (st.next_replica >= cr.replicas.size()) return false;
+    uint32_t first_tablet, last_tablet;
+    if (!owed(r, &first_tablet, &last_tablet)) return false;
     const size_t replica = st.next_replica++;
     const uint64_t rid = impl.next_rid++;
     QueryRequest q;
@@ -505,8 +532,8 @@ Status ClusterClient::Run(const QueryNode& root, bool count_only, size_t limit, 
     q.count_only = count_only;
     q.limit = limit;
     if (impl.options.deadline_ms > 0) q.deadline_ms = impl.options.deadline_ms;
-    q.first_tablet = cr.first_tablet;
-    q.last_tablet = cr.last_tablet;
+    q.first_tablet = first_tablet;
+    q.last_tablet = last_tablet;
     q.root = root;
     std::string frame;
     EncodeQuery(q, &frame);
@@ -580,10 +607,8 @@ Status ClusterClient::Run(const QueryNode& root, bool count_only, size_t limit, 
         for (const auto& [rid, a] : attempts) {
           if (a.range == r && a.active &&
               now >= a.sent + std::chrono::microseconds(static_cast<int64_t>(hedge_us))) {
-            if (send(r)) {
-              st.hedged = true;
-              ++stats->hedged;
-            }
+            if (send(r)) ++stats->hedged;
+            st.hedged = true;  // hedged, or nothing left worth hedging
             break;
           }
         }
@@ -662,6 +687,10 @@ Status ClusterClient::Run(const QueryNode& root, bool count_only, size_t limit, 
           --st.active;
         }
         if (st.done || st.missing || st.active > 0) break;
+        if (uint32_t f, l; !owed(attempt.range, &f, &l)) {
+          st.done = true;  // every bin arrived before the connection failed
+          break;
+        }
         if (send(attempt.range)) {
           ++stats->failovers;
         } else {

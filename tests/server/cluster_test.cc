@@ -231,6 +231,30 @@ TEST(Cluster, HedgingBeatsASlowReplica) {
   EXPECT_LT(ms, 1000) << "the hedge did not answer first";
 }
 
+TEST(Cluster, HedgeAsksOnlyForTabletsStillOwed) {
+  Fixture f(8);
+  // The first server is slow on tablet 1 only; the replica would be slow on
+  // every other tablet. A hedge asking the replica for all of 0-3 would wait
+  // 3 s; one asking only for tablet 1 (0, 2 and 3 have arrived) does not.
+  ServerOptions slow_on_1, slow_elsewhere;
+  slow_on_1.delays = {DelayRule{1, 1.0, 3000, 0}};
+  slow_elsewhere.delays = {DelayRule{0, 1.0, 3000, 0}, DelayRule{2, 1.0, 3000, 0}, DelayRule{3, 1.0, 3000, 0}};
+  auto first = f.Serve(0, 3, slow_on_1);
+  auto replica = f.Serve(0, 3, slow_elsewhere);
+  ClusterOptions o;
+  o.hedge_after_ms = 100;
+  auto client = Client({{0, 3, {Addr(first->port()), Addr(replica->port())}}}, o);
+  ASSERT_NE(client, nullptr);
+  const QueryNode q = QueryNode::Term(testing::VocabTerm(0));
+  const auto t0 = Clock::now();
+  Answer a = Ask(client.get(), q);
+  const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  EXPECT_EQ(a.ids, f.Want(q));
+  EXPECT_EQ(a.stats.hedged, 1u);
+  EXPECT_FALSE(a.stats.partial);
+  EXPECT_LT(ms, 2000) << "the hedge asked for tablets that had already answered";
+}
+
 // ---- hostile peers ----
 
 // A raw connection for sending arbitrary bytes.
