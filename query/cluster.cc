@@ -1,7 +1,6 @@
 #include "query/cluster.h"
 
 #include "common/coding.h"
-#include "index/manifest.h"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/connect.hpp>
@@ -154,7 +153,6 @@ struct ClusterClient::Impl {
   EventQueue events;
   std::mutex identity_mu;
   std::optional<Identity> identity;  // of the first server that answered
-  std::vector<TabletEntry> layout;   // bins of each tablet, from the identity
   uint64_t next_rid = 1;
   std::vector<double> recent_us;  // latest complete range latencies (hedging)
   size_t recent_next = 0;
@@ -460,10 +458,6 @@ Result<std::unique_ptr<ClusterClient>> ClusterClient::Connect(std::vector<Cluste
     checked.set_value(s);
   });
   DPS_RETURN_IF_ERROR(checked.get_future().get());
-  {
-    std::lock_guard<std::mutex> lock(raw->identity_mu);
-    if (raw->identity) raw->layout = SplitBins(raw->identity->bins, raw->identity->tablets);
-  }
   return client;
 }
 
@@ -500,23 +494,17 @@ Status ClusterClient::Run(const QueryNode& root, bool count_only, size_t limit, 
   bool stop = false;
   Status query_error;
 
-  // The tablets of range r some of whose bins have not been delivered yet:
-  // a hedge or a failover asks only for those, so the replica does less
-  // work than the first request (an injected or real delay often holds up
-  // one tablet while the others have answered). False when none is owed.
+  // The tablets of range r a server has reported whole (BinStats'
+  // tablet_complete) are trimmed from its ends: a hedge or a failover asks
+  // only for the rest, so the replica does less work than the first request
+  // (an injected or real delay often holds up one tablet while the others
+  // have answered). False when nothing is owed.
+  std::set<uint32_t> complete_tablets;
   auto owed = [&](size_t r, uint32_t* first, uint32_t* last) {
-    const ClusterRange& cr = impl.ranges[r];
-    *first = cr.first_tablet;
-    *last = cr.last_tablet;
-    if (impl.layout.size() <= cr.last_tablet) return true;  // layout unknown: all
-    auto complete = [&](uint32_t t) {
-      for (uint32_t b = impl.layout[t].first_bin; b <= impl.layout[t].last_bin; ++b) {
-        if (!delivered_bins.count(b)) return false;
-      }
-      return true;
-    };
-    while (*first <= *last && complete(*first)) ++*first;
-    while (*last > *first && complete(*last)) --*last;
+    *first = impl.ranges[r].first_tablet;
+    *last = impl.ranges[r].last_tablet;
+    while (*first <= *last && complete_tablets.count(*first)) ++*first;
+    while (*last > *first && complete_tablets.count(*last)) --*last;
     return *first <= *last;
   };
   auto send = [&](size_t r) -> bool {
@@ -632,6 +620,7 @@ Status ClusterClient::Run(const QueryNode& root, bool count_only, size_t limit, 
         // A bin cut short by a cancel, deadline or shutdown is no answer: a
         // replica may still give the whole bin.
         if (e.stats.cancelled) break;
+        if (e.stats.tablet_complete) complete_tablets.insert(e.stats.tablet);
         if (delivered_bins.count(e.stats.bin)) break;  // the other replica was faster
         delivered_bins.insert(e.stats.bin);
         RemoteBin b = node.empty() ? RemoteBin() : std::move(node.mapped());

@@ -226,7 +226,8 @@ void EncodeBinStats(const BinStats& m, std::string* out) {
   PutFixed32(out, m.queue_wait_us);
   PutFixed32(out, m.service_us);
   PutVarint64(out, m.bytes);
-  out->push_back(static_cast<char>((m.cancelled ? 1 : 0) | (m.fast_path ? 2 : 0) | (m.truncated ? 4 : 0)));
+  out->push_back(static_cast<char>((m.cancelled ? 1 : 0) | (m.fast_path ? 2 : 0) | (m.truncated ? 4 : 0) |
+                                      (m.tablet_complete ? 8 : 0)));
 }
 
 void EncodeDone(const Done& m, std::string* out) {
@@ -333,10 +334,11 @@ Status DecodeBinStats(std::string_view payload, BinStats* m) {
   m->service_us = r.U32("service time");
   m->bytes = r.Varint("bytes");
   const uint8_t flags = r.U8("flags");
-  if (r.ok() && (flags & ~7u) != 0) r.Fail("flags");
+  if (r.ok() && (flags & ~15u) != 0) r.Fail("flags");
   m->cancelled = (flags & 1) != 0;
   m->fast_path = (flags & 2) != 0;
   m->truncated = (flags & 4) != 0;
+  m->tablet_complete = (flags & 8) != 0;
   return r.Finish();
 }
 

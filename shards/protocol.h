@@ -20,7 +20,7 @@
 namespace dps {
 
 inline constexpr uint32_t kWireMagic = 0x57535044;  // bytes "DPSW"
-inline constexpr uint16_t kWireVersion = 1;
+inline constexpr uint16_t kWireVersion = 2;
 inline constexpr uint32_t kMaxFrameSize = 16u << 20;
 inline constexpr size_t kFrameHeaderSize = 5;
 // Query trees deeper or larger than this are refused (a hostile peer must
@@ -93,6 +93,9 @@ struct BinStats {
   bool cancelled = false;  // stopped by cancel, deadline or shutdown: results incomplete, not an answer
   bool fast_path = false;  // evaluated by the intersection kernel, not the iterator tree
   bool truncated = false;  // cut by the request's limit: valid, but not every match
+  // This request's last bin of `tablet`, and none of its bins was cancelled:
+  // the client has the tablet's whole answer (a hedge need not ask for it).
+  bool tablet_complete = false;
 };
 
 enum class DoneCode : uint8_t { kOk = 0, kInvalidQuery = 1, kIndexError = 2, kCancelled = 3, kDeadline = 4 };

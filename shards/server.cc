@@ -69,6 +69,11 @@ struct Request {
   std::atomic<uint64_t> budget{UINT64_MAX};  // matches still allowed by the limit
   std::atomic<bool> deadline_hit{false};
   size_t pending_bins = 0;
+  // Per tablet: bins not finished yet, and tablets one of whose bins was
+  // cancelled or failed (network thread only; they decide BinStats'
+  // tablet_complete flag).
+  std::map<uint32_t, size_t> pending_of_tablet;
+  std::set<uint32_t> tablets_not_whole;
   std::string error;
   // Injected delays not yet expired; cancelling the request cuts them short.
   std::vector<std::shared_ptr<asio::steady_timer>> timers;
@@ -81,7 +86,8 @@ struct Request {
 
 // What a worker hands back to the network thread for one bin.
 struct BinOutcome {
-  std::string frames;  // Results frames then the BinStats frame
+  std::string frames;  // Results frames
+  BinStats stats;      // encoded after them by the network thread, unless error
   std::string error;
 };
 
@@ -271,6 +277,7 @@ class ShardServer::Impl::Connection : public std::enable_shared_from_this<Connec
     }
     if (bins.empty()) return SendDone(q.request_id, DoneCode::kOk, "");
     req->pending_bins = bins.size();
+    for (uint32_t bin : bins) ++req->pending_of_tablet[static_cast<uint32_t>(server_->index->manifest().TabletOf(bin))];
     requests_[req->id] = req;
     // An injected delay is drawn once per tablet and request: the whole
     // tablet is slow this time, as with a pause or a stalled disk.
@@ -309,7 +316,7 @@ class ShardServer::Impl::Connection : public std::enable_shared_from_this<Connec
   BinOutcome EvaluateBin(Request& req, uint32_t bin, uint32_t tablet) {
     BinOutcome out;
     const auto start = Clock::now();
-    BinStats stats;
+    BinStats& stats = out.stats;
     stats.request_id = req.id;
     stats.bin = bin;
     stats.tablet = tablet;
@@ -367,7 +374,6 @@ class ShardServer::Impl::Connection : public std::enable_shared_from_this<Connec
       stats.bytes = out.frames.size();
     }
     stats.service_us = MicrosSince(start);
-    EncodeBinStats(stats, &out.frames);
     return out;
   }
 
@@ -375,6 +381,10 @@ class ShardServer::Impl::Connection : public std::enable_shared_from_this<Connec
   void BinFinished(const std::shared_ptr<Request>& req, BinOutcome out) {
     if (closed_) return;
     if (!out.error.empty() && req->error.empty()) req->error = out.error;
+    BinStats& stats = out.stats;
+    if (stats.cancelled || !out.error.empty()) req->tablets_not_whole.insert(stats.tablet);
+    stats.tablet_complete = --req->pending_of_tablet[stats.tablet] == 0 && !req->tablets_not_whole.count(stats.tablet);
+    if (out.error.empty()) EncodeBinStats(stats, &out.frames);  // a failed bin has no stats: Done reports it
     if (!out.frames.empty()) Send(std::move(out.frames));
     if (--req->pending_bins > 0) return;
     requests_.erase(req->id);

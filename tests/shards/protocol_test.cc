@@ -109,7 +109,7 @@ TEST(Protocol, ResultsStatsDoneCancelRoundTrip) {
   EXPECT_EQ(gb.bin, 3u);
   ExpectTruncationsFail(Payload(f, FrameType::kResults), [](std::string_view p) { ResultBatch x; return DecodeResults(p, &x); });
 
-  BinStats st{9, 3, 1, 12345, 17, 250, 4096, true, true, true};
+  BinStats st{9, 3, 1, 12345, 17, 250, 4096, true, true, true, true};
   f.clear();
   EncodeBinStats(st, &f);
   BinStats gs;
@@ -120,6 +120,7 @@ TEST(Protocol, ResultsStatsDoneCancelRoundTrip) {
   EXPECT_TRUE(gs.cancelled);
   EXPECT_TRUE(gs.fast_path);
   EXPECT_TRUE(gs.truncated);
+  EXPECT_TRUE(gs.tablet_complete);
   ExpectTruncationsFail(Payload(f, FrameType::kBinStats), [](std::string_view p) { BinStats x; return DecodeBinStats(p, &x); });
 
   f.clear();
