@@ -31,13 +31,45 @@ Status CheckIndex(const std::string& dir, CheckReport* report) {
     DPS_RETURN_IF_ERROR(cursor.status());
   }
   if (const GlobalIndexReader* global = index->global()) {
+    // Every ref must be the tablet dictionary's entry for the term, and every
+    // tablet dictionary entry must have its ref.
+    uint64_t dict_entries = 0, refs = 0;
+    for (size_t t = 0; t < index->tablet_count(); ++t) {
+      for (const auto& file : index->tablet(t).files()) {
+        for (size_t i = 0; i < file->bin_count(); ++i) dict_entries += file->bin(i).num_terms;
+      }
+    }
     TermDictCursor cursor(&global->dict());
     GlobalTermInfo info;
     for (cursor.SeekToFirst(); cursor.Valid(); cursor.Next()) {
       DPS_RETURN_IF_ERROR(global->ParseValue(cursor.value(), &info));
+      for (const TermRef& r : info.refs) {
+        auto bad = [&](const std::string& what) {
+          return Status::Corruption(global->path() + ": term '" + std::string(cursor.key()) +
+                                    "' bin " + std::to_string(r.bin) + ": " + what);
+        };
+        if (r.bin >= index->bins()) return bad("no such bin");
+        const TabletReader* file;
+        PostingRef got, want;
+        DPS_RETURN_IF_ERROR(index->TabletOf(BinId{r.bin}).ResolveRef(r, &file, &got));
+        bool found = false;
+        DPS_RETURN_IF_ERROR(file->FindTerm(static_cast<size_t>(file->FindBin(BinId{r.bin})),
+                                           cursor.key(), &found, &want));
+        if (!found) return bad("absent from " + file->path());
+        if (got.df != want.df || got.offset != want.offset || got.len != want.len ||
+            got.inline_doc != want.inline_doc || got.inline_weight != want.inline_weight) {
+          return bad("disagrees with " + file->path() + "'s dictionary");
+        }
+        ++refs;
+      }
       ++report->terms;
     }
     DPS_RETURN_IF_ERROR(cursor.status());
+    if (refs != dict_entries) {
+      return Status::Corruption(global->path() + ": " + std::to_string(refs) +
+                                " postings refs for " + std::to_string(dict_entries) +
+                                " tablet dictionary entries");
+    }
     if (report->terms != global->num_terms()) {
       return Status::Corruption(dir + "/" + index->manifest().global_index + ": directory says " +
                                 std::to_string(global->num_terms()) + " terms, found " +

@@ -1,5 +1,7 @@
 #include "index/global_index.h"
 
+#include <algorithm>
+
 #include "common/coding.h"
 
 namespace dps {
@@ -20,17 +22,41 @@ Result<std::unique_ptr<GlobalIndexWriter>> GlobalIndexWriter::Create(const std::
   return w;
 }
 
+std::span<const TermRef> GlobalTermInfo::RefsOf(uint32_t bin) const {
+  auto lo = std::lower_bound(refs.begin(), refs.end(), bin,
+                             [](const TermRef& r, uint32_t b) { return r.bin < b; });
+  auto hi = lo;
+  while (hi != refs.end() && hi->bin == bin) ++hi;
+  return {lo, hi};
+}
+
 Status GlobalIndexWriter::Add(std::string_view term, const GlobalTermInfo& info) {
-  if ((dict_.entries() > 0 && term <= last_) || info.bins.empty()) {
-    return Status::InvalidArgument("GlobalIndexWriter: terms must ascend and have bins");
+  if ((dict_.entries() > 0 && term <= last_) || info.refs.empty()) {
+    return Status::InvalidArgument("GlobalIndexWriter: terms must ascend and have postings");
   }
   scratch_.clear();
-  PutVarint64(&scratch_, info.df);
-  PutVarint32(&scratch_, static_cast<uint32_t>(info.bins.size()));
-  uint32_t prev = 0;
-  for (size_t i = 0; i < info.bins.size(); ++i) {
-    PutVarint32(&scratch_, info.bins[i] - prev);  // first bin absolute, then gaps
-    prev = info.bins[i];
+  uint32_t prev_bin = 0, prev_file = 0;
+  for (size_t i = 0; i < info.refs.size(); ++i) {
+    const TermRef& r = info.refs[i];
+    const bool same_bin = i > 0 && r.bin == prev_bin;
+    if ((i > 0 && r.bin < prev_bin) || (same_bin && r.file <= prev_file) || r.df == 0) {
+      return Status::InvalidArgument("GlobalIndexWriter: refs must ascend by (bin, file)");
+    }
+    // head = bin gap (the first bin absolute) * 2 + "a file position follows";
+    // without it the ref is in the bin's oldest file (position 0).
+    const bool has_file = same_bin || r.file != 0;
+    PutVarint64(&scratch_, (uint64_t{r.bin - (i > 0 ? prev_bin : 0)} << 1) | (has_file ? 1 : 0));
+    if (has_file) PutVarint32(&scratch_, r.file);
+    PutVarint32(&scratch_, r.df);
+    if (r.df == 1) {
+      PutVarint32(&scratch_, r.inline_doc);
+      PutVarint32(&scratch_, r.inline_weight);
+    } else {
+      PutVarint64(&scratch_, r.offset);
+      PutVarint64(&scratch_, r.len);
+    }
+    prev_bin = r.bin;
+    prev_file = r.file;
   }
   dict_.Add(term, scratch_);
   last_.assign(term);
@@ -87,24 +113,46 @@ Result<std::unique_ptr<GlobalIndexReader>> GlobalIndexReader::Open(const std::st
 Status GlobalIndexReader::ParseValue(std::string_view value, GlobalTermInfo* info) const {
   auto* p = reinterpret_cast<const uint8_t*>(value.data());
   auto* end = p + value.size();
-  uint32_t count = 0;
-  p = GetVarint64(p, end, &info->df);
-  if (p != nullptr) p = GetVarint32(p, end, &count);
-  if (p == nullptr || count == 0 || count > value.size()) {
-    return Status::Corruption(file_->path() + ": malformed global index entry");
-  }
+  info->df = 0;
   info->bins.clear();
+  info->refs.clear();
+  auto bad = [&](const char* what) {
+    return Status::Corruption(file_->path() + ": malformed global index entry (" + what + ")");
+  };
+  if (p == end) return bad("no postings");
   uint64_t bin = 0;
-  for (uint32_t i = 0; i < count; ++i) {
-    uint32_t delta;
-    p = GetVarint32(p, end, &delta);
-    bin += delta;
-    if (p == nullptr || (i > 0 && delta == 0) || bin > UINT32_MAX) {
-      return Status::Corruption(file_->path() + ": malformed global index bin list");
+  while (p != end) {
+    uint64_t head;
+    p = GetVarint64(p, end, &head);
+    if (p == nullptr) return bad("head");
+    TermRef r;
+    const uint64_t gap = head >> 1;
+    const bool first = info->refs.empty();
+    bin += gap;
+    if (bin > UINT32_MAX) return bad("bin");
+    r.bin = static_cast<uint32_t>(bin);
+    if (head & 1) {
+      p = GetVarint32(p, end, &r.file);
+      if (p == nullptr) return bad("file");
     }
-    info->bins.push_back(static_cast<uint32_t>(bin));
+    if (!first && gap == 0 && (!(head & 1) || r.file <= info->refs.back().file)) {
+      return bad("refs out of order");
+    }
+    p = GetVarint32(p, end, &r.df);
+    if (p == nullptr || r.df == 0) return bad("df");
+    if (r.df == 1) {
+      p = GetVarint32(p, end, &r.inline_doc);
+      if (p != nullptr) p = GetVarint32(p, end, &r.inline_weight);
+      if (p == nullptr || r.inline_doc > kMaxDocId || r.inline_weight == 0) return bad("posting");
+    } else {
+      p = GetVarint64(p, end, &r.offset);
+      if (p != nullptr) p = GetVarint64(p, end, &r.len);
+      if (p == nullptr || r.len == 0) return bad("postings range");
+    }
+    if (first || gap != 0) info->bins.push_back(r.bin);
+    info->df += r.df;
+    info->refs.push_back(r);
   }
-  if (p != end) return Status::Corruption(file_->path() + ": trailing bytes in global index entry");
   return Status::OK();
 }
 

@@ -1,6 +1,8 @@
 // The global index (wikisearch's "global index table"): for every term, its
-// total document frequency and the bins that hold it. The planner answers an
-// AND with an absent term without touching a shard, visits only bins in the
+// total document frequency, the bins that hold it, and where its postings
+// are in each (bin, file) — so a query looks each term up once, here, and
+// never searches a tablet's own dictionaries. The planner answers an AND
+// with an absent term without touching a shard, visits only bins in the
 // intersection of the terms' bin sets, and orders terms rarest first.
 // One paged file per commit; layout in docs/FORMAT.md ("Global index").
 // Frequencies count documents as written: deleted documents stay counted
@@ -10,6 +12,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,21 +20,50 @@
 #include "common/status.h"
 #include "index/paged_file.h"
 #include "index/term_dict.h"
+#include "index/types.h"
 
 namespace dps {
 
 inline constexpr uint64_t kGlobalIndexMagic = 0x0031584947535044ULL;  // "DPSGIX1\0"
-inline constexpr uint32_t kGlobalIndexVersion = 1;
+inline constexpr uint32_t kGlobalIndexVersion = 2;
+
+// A term's postings in one (bin, file): the tablet dictionary's value, with
+// the file named by its position in its tablet's MANIFEST file list.
+struct TermRef {
+  uint32_t bin = 0;
+  uint32_t file = 0;  // position in the tablet's file list (oldest = 0)
+  uint32_t df = 0;
+  DocId inline_doc = 0;       // df == 1
+  uint32_t inline_weight = 0; // df == 1
+  uint64_t offset = 0;        // df >= 2: relative to the bin's postings region
+  uint64_t len = 0;
+};
 
 struct GlobalTermInfo {
   uint64_t df = 0;
-  std::vector<uint32_t> bins;  // ascending
+  std::vector<uint32_t> bins;  // ascending, distinct
+  std::vector<TermRef> refs;   // ascending by (bin, file); every bin has one or more
+  // The refs of `bin` (empty when the term is absent from it).
+  std::span<const TermRef> RefsOf(uint32_t bin) const;
+};
+
+// The global entries of one query's terms (a handful: searched linearly).
+// An entry with no refs is a term absent from the index.
+struct TermTable {
+  std::vector<std::pair<std::string, GlobalTermInfo>> entries;
+  const GlobalTermInfo* Find(std::string_view term) const {
+    for (const auto& e : entries) {
+      if (e.first == term) return &e.second;
+    }
+    return nullptr;
+  }
 };
 
 class GlobalIndexWriter {
  public:
   static Result<std::unique_ptr<GlobalIndexWriter>> Create(const std::string& path);
-  // REQUIRES: terms strictly ascending; bins ascending and non-empty.
+  // REQUIRES: terms strictly ascending; refs non-empty, ascending by (bin,
+  // file). info.bins is ignored (the refs say it).
   Status Add(std::string_view term, const GlobalTermInfo& info);
   Status Finish(uint64_t total_docs);
   uint64_t bytes_written() const { return file_->offset(); }
@@ -52,6 +84,7 @@ class GlobalIndexReader {
   uint64_t num_terms() const { return num_terms_; }
   uint64_t total_docs() const { return total_docs_; }
   const TermDictReader& dict() const { return dict_; }
+  const std::string& path() const { return file_->path(); }
   Status ParseValue(std::string_view value, GlobalTermInfo* info) const;
 
  private:

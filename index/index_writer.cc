@@ -304,12 +304,14 @@ Status IndexWriter::RebuildGlobalIndex(Manifest* next, uint64_t* bytes) {
     std::unique_ptr<TermDictCursor> cursor;
     const TabletReader* file;
     size_t bin_index;
+    uint32_t file_pos;  // in the tablet's file list
   };
   std::vector<Source> sources;
   uint64_t total_docs = 0;
   for (const auto& entry : next->tablets) {
     DPS_ASSIGN_OR_RETURN(auto tablet, Tablet::Open(dir_, entry));
-    for (const auto& file : tablet->files()) {
+    for (size_t pos = 0; pos < tablet->files().size(); ++pos) {
+      const auto& file = tablet->files()[pos];
       for (size_t i = 0; i < file->bin_count(); ++i) {
         total_docs += file->bin(i).num_docs;
         total_docs -= file->tombstones(i).size();
@@ -317,16 +319,19 @@ Status IndexWriter::RebuildGlobalIndex(Manifest* next, uint64_t* bytes) {
         auto cursor = std::make_unique<TermDictCursor>(&file->dict(i));
         cursor->SeekToFirst();
         DPS_RETURN_IF_ERROR(cursor->status());
-        if (cursor->Valid()) sources.push_back(Source{std::move(cursor), file.get(), i});
+        if (cursor->Valid()) {
+          sources.push_back(Source{std::move(cursor), file.get(), i, static_cast<uint32_t>(pos)});
+        }
       }
     }
     tablets.push_back(std::move(tablet));
   }
   auto greater = [&](size_t a, size_t b) {
     const auto ka = sources[a].cursor->key(), kb = sources[b].cursor->key();
-    return ka != kb ? ka > kb
-                    : sources[a].file->bin(sources[a].bin_index).bin >
-                          sources[b].file->bin(sources[b].bin_index).bin;
+    if (ka != kb) return ka > kb;
+    const uint32_t ba = sources[a].file->bin(sources[a].bin_index).bin;
+    const uint32_t bb = sources[b].file->bin(sources[b].bin_index).bin;
+    return ba != bb ? ba > bb : sources[a].file_pos > sources[b].file_pos;
   };
   std::priority_queue<size_t, std::vector<size_t>, decltype(greater)> heap(greater);
   for (size_t i = 0; i < sources.size(); ++i) heap.push(i);
@@ -341,21 +346,30 @@ Status IndexWriter::RebuildGlobalIndex(Manifest* next, uint64_t* bytes) {
     const size_t top = heap.top();
     heap.pop();
     Source& src = sources[top];
-    if (src.cursor->key() != term || info.bins.empty()) {
-      if (!info.bins.empty()) DPS_RETURN_IF_ERROR(writer->Add(term, info));
-      info = GlobalTermInfo();
+    if (src.cursor->key() != term || info.refs.empty()) {
+      if (!info.refs.empty()) DPS_RETURN_IF_ERROR(writer->Add(term, info));
+      info.refs.clear();
       term.assign(src.cursor->key());
     }
     PostingRef ref;
     DPS_RETURN_IF_ERROR(src.file->ParsePostingRef(src.bin_index, src.cursor->value(), &ref));
-    info.df += ref.df;
-    const uint32_t bin = src.file->bin(src.bin_index).bin;
-    if (info.bins.empty() || info.bins.back() != bin) info.bins.push_back(bin);
+    const BinInfo& bin = src.file->bin(src.bin_index);
+    TermRef r;
+    r.bin = bin.bin;
+    r.file = src.file_pos;
+    r.df = ref.df;
+    r.inline_doc = ref.inline_doc;
+    r.inline_weight = ref.inline_weight;
+    if (ref.df >= 2) {
+      r.offset = ref.offset - bin.postings_offset;
+      r.len = ref.len;
+    }
+    info.refs.push_back(r);
     src.cursor->Next();
     DPS_RETURN_IF_ERROR(src.cursor->status());
     if (src.cursor->Valid()) heap.push(top);
   }
-  if (!info.bins.empty()) DPS_RETURN_IF_ERROR(writer->Add(term, info));
+  if (!info.refs.empty()) DPS_RETURN_IF_ERROR(writer->Add(term, info));
   DPS_RETURN_IF_ERROR(writer->Finish(total_docs));
   *bytes += writer->bytes_written();
   next->global_index = name;

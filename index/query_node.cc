@@ -42,11 +42,17 @@ Status Validate(const QueryNode& node, bool parent_is_and) {
 Status ValidateQuery(const QueryNode& node) { return Validate(node, false); }
 
 Result<std::unique_ptr<DocIterator>> BuildIterator(const Tablet& tablet, BinId bin,
-                                                   const QueryNode& node) {
-  if (node.kind == QueryNode::Kind::kTerm) return tablet.OpenTerm(bin, node.term);
+                                                   const QueryNode& node, const TermTable* terms) {
+  if (node.kind == QueryNode::Kind::kTerm) {
+    const GlobalTermInfo* info = terms != nullptr ? terms->Find(node.term) : nullptr;
+    if (info == nullptr) return tablet.OpenTerm(bin, node.term);
+    DPS_ASSIGN_OR_RETURN(auto it, tablet.OpenRefs(bin, info->RefsOf(bin.value)));
+    if (it == nullptr) return std::unique_ptr<DocIterator>(new EmptyIterator());
+    return std::unique_ptr<DocIterator>(std::move(it));
+  }
   std::vector<std::unique_ptr<DocIterator>> positive, negative;
   for (const auto& c : node.children) {
-    DPS_ASSIGN_OR_RETURN(auto it, BuildIterator(tablet, bin, c));
+    DPS_ASSIGN_OR_RETURN(auto it, BuildIterator(tablet, bin, c, terms));
     if (node.kind == QueryNode::Kind::kAnd) {
       // An empty positive child empties the AND: skip building the rest.
       if (!c.negated && it->doc() == kEndDoc && it->status().ok()) {

@@ -47,9 +47,12 @@ struct QueryNode {
 // (or the root) is negated, and no AND/OR is empty.
 Status ValidateQuery(const QueryNode& node);
 
-// Builds the iterator tree evaluating `node` in one bin of `tablet`.
+// Builds the iterator tree evaluating `node` in one bin of `tablet`. With
+// `terms` (the planner's global entries) each term opens from its refs;
+// without, from the tablet's dictionaries.
 // REQUIRES: ValidateQuery(node).ok(), tablet.HoldsBin(bin).
 Result<std::unique_ptr<DocIterator>> BuildIterator(const Tablet& tablet, BinId bin,
-                                                   const QueryNode& node);
+                                                   const QueryNode& node,
+                                                   const TermTable* terms = nullptr);
 
 }  // namespace dps

@@ -63,6 +63,48 @@ Result<std::unique_ptr<TermIterator>> Tablet::OpenTermIterator(BinId bin,
   return std::make_unique<TermIterator>(std::move(parts), deleted(bin));
 }
 
+Status Tablet::ResolveRef(const TermRef& ref, const TabletReader** file, PostingRef* out) const {
+  auto bad = [&](const std::string& what) {
+    return Status::Corruption("global index ref (bin " + std::to_string(ref.bin) + ", file " +
+                              std::to_string(ref.file) + "): " + what);
+  };
+  if (!HoldsBin(BinId{ref.bin})) return bad("bin outside tablet");
+  if (ref.file >= files_.size()) return bad("tablet has " + std::to_string(files_.size()) + " files");
+  const TabletReader* f = files_[ref.file].get();
+  const int i = f->FindBin(BinId{ref.bin});
+  if (i < 0) return bad(f->path() + " holds no such bin");
+  const BinInfo& b = f->bin(static_cast<size_t>(i));
+  out->df = ref.df;
+  out->inline_doc = ref.inline_doc;
+  out->inline_weight = ref.inline_weight;
+  out->len = ref.len;
+  out->offset = 0;
+  if (ref.df >= 2) {
+    if (ref.offset > b.postings_len || ref.len > b.postings_len - ref.offset) {
+      return bad("postings range outside " + f->path() + "'s bin");
+    }
+    out->offset = b.postings_offset + ref.offset;
+  }
+  *file = f;
+  return Status::OK();
+}
+
+Result<std::unique_ptr<TermIterator>> Tablet::OpenRefs(BinId bin,
+                                                       std::span<const TermRef> refs) const {
+  if (refs.empty()) return std::unique_ptr<TermIterator>();
+  std::vector<std::unique_ptr<PostingCursor>> parts;
+  for (const TermRef& r : refs) {
+    if (r.bin != bin.value) return Status::Corruption("global index ref of another bin");
+    const TabletReader* file;
+    PostingRef ref;
+    DPS_RETURN_IF_ERROR(ResolveRef(r, &file, &ref));
+    auto cursor = std::make_unique<PostingCursor>();
+    DPS_RETURN_IF_ERROR(file->OpenCursor(ref, cursor.get()));
+    parts.push_back(std::move(cursor));
+  }
+  return std::make_unique<TermIterator>(std::move(parts), deleted(bin));
+}
+
 Result<uint64_t> Tablet::TermFrequency(BinId bin, std::string_view term) const {
   uint64_t df = 0;
   for (const auto& file : files_) {

@@ -12,6 +12,7 @@
 
 #include "common/status.h"
 #include "index/doc_iterator.h"
+#include "index/global_index.h"
 #include "index/manifest.h"
 #include "index/tablet_reader.h"
 #include "index/term_iterator.h"
@@ -34,6 +35,12 @@ class Tablet {
   // As OpenTerm, but the concrete iterator (weights available); null when the
   // term is absent from the bin.
   Result<std::unique_ptr<TermIterator>> OpenTermIterator(BinId bin, std::string_view term) const;
+  // The same from the global index's refs of `bin` (no dictionary search):
+  // null when `refs` is empty. A ref naming a file or bin this tablet does
+  // not have, or a range outside the bin's postings, is Corruption.
+  Result<std::unique_ptr<TermIterator>> OpenRefs(BinId bin, std::span<const TermRef> refs) const;
+  // Resolves one ref to its file and absolute posting location.
+  Status ResolveRef(const TermRef& ref, const TabletReader** file, PostingRef* out) const;
   // Total postings of `term` in `bin` over all files (deleted ones included).
   Result<uint64_t> TermFrequency(BinId bin, std::string_view term) const;
 

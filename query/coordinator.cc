@@ -56,9 +56,8 @@ Status Coordinator::Run(const QueryPlan& plan, const SearchOptions& options,
     return Status::OK();
   }
   std::atomic<bool> cancel{false};
-  tbb::concurrent_bounded_queue<Completed*> done;
-  tbb::task_group group;
   const size_t n = plan.bins.size();
+  stats->bins.reserve(n);
   const Manifest& manifest = impl_->index->manifest();
   // --inject-delay: drawn once per tablet and query (a slow tablet is slow
   // for all its bins), then slept by each of its bins before evaluation.
@@ -70,68 +69,57 @@ Status Coordinator::Run(const QueryPlan& plan, const SearchOptions& options,
       if (delay_us[t] < 0) delay_us[t] = options.delays->SampleMicros(static_cast<uint32_t>(t));
     }
   }
-  auto evaluate = [&](uint32_t bin) {
-        auto* c = new Completed();
-        c->timing.bin = bin;
-        c->timing.tablet = static_cast<uint32_t>(manifest.TabletOf(bin));
-        if (!delay_us.empty()) {
-          const int64_t us = delay_us[c->timing.tablet];
-          if (us > 0) std::this_thread::sleep_for(std::chrono::microseconds(us));
-        }
-        const auto began = Clock::now();
-        c->timing.queue_wait_us = Micros(start, began);
-        if (!cancel.load(std::memory_order_relaxed)) {
-          BinRequest req;
-          req.bin = bin;
-          req.root = &plan.root;
-          req.and_terms = plan.pure_and ? &plan.and_terms : nullptr;
-          req.count_only = options.count_only;
-          req.limit = options.limit;
-          req.cancel = &cancel;
-          c->status = impl_->shards[c->timing.tablet].Search(req, &c->response);
-        } else {
-          c->response.bin = bin;
-          c->response.cancelled = true;
-        }
-        c->timing.service_us = Micros(began, Clock::now());
-        c->timing.results = c->response.count;
-        c->timing.fast_path = c->response.fast_path;
-        return c;
+  // Evaluates one bin into *c; `began` is when its evaluation starts (the
+  // inline path passes the previous bin's end: one clock read per bin).
+  // Returns the time it ended.
+  auto evaluate = [&](uint32_t bin, Completed* c, Clock::time_point began) {
+    c->timing.bin = bin;
+    c->timing.tablet = static_cast<uint32_t>(manifest.TabletOf(bin));
+    if (!delay_us.empty()) {
+      const int64_t us = delay_us[c->timing.tablet];
+      if (us > 0) {
+        std::this_thread::sleep_for(std::chrono::microseconds(us));
+        began = Clock::now();
+      }
+    }
+    c->timing.queue_wait_us = Micros(start, began);
+    if (!cancel.load(std::memory_order_relaxed)) {
+      BinRequest req;
+      req.bin = bin;
+      req.root = &plan.root;
+      req.and_terms = plan.pure_and ? &plan.and_terms : nullptr;
+      req.terms = &plan.terms;
+      req.and_entries = &plan.and_entries;
+      req.count_only = options.count_only;
+      req.limit = options.limit;
+      req.cancel = &cancel;
+      c->status = impl_->shards[c->timing.tablet].Search(req, &c->response);
+    } else {
+      c->response.bin = bin;
+      c->response.cancelled = true;
+    }
+    const auto ended = Clock::now();
+    c->timing.service_us = Micros(began, ended);
+    c->timing.results = c->response.count;
+    c->timing.fast_path = c->response.fast_path;
+    return ended;
   };
-  // One thread: evaluate bins in turn on the calling thread, delivering each
-  // as it finishes. Otherwise one task per bin on the arena's workers.
-  const bool inline_run = impl_->threads <= 1 || plan.bins.size() <= 1 ||
-                          (plan.estimated_postings < options.parallel_threshold &&
-                           options.delays == nullptr);
-  size_t next_inline = 0;
-  if (!inline_run) {
-    impl_->arena.execute([&] {
-      for (uint32_t bin : plan.bins) group.run([&, bin] { done.push(evaluate(bin)); });
-    });
-  }
   Status status;
   uint64_t delivered = 0;
-  for (size_t received = 0; received < n; ++received) {
-    Completed* raw = nullptr;
-    if (inline_run) {
-      raw = evaluate(plan.bins[next_inline++]);
-    } else {
-      done.pop(raw);
-    }
-    std::unique_ptr<Completed> c(raw);
-    stats->bins.push_back(c->timing);
-    if (!c->status.ok()) {
-      if (status.ok()) status = c->status.WithContext("bin " + std::to_string(c->timing.bin));
+  // Hands one finished bin to the sink (`now`: when it is delivered).
+  auto deliver = [&](Completed& c, Clock::time_point now) {
+    stats->bins.push_back(c.timing);
+    if (!c.status.ok()) {
+      if (status.ok()) status = c.status.WithContext("bin " + std::to_string(c.timing.bin));
       cancel.store(true);
-      continue;
+      return;
     }
-    if (!status.ok() || cancel.load() || c->response.count == 0) continue;
-    BinResponse& r = c->response;
+    if (!status.ok() || cancel.load() || c.response.count == 0) return;
+    BinResponse& r = c.response;
     if (options.limit != 0 && delivered + r.count > options.limit) {
       r.count = options.limit - delivered;
       if (!r.docs.empty()) r.docs.resize(r.count);
     }
-    const auto now = Clock::now();
     if (stats->ttfr_us < 0) stats->ttfr_us = Micros(start, now);
     stats->ttlr_us = Micros(start, now);
     delivered += r.count;
@@ -140,8 +128,42 @@ Status Coordinator::Run(const QueryPlan& plan, const SearchOptions& options,
       cancel.store(true);
       stats->cancelled = true;
     }
+  };
+  // One thread, one bin, or a plan too cheap to be worth the hand-offs:
+  // evaluate the bins in turn on the calling thread, delivering each as it
+  // finishes. Otherwise one task per bin on the arena's workers.
+  const bool inline_run = impl_->threads <= 1 || plan.bins.size() <= 1 ||
+                          (plan.estimated_postings < options.parallel_threshold &&
+                           options.delays == nullptr);
+  if (inline_run) {
+    Completed c;
+    auto clock = start;
+    for (uint32_t bin : plan.bins) {
+      c.response = BinResponse();
+      c.status = Status::OK();
+      clock = evaluate(bin, &c, clock);
+      deliver(c, clock);
+    }
+  } else {
+    tbb::concurrent_bounded_queue<Completed*> done;
+    tbb::task_group group;
+    impl_->arena.execute([&] {
+      for (uint32_t bin : plan.bins) {
+        group.run([&, bin] {
+          auto* c = new Completed();
+          evaluate(bin, c, Clock::now());
+          done.push(c);
+        });
+      }
+    });
+    for (size_t received = 0; received < n; ++received) {
+      Completed* raw = nullptr;
+      done.pop(raw);
+      std::unique_ptr<Completed> c(raw);
+      deliver(*c, Clock::now());
+    }
+    impl_->arena.execute([&] { group.wait(); });
   }
-  if (!inline_run) impl_->arena.execute([&] { group.wait(); });
   if (!stats->bins.empty()) stats->last_tablet = stats->bins.back().tablet;
   stats->results = delivered;
   stats->bins_visited = n;

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <iterator>
-#include <map>
 
 #include "query/parser.h"
 
@@ -12,20 +11,21 @@ namespace {
 
 class BinSets {
  public:
-  explicit BinSets(const GlobalIndexReader* global) : global_(global) {}
+  BinSets(const GlobalIndexReader* global, TermTable* table) : global_(global), table_(table) {}
 
   // Bins where `node` can match. Negated children of an AND restrict
-  // nothing (they only subtract).
+  // nothing (they only subtract), but their terms are looked up too.
   Result<std::vector<uint32_t>> Of(const QueryNode& node) {
     if (node.kind == QueryNode::Kind::kTerm) {
-      DPS_ASSIGN_OR_RETURN(const GlobalTermInfo* info, Lookup(node.term));
-      return info == nullptr ? std::vector<uint32_t>() : info->bins;
+      DPS_ASSIGN_OR_RETURN(size_t e, Lookup(node.term));
+      return table_->entries[e].second.bins;
     }
     std::vector<uint32_t> acc;
     bool first = true;
     for (const auto& c : node.children) {
-      if (c.negated) continue;
       DPS_ASSIGN_OR_RETURN(std::vector<uint32_t> bins, Of(c));
+      if (c.negated) continue;
+      if (!first && acc.empty() && node.kind == QueryNode::Kind::kAnd) continue;
       std::vector<uint32_t> merged;
       if (first) {
         merged = std::move(bins);
@@ -37,26 +37,26 @@ class BinSets {
       }
       acc = std::move(merged);
       first = false;
-      if (acc.empty() && node.kind == QueryNode::Kind::kAnd) break;
     }
     return acc;
   }
 
-  Result<const GlobalTermInfo*> Lookup(const std::string& term) {
-    auto it = cache_.find(term);
-    if (it == cache_.end()) {
-      GlobalTermInfo info;
-      bool found = false;
-      DPS_RETURN_IF_ERROR(global_->Lookup(term, &found, &info));
-      if (!found) info.bins.clear();
-      it = cache_.emplace(term, std::make_pair(found, std::move(info))).first;
+  // The term's index in the table, looking it up once.
+  Result<size_t> Lookup(const std::string& term) {
+    auto& entries = table_->entries;
+    for (size_t i = 0; i < entries.size(); ++i) {
+      if (entries[i].first == term) return i;
     }
-    return it->second.first ? &it->second.second : nullptr;
+    entries.emplace_back(term, GlobalTermInfo());
+    bool found = false;
+    DPS_RETURN_IF_ERROR(global_->Lookup(term, &found, &entries.back().second));
+    if (!found) entries.back().second = GlobalTermInfo();
+    return entries.size() - 1;
   }
 
  private:
   const GlobalIndexReader* global_;
-  std::map<std::string, std::pair<bool, GlobalTermInfo>> cache_;
+  TermTable* table_;
 };
 
 }  // namespace
@@ -70,7 +70,7 @@ Result<QueryPlan> PlanQuery(const QueryNode& root, const GlobalIndexReader* glob
     plan.empty = true;
     return plan;
   }
-  BinSets sets(global);
+  BinSets sets(global, &plan.terms);
   DPS_ASSIGN_OR_RETURN(plan.bins, sets.Of(root));
   plan.bins.erase(std::remove_if(plan.bins.begin(), plan.bins.end(),
                                  [bins](uint32_t b) { return b >= bins; }),
@@ -80,28 +80,32 @@ Result<QueryPlan> PlanQuery(const QueryNode& root, const GlobalIndexReader* glob
   if (root.kind == QueryNode::Kind::kTerm) {
     plan.pure_and = true;
     plan.and_terms = {root.term};
-    DPS_ASSIGN_OR_RETURN(const GlobalTermInfo* info, sets.Lookup(root.term));
-    plan.estimated_postings = info ? info->df : 0;
+    DPS_ASSIGN_OR_RETURN(size_t e, sets.Lookup(root.term));
+    plan.and_entries = {e};
+    plan.estimated_postings = plan.terms.entries[e].second.df;
   } else if (root.kind == QueryNode::Kind::kAnd &&
              std::all_of(root.children.begin(), root.children.end(), [](const QueryNode& c) {
                return c.kind == QueryNode::Kind::kTerm && !c.negated;
              })) {
     plan.pure_and = true;
-    std::vector<std::pair<uint64_t, std::string>> by_df;
+    std::vector<std::pair<uint64_t, size_t>> by_df;  // (df, entry)
     for (const auto& c : root.children) {
-      DPS_ASSIGN_OR_RETURN(const GlobalTermInfo* info, sets.Lookup(c.term));
-      by_df.emplace_back(info ? info->df : 0, c.term);
+      DPS_ASSIGN_OR_RETURN(size_t e, sets.Lookup(c.term));
+      by_df.emplace_back(plan.terms.entries[e].second.df, e);
     }
     std::sort(by_df.begin(), by_df.end());
     by_df.erase(std::unique(by_df.begin(), by_df.end()), by_df.end());
-    for (auto& [df, t] : by_df) plan.and_terms.push_back(std::move(t));
+    for (auto& [df, e] : by_df) {
+      plan.and_terms.push_back(plan.terms.entries[e].first);
+      plan.and_entries.push_back(e);
+    }
   }
   if (root.kind != QueryNode::Kind::kTerm) {
     std::vector<std::string> all;
     PositiveTerms(root, &all);
     for (const auto& t : all) {
-      DPS_ASSIGN_OR_RETURN(const GlobalTermInfo* info, sets.Lookup(t));
-      plan.estimated_postings += info ? info->df : 0;
+      DPS_ASSIGN_OR_RETURN(size_t e, sets.Lookup(t));
+      plan.estimated_postings += plan.terms.entries[e].second.df;
     }
   }
   return plan;

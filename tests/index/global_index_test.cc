@@ -1,0 +1,153 @@
+// The global index's value format (version 2): refs per (bin, file) round-
+// trip exactly, bins and df follow from them, and malformed refs are refused
+// both when written and when read.
+#include "index/global_index.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "tests/testing/test_util.h"
+
+namespace dps {
+namespace {
+
+TermRef Inline(uint32_t bin, uint32_t file, DocId doc, uint32_t weight) {
+  TermRef r;
+  r.bin = bin;
+  r.file = file;
+  r.df = 1;
+  r.inline_doc = doc;
+  r.inline_weight = weight;
+  return r;
+}
+
+TermRef List(uint32_t bin, uint32_t file, uint32_t df, uint64_t offset, uint64_t len) {
+  TermRef r;
+  r.bin = bin;
+  r.file = file;
+  r.df = df;
+  r.offset = offset;
+  r.len = len;
+  return r;
+}
+
+bool SameRef(const TermRef& a, const TermRef& b) {
+  return a.bin == b.bin && a.file == b.file && a.df == b.df && a.inline_doc == b.inline_doc &&
+         a.inline_weight == b.inline_weight && a.offset == b.offset && a.len == b.len;
+}
+
+TEST(GlobalIndex, RefsRoundTripWithBinsAndFrequency) {
+  testing::TempDir dir;
+  const std::string path = dir.path() + "/g.gix";
+  std::mt19937_64 rng(7);
+  std::vector<std::pair<std::string, std::vector<TermRef>>> terms;
+  for (int t = 0; t < 500; ++t) {
+    std::vector<TermRef> refs;
+    uint32_t bin = static_cast<uint32_t>(rng() % 3);
+    const int nbins = 1 + static_cast<int>(rng() % 4);
+    for (int b = 0; b < nbins; ++b) {
+      uint32_t file = static_cast<uint32_t>(rng() % 3);  // often not the oldest file
+      const int nfiles = 1 + static_cast<int>(rng() % 3);
+      for (int f = 0; f < nfiles; ++f) {
+        if (rng() % 2) {
+          refs.push_back(Inline(bin, file, static_cast<DocId>(rng() % kMaxDocId), 1 + rng() % 9));
+        } else {
+          refs.push_back(List(bin, file, 2 + rng() % 100000, rng() % (1ull << 40), 1 + rng() % 5000));
+        }
+        file += 1 + static_cast<uint32_t>(rng() % 2);
+      }
+      bin += 1 + static_cast<uint32_t>(rng() % 1000);
+    }
+    char key[16];
+    std::snprintf(key, sizeof key, "t%05d", t);
+    terms.emplace_back(key, refs);
+  }
+  {
+    auto w = GlobalIndexWriter::Create(path);
+    ASSERT_TRUE(w.ok());
+    for (const auto& [term, refs] : terms) {
+      GlobalTermInfo info;
+      info.refs = refs;
+      ASSERT_TRUE((*w)->Add(term, info).ok());
+    }
+    ASSERT_TRUE((*w)->Finish(42).ok());
+  }
+  auto r = GlobalIndexReader::Open(path);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ((*r)->num_terms(), terms.size());
+  EXPECT_EQ((*r)->total_docs(), 42u);
+  for (const auto& [term, refs] : terms) {
+    bool found = false;
+    GlobalTermInfo info;
+    ASSERT_TRUE((*r)->Lookup(term, &found, &info).ok());
+    ASSERT_TRUE(found) << term;
+    ASSERT_EQ(info.refs.size(), refs.size()) << term;
+    uint64_t df = 0;
+    std::vector<uint32_t> bins;
+    for (size_t i = 0; i < refs.size(); ++i) {
+      EXPECT_TRUE(SameRef(info.refs[i], refs[i])) << term << " ref " << i;
+      df += refs[i].df;
+      if (bins.empty() || bins.back() != refs[i].bin) bins.push_back(refs[i].bin);
+    }
+    EXPECT_EQ(info.df, df);
+    EXPECT_EQ(info.bins, bins);
+    for (uint32_t b : bins) {
+      for (const TermRef& ref : info.RefsOf(b)) EXPECT_EQ(ref.bin, b);
+    }
+    EXPECT_TRUE(info.RefsOf(bins.back() + 1).empty());
+  }
+  bool found = true;
+  GlobalTermInfo info;
+  ASSERT_TRUE((*r)->Lookup("t99999", &found, &info).ok());
+  EXPECT_FALSE(found);
+}
+
+TEST(GlobalIndex, WriterRefusesUnorderedOrEmptyRefs) {
+  testing::TempDir dir;
+  auto w = GlobalIndexWriter::Create(dir.path() + "/g.gix");
+  ASSERT_TRUE(w.ok());
+  GlobalTermInfo info;
+  EXPECT_FALSE((*w)->Add("a", info).ok());  // no refs
+  info.refs = {Inline(3, 0, 1, 1), Inline(2, 0, 1, 1)};
+  EXPECT_FALSE((*w)->Add("a", info).ok());  // bins descend
+  info.refs = {Inline(3, 1, 1, 1), Inline(3, 1, 2, 1)};
+  EXPECT_FALSE((*w)->Add("a", info).ok());  // same (bin, file) twice
+  info.refs = {List(3, 0, 0, 0, 1)};
+  EXPECT_FALSE((*w)->Add("a", info).ok());  // df 0
+}
+
+TEST(GlobalIndex, ReaderRefusesMalformedValues) {
+  testing::TempDir dir;
+  const std::string path = dir.path() + "/g.gix";
+  {
+    auto w = GlobalIndexWriter::Create(path);
+    ASSERT_TRUE(w.ok());
+    GlobalTermInfo info;
+    info.refs = {Inline(0, 0, 5, 1)};
+    ASSERT_TRUE((*w)->Add("a", info).ok());
+    ASSERT_TRUE((*w)->Finish(1).ok());
+  }
+  auto r = GlobalIndexReader::Open(path);
+  ASSERT_TRUE(r.ok());
+  GlobalTermInfo info;
+  // head, df, docid, weight
+  EXPECT_TRUE((*r)->ParseValue(std::string("\x00\x01\x05\x01", 4), &info).ok());
+  EXPECT_FALSE((*r)->ParseValue(std::string(), &info).ok());                   // no refs
+  EXPECT_FALSE((*r)->ParseValue(std::string("\x00\x00\x05\x01", 4), &info).ok());  // df 0
+  EXPECT_FALSE((*r)->ParseValue(std::string("\x00\x01\x05\x00", 4), &info).ok());  // weight 0
+  EXPECT_FALSE((*r)->ParseValue(std::string("\x00\x01\x05", 3), &info).ok());      // truncated
+  EXPECT_FALSE((*r)->ParseValue(std::string("\x00\x02\x05\x00", 4), &info).ok());  // list of len 0
+  // Second ref in the same bin without a later file position.
+  EXPECT_FALSE(
+      (*r)->ParseValue(std::string("\x00\x01\x05\x01\x00\x01\x06\x01", 8), &info).ok());
+  // ... and with one (bin 0, file 0 then file 2): fine.
+  EXPECT_TRUE(
+      (*r)->ParseValue(std::string("\x00\x01\x05\x01\x01\x02\x01\x06\x01", 9), &info).ok());
+  ASSERT_EQ(info.refs.size(), 2u);
+  EXPECT_EQ(info.refs[1].file, 2u);
+  EXPECT_EQ(info.bins, std::vector<uint32_t>{0});
+}
+
+}  // namespace
+}  // namespace dps
