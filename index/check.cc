@@ -1,5 +1,7 @@
 #include "index/check.h"
 
+#include <map>
+
 #include "index/entry_cursor.h"
 #include "index/index_reader.h"
 
@@ -26,21 +28,18 @@ Status CheckIndex(const std::string& dir, CheckReport* report) {
         report->documents += docs.size();
       }
     }
-    EntryCursor cursor(&tablet);
+    EntryCursor cursor(index->global(), &tablet);
     for (cursor.SeekToFirst(); cursor.Valid(); cursor.Next()) ++report->entries;
     DPS_RETURN_IF_ERROR(cursor.status());
   }
   if (const GlobalIndexReader* global = index->global()) {
-    // Every ref must be the tablet dictionary's entry for the term, and every
-    // tablet dictionary entry must have its ref.
-    uint64_t dict_entries = 0, refs = 0;
-    for (size_t t = 0; t < index->tablet_count(); ++t) {
-      for (const auto& file : index->tablet(t).files()) {
-        for (size_t i = 0; i < file->bin_count(); ++i) dict_entries += file->bin(i).num_terms;
-      }
-    }
+    // Every ref must open a list of exactly its df postings, and the refs of
+    // each (file, bin) must add up to the terms and postings its directory
+    // records: then the tablet files hold no list the global index misses.
+    std::map<std::pair<const TabletReader*, uint32_t>, std::pair<uint64_t, uint64_t>> seen;
     TermDictCursor cursor(&global->dict());
     GlobalTermInfo info;
+    PostingCursor list;
     for (cursor.SeekToFirst(); cursor.Valid(); cursor.Next()) {
       DPS_RETURN_IF_ERROR(global->ParseValue(cursor.value(), &info));
       for (const TermRef& r : info.refs) {
@@ -50,25 +49,35 @@ Status CheckIndex(const std::string& dir, CheckReport* report) {
         };
         if (r.bin >= index->bins()) return bad("no such bin");
         const TabletReader* file;
-        PostingRef got, want;
-        DPS_RETURN_IF_ERROR(index->TabletOf(BinId{r.bin}).ResolveRef(r, &file, &got));
-        bool found = false;
-        DPS_RETURN_IF_ERROR(file->FindTerm(static_cast<size_t>(file->FindBin(BinId{r.bin})),
-                                           cursor.key(), &found, &want));
-        if (!found) return bad("absent from " + file->path());
-        if (got.df != want.df || got.offset != want.offset || got.len != want.len ||
-            got.inline_doc != want.inline_doc || got.inline_weight != want.inline_weight) {
-          return bad("disagrees with " + file->path() + "'s dictionary");
-        }
-        ++refs;
+        PostingRef ref;
+        DPS_RETURN_IF_ERROR(index->TabletOf(BinId{r.bin}).ResolveRef(r, &file, &ref));
+        DPS_RETURN_IF_ERROR(file->OpenCursor(ref, &list));
+        uint64_t n = 0;
+        for (DocId d = list.doc(); d != kEndDoc; d = list.Next()) ++n;
+        DPS_RETURN_IF_ERROR(list.status());
+        if (n != r.df) return bad("list of " + std::to_string(n) + " postings, df says " + std::to_string(r.df));
+        auto& [terms, postings] = seen[{file, r.bin}];
+        ++terms;
+        postings += n;
       }
       ++report->terms;
     }
     DPS_RETURN_IF_ERROR(cursor.status());
-    if (refs != dict_entries) {
-      return Status::Corruption(global->path() + ": " + std::to_string(refs) +
-                                " postings refs for " + std::to_string(dict_entries) +
-                                " tablet dictionary entries");
+    for (size_t t = 0; t < index->tablet_count(); ++t) {
+      for (const auto& file : index->tablet(t).files()) {
+        for (size_t i = 0; i < file->bin_count(); ++i) {
+          const BinInfo& b = file->bin(i);
+          const auto it = seen.find({file.get(), b.bin});
+          const auto got = it == seen.end() ? std::pair<uint64_t, uint64_t>{0, 0} : it->second;
+          if (got.first != b.num_terms || got.second != b.num_postings) {
+            return Status::Corruption(global->path() + ": refs to " + file->path() + " bin " +
+                                      std::to_string(b.bin) + " cover " + std::to_string(got.first) +
+                                      " terms / " + std::to_string(got.second) +
+                                      " postings, its directory says " + std::to_string(b.num_terms) +
+                                      " / " + std::to_string(b.num_postings));
+          }
+        }
+      }
     }
     if (report->terms != global->num_terms()) {
       return Status::Corruption(dir + "/" + index->manifest().global_index + ": directory says " +

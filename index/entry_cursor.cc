@@ -9,57 +9,50 @@ bool EntryCursor::Fail(const Status& s) {
   return false;
 }
 
-void EntryCursor::SeekTerms(std::string_view term) {
-  dicts_.clear();
-  for (const auto& file : tablet_->files()) {
-    int i = file->FindBin(BinId{bin_});
-    if (i < 0 || file->dict(static_cast<size_t>(i)).empty()) continue;
-    auto cursor = std::make_unique<TermDictCursor>(&file->dict(static_cast<size_t>(i)));
-    cursor->Seek(term);
-    if (!cursor->status().ok()) {
-      Fail(cursor->status());
+EntryCursor::EntryCursor(const GlobalIndexReader* global, const Tablet* tablet,
+                         uint32_t first_file)
+    : global_(global), tablet_(tablet), first_file_(first_file) {
+  if (global_ != nullptr) terms_ = std::make_unique<TermDictCursor>(&global_->dict());
+}
+
+void EntryCursor::SkipToTermInBin() {
+  for (; terms_->Valid(); terms_->Next()) {
+    Status s = global_->ParseValue(terms_->value(), &info_);
+    if (!s.ok()) {
+      Fail(s);
       return;
     }
-    dicts_.push_back(Dict{file.get(), static_cast<size_t>(i), std::move(cursor)});
+    refs_.clear();
+    for (const TermRef& r : info_.RefsOf(bin_)) {
+      if (r.file < first_file_) continue;
+      refs_.push_back(r);
+      refs_.back().file -= first_file_;
+    }
+    if (!refs_.empty()) return;
   }
+  if (!terms_->status().ok()) Fail(terms_->status());
+}
+
+void EntryCursor::SeekTerms(std::string_view term) {
+  if (terms_ == nullptr) return;
+  terms_->Seek(term);
+  SkipToTermInBin();
 }
 
 bool EntryCursor::PickTerm() {
-  const TermDictCursor* best = nullptr;
-  for (const auto& d : dicts_) {
-    if (d.cursor->Valid() && (best == nullptr || d.cursor->key() < best->key())) {
-      best = d.cursor.get();
-    }
-  }
-  if (best == nullptr) return false;
-  term_.assign(best->key());
+  if (terms_ == nullptr || !status_.ok() || !terms_->Valid()) return false;
+  term_.assign(terms_->key());
   return true;
 }
 
 void EntryCursor::AdvanceTerm() {
-  for (auto& d : dicts_) {
-    if (d.cursor->Valid() && d.cursor->key() == term_) {
-      d.cursor->Next();
-      if (!d.cursor->status().ok()) {
-        Fail(d.cursor->status());
-        return;
-      }
-    }
-  }
+  if (terms_ == nullptr || !terms_->Valid()) return;
+  terms_->Next();
+  SkipToTermInBin();
 }
 
 Status EntryCursor::OpenCurrentTerm() {
-  std::vector<std::unique_ptr<PostingCursor>> parts;
-  for (const auto& d : dicts_) {
-    if (!d.cursor->Valid() || d.cursor->key() != term_) continue;
-    PostingRef ref;
-    DPS_RETURN_IF_ERROR(d.file->ParsePostingRef(d.bin_index, d.cursor->value(), &ref));
-    auto cursor = std::make_unique<PostingCursor>();
-    DPS_RETURN_IF_ERROR(d.file->OpenCursor(ref, cursor.get()));
-    parts.push_back(std::move(cursor));
-  }
-  docs_ = parts.empty() ? nullptr
-                        : std::make_unique<TermIterator>(std::move(parts), tablet_->deleted(BinId{bin_}));
+  DPS_ASSIGN_OR_RETURN(docs_, tablet_->OpenRefs(BinId{bin_}, refs_));
   return Status::OK();
 }
 

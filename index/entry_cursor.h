@@ -1,8 +1,8 @@
 // EntryCursor: every live entry of a tablet in Accumulo key order
 // (bin, term, docid) with the weight as value — the SortedKeyValueIterator
 // view of the index, used by `dpsearch scan`, compaction and the cursor
-// conformance tests. Merges the dictionaries of the tablet's files per bin
-// and skips tombstoned docids.
+// conformance tests. Walks the global index's terms, takes each term's refs
+// in the current bin, and skips tombstoned docids.
 //
 // Contract (leveldb Iterator): Seek may be called at any time, also in the
 // middle of a bin; key()/term() views stay valid until the next move; on an
@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "index/global_index.h"
 #include "index/tablet.h"
 #include "index/term_dict.h"
 #include "index/term_iterator.h"
@@ -30,7 +31,10 @@ struct EntryKey {
 
 class EntryCursor {
  public:
-  explicit EntryCursor(const Tablet* tablet) : tablet_(tablet) {}
+  // `global` may be null (an index without terms). `first_file`: the tablet
+  // is files [first_file, ...) of the MANIFEST's tablet (compaction's run):
+  // refs to earlier files are skipped, later ones shifted.
+  EntryCursor(const GlobalIndexReader* global, const Tablet* tablet, uint32_t first_file = 0);
 
   void SeekToFirst() { Seek(tablet_->first_bin(), "", 0); }
   // First entry >= (bin, term, docid) in Accumulo order.
@@ -42,29 +46,26 @@ class EntryCursor {
   const Status& status() const { return status_; }
 
  private:
-  // Positions the dictionary cursors of `bin_` at the first term >= term.
+  // Positions the term cursor at the first term >= term with refs in bin_.
   void SeekTerms(std::string_view term);
-  // Makes term_ the smallest current dictionary key; false when the bin has
-  // no more terms.
+  // Moves the term cursor until its term has refs in bin_ (kept in refs_).
+  void SkipToTermInBin();
+  // Makes term_ the current term; false when the bin has no more terms.
   bool PickTerm();
-  // Moves to the first live entry at or after the current dictionary state
-  // with docid >= docid, crossing terms and bins.
+  // Moves to the first live entry at or after the current term state with
+  // docid >= docid, crossing terms and bins.
   void Settle(DocId docid);
   void AdvanceTerm();
   bool Fail(const Status& s);
-
-  const Tablet* tablet_;
-  uint32_t bin_ = 0;
-  // Builds docs_ for term_ from the dictionary cursors positioned on it (no
-  // second dictionary lookup); files in tablet order so docids ascend.
   Status OpenCurrentTerm();
 
-  struct Dict {
-    const TabletReader* file;
-    size_t bin_index;
-    std::unique_ptr<TermDictCursor> cursor;
-  };
-  std::vector<Dict> dicts_;  // one per file holding bin_, in file order
+  const GlobalIndexReader* global_;
+  const Tablet* tablet_;
+  uint32_t first_file_;
+  uint32_t bin_ = 0;
+  std::unique_ptr<TermDictCursor> terms_;
+  GlobalTermInfo info_;
+  std::vector<TermRef> refs_;  // the current term's refs in bin_, shifted
   std::string term_;
   std::unique_ptr<TermIterator> docs_;
   uint32_t weight_ = 0;

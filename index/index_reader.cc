@@ -17,4 +17,14 @@ Result<std::unique_ptr<IndexReader>> IndexReader::Open(const std::string& dir) {
   return r;
 }
 
+Result<std::unique_ptr<TermIterator>> IndexReader::OpenTerm(BinId bin,
+                                                            std::string_view term) const {
+  if (global_ == nullptr) return std::unique_ptr<TermIterator>();
+  bool found = false;
+  GlobalTermInfo info;
+  DPS_RETURN_IF_ERROR(global_->Lookup(term, &found, &info));
+  if (!found) return std::unique_ptr<TermIterator>();
+  return TabletOf(bin).OpenRefs(bin, info.RefsOf(bin.value));
+}
+
 }  // namespace dps

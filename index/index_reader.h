@@ -26,6 +26,9 @@ class IndexReader {
   const Tablet& TabletOf(BinId bin) const { return *tablets_[manifest_.TabletOf(bin.value)]; }
   // Null when the index has no global index yet (an empty index).
   const GlobalIndexReader* global() const { return global_.get(); }
+  // The term's live postings in `bin` (global lookup, then the tablet's
+  // files); null when the bin has none.
+  Result<std::unique_ptr<TermIterator>> OpenTerm(BinId bin, std::string_view term) const;
 
  private:
   IndexReader() = default;

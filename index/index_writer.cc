@@ -17,6 +17,7 @@
 #include "index/global_index.h"
 #include "index/tablet.h"
 #include "index/tablet_writer.h"
+#include "index/term_list.h"
 
 namespace dps {
 
@@ -87,7 +88,8 @@ Status IndexWriter::RemoveStrayFiles() {
   for (const auto& t : manifest_.tablets) live.insert(t.files.begin(), t.files.end());
   DPS_ASSIGN_OR_RETURN(auto names, ListDir(dir_));
   for (const auto& name : names) {
-    const bool ours = name.ends_with(".tab") || name.ends_with(".gix") || name.ends_with(".tmp");
+    const bool ours = name.ends_with(".tab") || name.ends_with(".gix") || name.ends_with(".tmp") ||
+                      name.ends_with(".dic");
     if (ours && !live.count(name)) DPS_RETURN_IF_ERROR(RemoveFile(dir_ + "/" + name));
   }
   return Status::OK();
@@ -152,6 +154,7 @@ Status IndexWriter::Commit(std::vector<AnalyzedDocument> docs, CommitStats* stat
     const std::string file_name = AllocateFileName(".tab");
     TabletWriterOptions wopt;
     wopt.store_text = manifest_.store_text;
+    wopt.external_dictionary = true;
     DPS_ASSIGN_OR_RETURN(auto writer, TabletWriter::Create(dir_ + "/" + file_name, wopt));
     for (uint32_t bin : bins) {
       const auto& list = by_bin[bin];
@@ -236,6 +239,7 @@ Status IndexWriter::Delete(const std::vector<std::string>& ids, CommitStats* sta
     const std::string file_name = AllocateFileName(".tab");
     TabletWriterOptions wopt;
     wopt.store_text = manifest_.store_text;
+    wopt.external_dictionary = true;
     DPS_ASSIGN_OR_RETURN(auto writer, TabletWriter::Create(dir_ + "/" + file_name, wopt));
     for (const auto& [bin, docids] : bins) {
       DPS_RETURN_IF_ERROR(writer->StartBin(BinId{bin}));
@@ -260,9 +264,19 @@ Status IndexWriter::CommitFiles(const std::vector<std::pair<size_t, std::string>
     next.tablets[t].files.push_back(name);
   }
   DPS_RETURN_IF_ERROR(SyncDir(dir_));  // the new files' directory entries
-  DPS_RETURN_IF_ERROR(RebuildGlobalIndex(&next, bytes_written));
+  std::vector<AddedFile> added;
+  for (const auto& [t, name] : files) added.push_back(AddedFile{t, name});
+  DPS_RETURN_IF_ERROR(RebuildGlobalIndex(&next, added, nullptr, bytes_written));
   manifest_.next_file_number = next.next_file_number;
-  return SwapManifest(std::move(next));
+  DPS_RETURN_IF_ERROR(SwapManifest(std::move(next)));
+  return RemoveTermLists(added);
+}
+
+Status IndexWriter::RemoveTermLists(const std::vector<AddedFile>& added) {
+  // The new global index holds their entries; a crash before this leaves
+  // them as strays for the next writer.
+  for (const AddedFile& a : added) DPS_RETURN_IF_ERROR(RemoveFile(TermListPathFor(dir_ + "/" + a.name)));
+  return Status::OK();
 }
 
 Status IndexWriter::ReplaceTabletFiles(size_t tablet, size_t first, const std::string& file) {
@@ -277,13 +291,15 @@ Status IndexWriter::ReplaceTabletFiles(size_t tablet, size_t first, const std::s
   files.push_back(file);
   DPS_RETURN_IF_ERROR(SyncDir(dir_));
   uint64_t bytes = 0;
-  DPS_RETURN_IF_ERROR(RebuildGlobalIndex(&next, &bytes));
+  const std::vector<AddedFile> added = {AddedFile{tablet, file}};
+  const ReplacedFiles replaced{tablet, first};
+  DPS_RETURN_IF_ERROR(RebuildGlobalIndex(&next, added, &replaced, &bytes));
   manifest_.next_file_number = next.next_file_number;
   DPS_RETURN_IF_ERROR(SwapManifest(std::move(next)));
   for (const auto& name : old) {
     if (name != file) DPS_RETURN_IF_ERROR(RemoveFile(dir_ + "/" + name));
   }
-  return Status::OK();
+  return RemoveTermLists(added);
 }
 
 Status IndexWriter::SwapManifest(Manifest next) {
@@ -297,42 +313,57 @@ Status IndexWriter::SwapManifest(Manifest next) {
   return Reopen();
 }
 
-Status IndexWriter::RebuildGlobalIndex(Manifest* next, uint64_t* bytes) {
-  // K-way merge of every (file, bin) dictionary of the new file set.
-  std::vector<std::unique_ptr<Tablet>> tablets;
-  struct Source {
-    std::unique_ptr<TermDictCursor> cursor;
-    const TabletReader* file;
-    size_t bin_index;
-    uint32_t file_pos;  // in the tablet's file list
-  };
-  std::vector<Source> sources;
+Status IndexWriter::RebuildGlobalIndex(Manifest* next, const std::vector<AddedFile>& added,
+                                       const ReplacedFiles* replaced, uint64_t* bytes) {
+  // Merge of the committed global index (minus refs to replaced files) with
+  // the term lists of the added files, one source per (file, bin).
   uint64_t total_docs = 0;
   for (const auto& entry : next->tablets) {
     DPS_ASSIGN_OR_RETURN(auto tablet, Tablet::Open(dir_, entry));
-    for (size_t pos = 0; pos < tablet->files().size(); ++pos) {
-      const auto& file = tablet->files()[pos];
+    for (const auto& file : tablet->files()) {
       for (size_t i = 0; i < file->bin_count(); ++i) {
         total_docs += file->bin(i).num_docs;
         total_docs -= file->tombstones(i).size();
-        if (file->dict(i).empty()) continue;
-        auto cursor = std::make_unique<TermDictCursor>(&file->dict(i));
-        cursor->SeekToFirst();
-        DPS_RETURN_IF_ERROR(cursor->status());
-        if (cursor->Valid()) {
-          sources.push_back(Source{std::move(cursor), file.get(), i, static_cast<uint32_t>(pos)});
-        }
       }
     }
-    tablets.push_back(std::move(tablet));
   }
-  auto greater = [&](size_t a, size_t b) {
-    const auto ka = sources[a].cursor->key(), kb = sources[b].cursor->key();
-    if (ka != kb) return ka > kb;
-    const uint32_t ba = sources[a].file->bin(sources[a].bin_index).bin;
-    const uint32_t bb = sources[b].file->bin(sources[b].bin_index).bin;
-    return ba != bb ? ba > bb : sources[a].file_pos > sources[b].file_pos;
+  struct Source {
+    std::unique_ptr<TermDictCursor> cursor;
+    const TabletReader* file = nullptr;  // null: the old global index
+    size_t bin_index = 0;
+    uint32_t file_pos = 0;
   };
+  std::vector<Source> sources;
+  const GlobalIndexReader* old = current_ != nullptr ? current_->global() : nullptr;
+  if (old != nullptr) {
+    auto cursor = std::make_unique<TermDictCursor>(&old->dict());
+    cursor->SeekToFirst();
+    DPS_RETURN_IF_ERROR(cursor->status());
+    if (cursor->Valid()) sources.push_back(Source{std::move(cursor)});
+  }
+  std::vector<std::unique_ptr<TabletReader>> files;
+  std::vector<std::unique_ptr<TermListReader>> lists;
+  for (const AddedFile& a : added) {
+    const auto& names = next->tablets[a.tablet].files;
+    const auto at = std::find(names.begin(), names.end(), a.name);
+    if (at == names.end()) return Status::InvalidArgument(a.name + ": not in its tablet");
+    DPS_ASSIGN_OR_RETURN(auto file, TabletReader::Open(dir_ + "/" + a.name));
+    DPS_ASSIGN_OR_RETURN(auto list, TermListReader::Open(TermListPathFor(dir_ + "/" + a.name)));
+    for (size_t k = 0; k < list->bin_count(); ++k) {
+      const int i = file->FindBin(BinId{list->bin(k)});
+      if (i < 0) return Status::Corruption(list->path() + ": bin " + std::to_string(list->bin(k)) + " not in its tablet file");
+      auto cursor = std::make_unique<TermDictCursor>(&list->dict(k));
+      cursor->SeekToFirst();
+      DPS_RETURN_IF_ERROR(cursor->status());
+      if (cursor->Valid()) {
+        sources.push_back(Source{std::move(cursor), file.get(), static_cast<size_t>(i),
+                                 static_cast<uint32_t>(at - names.begin())});
+      }
+    }
+    files.push_back(std::move(file));
+    lists.push_back(std::move(list));
+  }
+  auto greater = [&](size_t a, size_t b) { return sources[a].cursor->key() > sources[b].cursor->key(); };
   std::priority_queue<size_t, std::vector<size_t>, decltype(greater)> heap(greater);
   for (size_t i = 0; i < sources.size(); ++i) heap.push(i);
 
@@ -341,35 +372,55 @@ Status IndexWriter::RebuildGlobalIndex(Manifest* next, uint64_t* bytes) {
   const std::string name = name_buf;
   DPS_ASSIGN_OR_RETURN(auto writer, GlobalIndexWriter::Create(dir_ + "/" + name));
   std::string term;
-  GlobalTermInfo info;
+  GlobalTermInfo info, old_info;
+  auto flush = [&]() -> Status {
+    if (info.refs.empty()) return Status::OK();  // every ref was to a replaced file
+    std::sort(info.refs.begin(), info.refs.end(), [](const TermRef& x, const TermRef& y) {
+      return x.bin != y.bin ? x.bin < y.bin : x.file < y.file;
+    });
+    return writer->Add(term, info);
+  };
+  bool have_term = false;
   while (!heap.empty()) {
     const size_t top = heap.top();
     heap.pop();
     Source& src = sources[top];
-    if (src.cursor->key() != term || info.refs.empty()) {
-      if (!info.refs.empty()) DPS_RETURN_IF_ERROR(writer->Add(term, info));
+    if (!have_term || src.cursor->key() != term) {
+      if (have_term) DPS_RETURN_IF_ERROR(flush());
       info.refs.clear();
       term.assign(src.cursor->key());
+      have_term = true;
     }
-    PostingRef ref;
-    DPS_RETURN_IF_ERROR(src.file->ParsePostingRef(src.bin_index, src.cursor->value(), &ref));
-    const BinInfo& bin = src.file->bin(src.bin_index);
-    TermRef r;
-    r.bin = bin.bin;
-    r.file = src.file_pos;
-    r.df = ref.df;
-    r.inline_doc = ref.inline_doc;
-    r.inline_weight = ref.inline_weight;
-    if (ref.df >= 2) {
-      r.offset = ref.offset - bin.postings_offset;
-      r.len = ref.len;
+    if (src.file == nullptr) {
+      DPS_RETURN_IF_ERROR(old->ParseValue(src.cursor->value(), &old_info));
+      for (const TermRef& r : old_info.refs) {
+        if (replaced != nullptr && next->TabletOf(r.bin) == replaced->tablet &&
+            r.file >= replaced->first) {
+          continue;
+        }
+        info.refs.push_back(r);
+      }
+    } else {
+      PostingRef ref;
+      DPS_RETURN_IF_ERROR(src.file->ParsePostingRef(src.bin_index, src.cursor->value(), &ref));
+      const BinInfo& bin = src.file->bin(src.bin_index);
+      TermRef r;
+      r.bin = bin.bin;
+      r.file = src.file_pos;
+      r.df = ref.df;
+      r.inline_doc = ref.inline_doc;
+      r.inline_weight = ref.inline_weight;
+      if (ref.df >= 2) {
+        r.offset = ref.offset - bin.postings_offset;
+        r.len = ref.len;
+      }
+      info.refs.push_back(r);
     }
-    info.refs.push_back(r);
     src.cursor->Next();
     DPS_RETURN_IF_ERROR(src.cursor->status());
     if (src.cursor->Valid()) heap.push(top);
   }
-  if (!info.refs.empty()) DPS_RETURN_IF_ERROR(writer->Add(term, info));
+  if (have_term) DPS_RETURN_IF_ERROR(flush());
   DPS_RETURN_IF_ERROR(writer->Finish(total_docs));
   *bytes += writer->bytes_written();
   next->global_index = name;

@@ -97,7 +97,19 @@ class IndexWriter {
   IndexWriter() = default;
   Status RemoveStrayFiles();
   Status Reopen();
-  Status RebuildGlobalIndex(Manifest* next, uint64_t* bytes);
+  struct AddedFile {
+    size_t tablet;
+    std::string name;  // its term list is TermListPathFor(name)
+  };
+  struct ReplacedFiles {
+    size_t tablet;
+    size_t first;  // files [first, end) of the committed tablet are gone
+  };
+  // Writes the global index of `next`: the committed one's refs (minus those
+  // to replaced files) merged with the added files' term lists.
+  Status RebuildGlobalIndex(Manifest* next, const std::vector<AddedFile>& added,
+                            const ReplacedFiles* replaced, uint64_t* bytes);
+  Status RemoveTermLists(const std::vector<AddedFile>& added);
   Status SwapManifest(Manifest next);
 
   std::string dir_;

@@ -41,11 +41,32 @@ Status Validate(const QueryNode& node, bool parent_is_and) {
 
 Status ValidateQuery(const QueryNode& node) { return Validate(node, false); }
 
+Status LookupTerms(const GlobalIndexReader* global, const QueryNode& node, TermTable* table) {
+  if (node.kind != QueryNode::Kind::kTerm) {
+    for (const auto& c : node.children) DPS_RETURN_IF_ERROR(LookupTerms(global, c, table));
+    return Status::OK();
+  }
+  if (table->Find(node.term) != nullptr) return Status::OK();
+  table->entries.emplace_back(node.term, GlobalTermInfo());
+  if (global == nullptr) return Status::OK();
+  bool found = false;
+  DPS_RETURN_IF_ERROR(global->Lookup(node.term, &found, &table->entries.back().second));
+  if (!found) table->entries.back().second = GlobalTermInfo();
+  return Status::OK();
+}
+
+Result<std::unique_ptr<DocIterator>> BuildIterator(const IndexReader& index, BinId bin,
+                                                   const QueryNode& node) {
+  TermTable table;
+  DPS_RETURN_IF_ERROR(LookupTerms(index.global(), node, &table));
+  return BuildIterator(index.TabletOf(bin), bin, node, table);
+}
+
 Result<std::unique_ptr<DocIterator>> BuildIterator(const Tablet& tablet, BinId bin,
-                                                   const QueryNode& node, const TermTable* terms) {
+                                                   const QueryNode& node, const TermTable& terms) {
   if (node.kind == QueryNode::Kind::kTerm) {
-    const GlobalTermInfo* info = terms != nullptr ? terms->Find(node.term) : nullptr;
-    if (info == nullptr) return tablet.OpenTerm(bin, node.term);
+    const GlobalTermInfo* info = terms.Find(node.term);
+    if (info == nullptr) return Status::InvalidArgument("term '" + node.term + "' was not looked up");
     DPS_ASSIGN_OR_RETURN(auto it, tablet.OpenRefs(bin, info->RefsOf(bin.value)));
     if (it == nullptr) return std::unique_ptr<DocIterator>(new EmptyIterator());
     return std::unique_ptr<DocIterator>(std::move(it));

@@ -10,6 +10,7 @@
 
 #include "common/status.h"
 #include "index/doc_iterator.h"
+#include "index/index_reader.h"
 #include "index/tablet.h"
 
 namespace dps {
@@ -47,12 +48,16 @@ struct QueryNode {
 // (or the root) is negated, and no AND/OR is empty.
 Status ValidateQuery(const QueryNode& node);
 
-// Builds the iterator tree evaluating `node` in one bin of `tablet`. With
-// `terms` (the planner's global entries) each term opens from its refs;
-// without, from the tablet's dictionaries.
+// Builds the iterator tree evaluating `node` in one bin of `tablet`; each
+// term opens from its refs in `terms` (the planner's global entries; a term
+// missing from the table is InvalidArgument).
 // REQUIRES: ValidateQuery(node).ok(), tablet.HoldsBin(bin).
 Result<std::unique_ptr<DocIterator>> BuildIterator(const Tablet& tablet, BinId bin,
-                                                   const QueryNode& node,
-                                                   const TermTable* terms = nullptr);
+                                                   const QueryNode& node, const TermTable& terms);
+// The same, looking the terms up in the index's global index first.
+Result<std::unique_ptr<DocIterator>> BuildIterator(const IndexReader& index, BinId bin,
+                                                   const QueryNode& node);
+// Adds every term of `node` (negated ones too) to `table`, looked up once.
+Status LookupTerms(const GlobalIndexReader* global, const QueryNode& node, TermTable* table);
 
 }  // namespace dps

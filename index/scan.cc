@@ -14,7 +14,7 @@ Status ScanEntries(const IndexReader& index, const ScanOptions& options, const E
   for (uint32_t bin = first; bin <= last; ++bin) {
     const Tablet& tablet = index.TabletOf(BinId{bin});
     if (options.term) {
-      DPS_ASSIGN_OR_RETURN(auto it, tablet.OpenTermIterator(BinId{bin}, *options.term));
+      DPS_ASSIGN_OR_RETURN(auto it, index.OpenTerm(BinId{bin}, *options.term));
       if (it == nullptr) continue;
       for (DocId d = it->doc(); d != kEndDoc; d = it->Next()) {
         uint32_t w = it->weight();
@@ -25,7 +25,7 @@ Status ScanEntries(const IndexReader& index, const ScanOptions& options, const E
       continue;
     }
     // Whole bins: one cursor walk per tablet-bin range.
-    EntryCursor cursor(&tablet);
+    EntryCursor cursor(index.global(), &tablet);
     for (cursor.Seek(bin, "", 0); cursor.Valid() && cursor.key().bin == bin; cursor.Next()) {
       const EntryKey k = cursor.key();
       if (!emit(k.bin, k.term, k.docid, cursor.weight())) return Status::OK();

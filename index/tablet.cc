@@ -39,30 +39,6 @@ bool Tablet::IsDeleted(BinId bin, DocId docid) const {
   return std::binary_search(del.begin(), del.end(), docid);
 }
 
-Result<std::unique_ptr<DocIterator>> Tablet::OpenTerm(BinId bin, std::string_view term) const {
-  DPS_ASSIGN_OR_RETURN(auto it, OpenTermIterator(bin, term));
-  if (it == nullptr) return std::unique_ptr<DocIterator>(new EmptyIterator());
-  return std::unique_ptr<DocIterator>(std::move(it));
-}
-
-Result<std::unique_ptr<TermIterator>> Tablet::OpenTermIterator(BinId bin,
-                                                               std::string_view term) const {
-  std::vector<std::unique_ptr<PostingCursor>> parts;
-  for (const auto& file : files_) {
-    int i = file->FindBin(bin);
-    if (i < 0) continue;
-    bool found;
-    PostingRef ref;
-    DPS_RETURN_IF_ERROR(file->FindTerm(static_cast<size_t>(i), term, &found, &ref));
-    if (!found) continue;
-    auto cursor = std::make_unique<PostingCursor>();
-    DPS_RETURN_IF_ERROR(file->OpenCursor(ref, cursor.get()));
-    parts.push_back(std::move(cursor));
-  }
-  if (parts.empty()) return std::unique_ptr<TermIterator>();
-  return std::make_unique<TermIterator>(std::move(parts), deleted(bin));
-}
-
 Status Tablet::ResolveRef(const TermRef& ref, const TabletReader** file, PostingRef* out) const {
   auto bad = [&](const std::string& what) {
     return Status::Corruption("global index ref (bin " + std::to_string(ref.bin) + ", file " +
@@ -103,19 +79,6 @@ Result<std::unique_ptr<TermIterator>> Tablet::OpenRefs(BinId bin,
     parts.push_back(std::move(cursor));
   }
   return std::make_unique<TermIterator>(std::move(parts), deleted(bin));
-}
-
-Result<uint64_t> Tablet::TermFrequency(BinId bin, std::string_view term) const {
-  uint64_t df = 0;
-  for (const auto& file : files_) {
-    int i = file->FindBin(bin);
-    if (i < 0) continue;
-    bool found;
-    PostingRef ref;
-    DPS_RETURN_IF_ERROR(file->FindTerm(static_cast<size_t>(i), term, &found, &ref));
-    if (found) df += ref.df;
-  }
-  return df;
 }
 
 Status Tablet::GetDocument(BinId bin, DocId docid, StoredDoc* doc, DocBlockCache* cache) const {

@@ -29,21 +29,13 @@ class Tablet {
   bool HoldsBin(BinId bin) const { return bin.value >= first_bin_ && bin.value <= last_bin_; }
   const std::vector<std::unique_ptr<TabletReader>>& files() const { return files_; }
 
-  // The term's docids in `bin`, live ones only; an EmptyIterator when absent.
-  // REQUIRES: HoldsBin(bin).
-  Result<std::unique_ptr<DocIterator>> OpenTerm(BinId bin, std::string_view term) const;
-  // As OpenTerm, but the concrete iterator (weights available); null when the
-  // term is absent from the bin.
-  Result<std::unique_ptr<TermIterator>> OpenTermIterator(BinId bin, std::string_view term) const;
-  // The same from the global index's refs of `bin` (no dictionary search):
-  // null when `refs` is empty. A ref naming a file or bin this tablet does
+  // The live docids (with weights) of a term in `bin`, from the global
+  // index's refs of that bin (the tablet's files keep no dictionary): null
+  // when `refs` is empty. A ref naming a file or bin this tablet does
   // not have, or a range outside the bin's postings, is Corruption.
   Result<std::unique_ptr<TermIterator>> OpenRefs(BinId bin, std::span<const TermRef> refs) const;
   // Resolves one ref to its file and absolute posting location.
   Status ResolveRef(const TermRef& ref, const TabletReader** file, PostingRef* out) const;
-  // Total postings of `term` in `bin` over all files (deleted ones included).
-  Result<uint64_t> TermFrequency(BinId bin, std::string_view term) const;
-
   // Deleted docids of `bin` (union of all files' tombstones), ascending.
   std::span<const DocId> deleted(BinId bin) const;
   bool IsDeleted(BinId bin, DocId docid) const;

@@ -20,13 +20,11 @@ Status TryFastPath(const Tablet& tablet, const BinRequest& req, BinResponse* res
     return Status::OK();
   }
   const TabletReader* file = nullptr;
-  int bin_index = -1;
   for (const auto& f : tablet.files()) {
     int i = f->FindBin(BinId{req.bin});
     if (i < 0) continue;
     if (file != nullptr) return Status::OK();  // several files hold this bin
     file = f.get();
-    bin_index = i;
   }
   *done = true;
   if (file == nullptr) return Status::OK();
@@ -36,23 +34,16 @@ Status TryFastPath(const Tablet& tablet, const BinRequest& req, BinResponse* res
   thread_local std::vector<std::unique_ptr<PostingCursor>> pool;
   while (pool.size() < n) pool.push_back(std::make_unique<PostingCursor>());
   PostingRef refs[kMaxFastPathTerms];
-  const bool from_refs = req.terms != nullptr && req.and_entries != nullptr;
   for (size_t k = 0; k < n; ++k) {
-    if (from_refs) {
-      // The global index already says where the postings are.
-      const auto span = req.terms->entries[(*req.and_entries)[k]].second.RefsOf(req.bin);
-      if (span.empty()) return Status::OK();  // a term absent from this bin: no match
-      const TabletReader* holder;
-      DPS_RETURN_IF_ERROR(tablet.ResolveRef(span[0], &holder, &refs[k]));
-      if (span.size() != 1 || holder != file) {
-        return Status::Corruption("global index names a file that does not hold bin " +
-                                  std::to_string(req.bin));
-      }
-      continue;
+    // The global index already says where the postings are.
+    const auto span = req.terms->entries[(*req.and_entries)[k]].second.RefsOf(req.bin);
+    if (span.empty()) return Status::OK();  // a term absent from this bin: no match
+    const TabletReader* holder;
+    DPS_RETURN_IF_ERROR(tablet.ResolveRef(span[0], &holder, &refs[k]));
+    if (span.size() != 1 || holder != file) {
+      return Status::Corruption("global index names a file that does not hold bin " +
+                                std::to_string(req.bin));
     }
-    bool found = false;
-    DPS_RETURN_IF_ERROR(file->FindTerm(static_cast<size_t>(bin_index), (*req.and_terms)[k], &found, &refs[k]));
-    if (!found) return Status::OK();  // a term absent from this bin: no match
   }
   resp->fast_path = true;
   if (n == 1 && req.count_only) {  // nothing is deleted here: the count is the df
@@ -84,12 +75,13 @@ Shard::Shard(const IndexReader* index, size_t first_tablet, size_t last_tablet)
 Status Shard::Search(const BinRequest& req, BinResponse* resp) const {
   resp->bin = req.bin;
   const Tablet& tablet = index_->TabletOf(BinId{req.bin});
-  if (req.and_terms != nullptr && !req.and_terms->empty()) {
+  if (req.terms == nullptr) return Status::InvalidArgument("BinRequest without looked-up terms");
+  if (req.and_terms != nullptr && !req.and_terms->empty() && req.and_entries != nullptr) {
     bool done = false;
     DPS_RETURN_IF_ERROR(TryFastPath(tablet, req, resp, &done));
     if (done) return Status::OK();
   }
-  DPS_ASSIGN_OR_RETURN(auto it, BuildIterator(tablet, BinId{req.bin}, *req.root, req.terms));
+  DPS_ASSIGN_OR_RETURN(auto it, BuildIterator(tablet, BinId{req.bin}, *req.root, *req.terms));
   size_t since_check = 0;
   for (DocId d = it->doc(); d != kEndDoc; d = it->Next()) {
     ++resp->count;

@@ -23,8 +23,8 @@ struct BinRequest {
   // Non-empty for a conjunction of plain terms, rarest first: the shard may
   // use the no-virtual-call intersection kernel.
   const std::vector<std::string>* and_terms = nullptr;
-  // The planner's global entries: terms open from their refs. When set with
-  // and_terms, (*and_entries)[k] indexes and_terms[k]'s entry.
+  // The planner's global entries (required): terms open from their refs.
+  // With and_terms, (*and_entries)[k] indexes and_terms[k]'s entry.
   const TermTable* terms = nullptr;
   const std::vector<size_t>* and_entries = nullptr;
   bool count_only = false;

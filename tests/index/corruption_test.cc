@@ -50,7 +50,7 @@ Answers Ask(const std::string& dir) {
     std::set<std::string> ids;
     for (uint32_t bin = 0; bin < (*index)->bins() && a.status.ok(); ++bin) {
       const Tablet& tablet = (*index)->TabletOf(BinId{bin});
-      auto it = BuildIterator(tablet, BinId{bin}, q);
+      auto it = BuildIterator(**index, BinId{bin}, q);
       if (!it.ok()) {
         a.status = it.status();
         break;

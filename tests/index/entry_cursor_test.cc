@@ -68,7 +68,7 @@ TEST(EntryCursor, ConformsToSortedMapWithRandomSeeks) {
     std::map<Key, uint32_t> seen;
     for (size_t t = 0; t < (*index)->tablet_count(); ++t) {
       const Tablet& tablet = (*index)->tablet(t);
-      EntryCursor cursor(&tablet);
+      EntryCursor cursor((*index)->global(), &tablet);
       for (cursor.SeekToFirst(); cursor.Valid(); cursor.Next()) {
         EntryKey k = cursor.key();
         Key key{k.bin, std::string(k.term), k.docid};

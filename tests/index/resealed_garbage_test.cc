@@ -56,7 +56,7 @@ bool Exercise(const std::string& dir) {
   for (int q = 0; q < 6; ++q) {
     QueryNode query = testing::RandomQuery(rng, 100);
     for (uint32_t bin = 0; bin < (*index)->bins(); ++bin) {
-      auto it = BuildIterator((*index)->TabletOf(BinId{bin}), BinId{bin}, query);
+      auto it = BuildIterator(**index, BinId{bin}, query);
       if (!it.ok()) break;
       size_t n = 0;
       for (DocId d = (*it)->doc(); d != kEndDoc && n < 100000; d = (*it)->Next(), ++n) {

@@ -119,7 +119,7 @@ std::set<std::string> RunQuery(const std::string& index_dir, const QueryNode& q)
   if (!index.ok()) return ids;
   for (uint32_t bin = 0; bin < (*index)->bins(); ++bin) {
     const Tablet& tablet = (*index)->TabletOf(BinId{bin});
-    auto it = BuildIterator(tablet, BinId{bin}, q);
+    auto it = BuildIterator(**index, BinId{bin}, q);
     EXPECT_TRUE(it.ok()) << it.status().ToString();
     if (!it.ok()) continue;
     DocId last = 0;

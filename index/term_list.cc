@@ -1,0 +1,93 @@
+#include "index/term_list.h"
+
+#include "common/coding.h"
+
+namespace dps {
+
+namespace {
+constexpr size_t kHeaderSize = 16;
+constexpr size_t kBinRecordSize = 24;  // bin u32 | reserved u32 | offset u64 | len u64
+}  // namespace
+
+std::string TermListPathFor(const std::string& tablet_path) {
+  const std::string_view ext = ".tab";
+  if (tablet_path.ends_with(ext)) {
+    return tablet_path.substr(0, tablet_path.size() - ext.size()) + ".dic";
+  }
+  return tablet_path + ".dic";
+}
+
+Result<std::unique_ptr<TermListWriter>> TermListWriter::Create(const std::string& path) {
+  DPS_ASSIGN_OR_RETURN(auto file, PagedFileWriter::Create(path));
+  std::unique_ptr<TermListWriter> w(new TermListWriter(std::move(file)));
+  std::string header;
+  PutFixed64(&header, kTermListMagic);
+  PutFixed32(&header, kTermListVersion);
+  PutFixed32(&header, 0);  // flags, reserved
+  DPS_RETURN_IF_ERROR(w->file_->Append(header));
+  return w;
+}
+
+Status TermListWriter::AddBin(uint32_t bin, std::string_view region) {
+  if (static_cast<int64_t>(bin) <= last_bin_) {
+    return Status::InvalidArgument("TermListWriter: bins must ascend");
+  }
+  PutFixed32(&directory_, bin);
+  PutFixed32(&directory_, 0);
+  PutFixed64(&directory_, file_->offset());
+  PutFixed64(&directory_, region.size());
+  DPS_RETURN_IF_ERROR(file_->Append(region));
+  last_bin_ = bin;
+  ++bins_;
+  return Status::OK();
+}
+
+Status TermListWriter::Finish() {
+  std::string dir;
+  PutFixed32(&dir, bins_);
+  PutFixed32(&dir, 0);
+  dir += directory_;
+  const uint64_t dir_offset = file_->offset();
+  DPS_RETURN_IF_ERROR(file_->Append(dir));
+  return file_->Finish(dir_offset, dir.size(), kTermListVersion);
+}
+
+Result<std::unique_ptr<TermListReader>> TermListReader::Open(const std::string& path) {
+  std::unique_ptr<TermListReader> r(new TermListReader());
+  DPS_ASSIGN_OR_RETURN(r->file_, PagedFileReader::Open(path));
+  const PagedFileReader& f = *r->file_;
+  auto bad = [&](uint64_t offset, const std::string& what) {
+    return Status::Corruption(path + ": offset " + std::to_string(offset) + ": " + what);
+  };
+  if (f.format_version() != kTermListVersion) {
+    return Status::Unsupported(path + ": term list version " + std::to_string(f.format_version()));
+  }
+  DPS_ASSIGN_OR_RETURN(std::string_view header, f.Read(0, kHeaderSize));
+  auto* h = reinterpret_cast<const uint8_t*>(header.data());
+  if (DecodeFixed64(h) != kTermListMagic || DecodeFixed32(h + 8) != kTermListVersion ||
+      DecodeFixed32(h + 12) != 0) {
+    return bad(0, "bad term list header");
+  }
+  DPS_ASSIGN_OR_RETURN(std::string_view dir, f.Read(f.directory_offset(), f.directory_size()));
+  auto* d = reinterpret_cast<const uint8_t*>(dir.data());
+  if (dir.size() < 8) return bad(f.directory_offset(), "short directory");
+  const uint32_t bins = DecodeFixed32(d);
+  if (DecodeFixed32(d + 4) != 0 || dir.size() != 8 + uint64_t{bins} * kBinRecordSize) {
+    return bad(f.directory_offset(), "directory does not hold " + std::to_string(bins) + " bins");
+  }
+  r->dicts_.resize(bins);
+  for (uint32_t i = 0; i < bins; ++i) {
+    const uint8_t* rec = d + 8 + i * kBinRecordSize;
+    const uint32_t bin = DecodeFixed32(rec);
+    const uint64_t offset = DecodeFixed64(rec + 8), len = DecodeFixed64(rec + 16);
+    if ((i > 0 && bin <= r->bins_.back()) || DecodeFixed32(rec + 4) != 0 ||
+        offset > f.body_size() || len > f.body_size() - offset) {
+      return bad(f.directory_offset() + 8 + i * kBinRecordSize, "bad bin record");
+    }
+    r->bins_.push_back(bin);
+    DPS_RETURN_IF_ERROR(r->dicts_[i].Open(r->file_.get(), offset, len));
+  }
+  return r;
+}
+
+}  // namespace dps

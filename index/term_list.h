@@ -1,0 +1,58 @@
+// The term list of a freshly written tablet file (`NNNNNN.dic` beside
+// `NNNNNN.tab`): per bin, the tablet dictionary (term -> where its postings
+// are), kept outside the tablet file because the global index copies every
+// entry as a ref and queries read only the global index. The commit merges
+// the term lists into the new global index and deletes them once the
+// MANIFEST names it: an index holds no .dic files between commits.
+// Layout: docs/FORMAT.md ("Term list").
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+#include "index/paged_file.h"
+#include "index/term_dict.h"
+
+namespace dps {
+
+inline constexpr uint64_t kTermListMagic = 0x0031434944535044ULL;  // "DPSDIC1\0"
+inline constexpr uint32_t kTermListVersion = 1;
+
+// "000007.tab" -> "000007.dic" (same directory).
+std::string TermListPathFor(const std::string& tablet_path);
+
+class TermListWriter {
+ public:
+  static Result<std::unique_ptr<TermListWriter>> Create(const std::string& path);
+  // REQUIRES: bins strictly ascending; `region` a TermDictBuilder region.
+  Status AddBin(uint32_t bin, std::string_view region);
+  Status Finish();  // fsyncs
+
+ private:
+  explicit TermListWriter(std::unique_ptr<PagedFileWriter> file) : file_(std::move(file)) {}
+  std::unique_ptr<PagedFileWriter> file_;
+  std::string directory_;
+  uint32_t bins_ = 0;
+  int64_t last_bin_ = -1;
+};
+
+class TermListReader {
+ public:
+  static Result<std::unique_ptr<TermListReader>> Open(const std::string& path);
+  size_t bin_count() const { return bins_.size(); }
+  uint32_t bin(size_t i) const { return bins_[i]; }
+  const TermDictReader& dict(size_t i) const { return dicts_[i]; }
+  const std::string& path() const { return file_->path(); }
+
+ private:
+  TermListReader() = default;
+  std::unique_ptr<PagedFileReader> file_;
+  std::vector<uint32_t> bins_;
+  std::vector<TermDictReader> dicts_;
+};
+
+}  // namespace dps
