@@ -71,7 +71,7 @@ class GlobalIndexWriter {
  private:
   explicit GlobalIndexWriter(std::unique_ptr<PagedFileWriter> file) : file_(std::move(file)) {}
   std::unique_ptr<PagedFileWriter> file_;
-  TermDictBuilder dict_;
+  TermDictBuilder dict_{kGlobalDictBlockEntries};
   std::string last_;
   std::string scratch_;
 };

@@ -36,7 +36,11 @@ void EncodeBinInfo(const BinInfo& info, std::string* out);
 // REQUIRES: p points at kBinInfoSize readable bytes.
 BinInfo DecodeBinInfo(const uint8_t* p);
 
-// Bytes per entry of a bin's id index: xxh3(external id) u64, docid u32.
-inline constexpr size_t kIdIndexEntrySize = 12;
+// Bytes per entry of a bin's id index: IdHash32(external id) u32, docid u32.
+inline constexpr size_t kIdIndexEntrySize = 8;
+// The id index's hash: the high half of XXH3-64 (the low bits pick the bin,
+// so within a bin they are not uniform). Collisions only add candidates,
+// which are confirmed against the doc store.
+inline uint32_t IdHash32(uint64_t stable_hash) { return static_cast<uint32_t>(stable_hash >> 32); }
 
 }  // namespace dps

@@ -148,18 +148,18 @@ Status TabletReader::FindIdCandidates(size_t i, std::string_view id,
   if (b.num_docs == 0) return Status::OK();
   DPS_ASSIGN_OR_RETURN(std::string_view ids, file_->Read(b.ids_offset, b.ids_len));
   auto* p = reinterpret_cast<const uint8_t*>(ids.data());
-  const uint64_t hash = StableHash64(id);
+  const uint32_t hash = IdHash32(StableHash64(id));
   size_t lo = 0, hi = b.num_docs;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (DecodeFixed64(p + mid * kIdIndexEntrySize) < hash) {
+    if (DecodeFixed32(p + mid * kIdIndexEntrySize) < hash) {
       lo = mid + 1;
     } else {
       hi = mid;
     }
   }
-  for (; lo < b.num_docs && DecodeFixed64(p + lo * kIdIndexEntrySize) == hash; ++lo) {
-    docids->push_back(DecodeFixed32(p + lo * kIdIndexEntrySize + 8));
+  for (; lo < b.num_docs && DecodeFixed32(p + lo * kIdIndexEntrySize) == hash; ++lo) {
+    docids->push_back(DecodeFixed32(p + lo * kIdIndexEntrySize + 4));
   }
   return Status::OK();
 }

@@ -98,7 +98,7 @@ Status TabletWriter::AddDocument(DocId docid, std::string_view id, std::string_v
     docs_started_ = true;
   }
   DPS_RETURN_IF_ERROR(docs_.Add(docid, id, title, options_.store_text ? text : std::string_view()));
-  ids_.emplace_back(StableHash64(id), docid);
+  ids_.emplace_back(IdHash32(StableHash64(id)), docid);
   if (bin_.num_docs == 0) bin_.min_docid = docid;
   bin_.max_docid = last_doc_ = docid;
   ++bin_.num_docs;
@@ -135,7 +135,7 @@ Status TabletWriter::FinishBin() {
   std::sort(ids_.begin(), ids_.end());
   region.clear();
   for (const auto& [hash, docid] : ids_) {
-    PutFixed64(&region, hash);
+    PutFixed32(&region, hash);
     PutFixed32(&region, docid);
   }
   bin_.ids_offset = file_->offset();

@@ -79,7 +79,7 @@ class TabletWriter {
   DocId last_doc_ = 0;
   TermDictBuilder dict_;
   DocStoreWriter docs_;
-  std::vector<std::pair<uint64_t, DocId>> ids_;
+  std::vector<std::pair<uint32_t, DocId>> ids_;  // (IdHash32, docid)
   std::vector<DocId> tombstones_;
   std::string directory_;
   uint32_t bins_ = 0;

@@ -19,7 +19,7 @@ uint64_t TermDictKeyPrefix(std::string_view key) {
 
 void TermDictBuilder::Add(std::string_view key, std::string_view value) {
   size_t shared = 0;
-  if (in_block_ == kTermDictBlockEntries) in_block_ = 0;
+  if (in_block_ == block_entries_) in_block_ = 0;
   if (in_block_ == 0) {
     PutFixed64(&index_, TermDictKeyPrefix(key));
     PutFixed32(&index_, static_cast<uint32_t>(blocks_.size()));

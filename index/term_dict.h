@@ -24,8 +24,11 @@
 
 namespace dps {
 
-// Entries per front-coded block: a lookup decodes at most this many.
+// Entries per front-coded block: a lookup decodes at most this many. The
+// global index, searched once per query term, uses smaller blocks (a
+// shorter walk for 12 more index bytes per 16 terms); readers accept any.
 inline constexpr size_t kTermDictBlockEntries = 32;
+inline constexpr size_t kGlobalDictBlockEntries = 16;
 // Sparse index entry: key prefix (u64, big-endian) | block offset (u32).
 inline constexpr size_t kTermDictIndexEntrySize = 12;
 
@@ -36,6 +39,8 @@ uint64_t TermDictKeyPrefix(std::string_view key);
 // Builds one dictionary region in memory. REQUIRES: keys strictly increasing.
 class TermDictBuilder {
  public:
+  explicit TermDictBuilder(size_t block_entries = kTermDictBlockEntries)
+      : block_entries_(block_entries) {}
   void Add(std::string_view key, std::string_view value);
   // Returns the region's bytes (blocks, index, offsets, trailer) and resets.
   std::string Finish();
@@ -47,6 +52,7 @@ class TermDictBuilder {
   std::string last_key_;
   size_t entries_ = 0;
   size_t in_block_ = 0;
+  size_t block_entries_;
 };
 
 class TermDictCursor;

@@ -35,7 +35,7 @@ namespace {
 Status CountOne(const IndexReader& index, Coordinator* coordinator, Analyzer* analyzer,
                 const std::string& text, uint64_t* matches) {
   DPS_ASSIGN_OR_RETURN(QueryNode root, ParseQuery(text, analyzer));
-  DPS_ASSIGN_OR_RETURN(QueryPlan plan, PlanQuery(root, index.global(), index.bins()));
+  DPS_ASSIGN_OR_RETURN(QueryPlan plan, PlanQuery(std::move(root), index.global(), index.bins()));
   SearchOptions options;
   options.count_only = true;
   uint64_t total = 0;

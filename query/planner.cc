@@ -61,10 +61,11 @@ class BinSets {
 
 }  // namespace
 
-Result<QueryPlan> PlanQuery(const QueryNode& root, const GlobalIndexReader* global,
+Result<QueryPlan> PlanQuery(QueryNode root_node, const GlobalIndexReader* global,
                             uint32_t bins) {
   QueryPlan plan;
-  plan.root = root;
+  plan.root = std::move(root_node);
+  const QueryNode& root = plan.root;
   PositiveTerms(root, &plan.highlight);
   if (global == nullptr) {
     plan.empty = true;
@@ -101,9 +102,7 @@ Result<QueryPlan> PlanQuery(const QueryNode& root, const GlobalIndexReader* glob
     }
   }
   if (root.kind != QueryNode::Kind::kTerm) {
-    std::vector<std::string> all;
-    PositiveTerms(root, &all);
-    for (const auto& t : all) {
+    for (const auto& t : plan.highlight) {  // the positive terms
       DPS_ASSIGN_OR_RETURN(size_t e, sets.Lookup(t));
       plan.estimated_postings += plan.terms.entries[e].second.df;
     }

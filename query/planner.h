@@ -38,7 +38,7 @@ struct QueryPlan {
 
 // REQUIRES: ValidateQuery(root).ok(). `global` may be null (an index with no
 // commit yet): then every plan is empty.
-Result<QueryPlan> PlanQuery(const QueryNode& root, const GlobalIndexReader* global,
-                            uint32_t bins);
+// Takes the query by value: pass an rvalue to save a copy.
+Result<QueryPlan> PlanQuery(QueryNode root, const GlobalIndexReader* global, uint32_t bins);
 
 }  // namespace dps
