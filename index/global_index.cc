@@ -39,21 +39,27 @@ Status GlobalIndexWriter::Add(std::string_view term, const GlobalTermInfo& info)
   for (size_t i = 0; i < info.refs.size(); ++i) {
     const TermRef& r = info.refs[i];
     const bool same_bin = i > 0 && r.bin == prev_bin;
-    if ((i > 0 && r.bin < prev_bin) || (same_bin && r.file <= prev_file) || r.df == 0) {
+    if ((i > 0 && r.bin < prev_bin) || (same_bin && r.file <= prev_file) || r.df == 0 ||
+        (r.df == 1 && r.inline_weight == 0)) {
       return Status::InvalidArgument("GlobalIndexWriter: refs must ascend by (bin, file)");
     }
-    // head = bin gap (the first bin absolute) * 2 + "a file position follows";
-    // without it the ref is in the bin's oldest file (position 0).
+    // head = bin gap (the first bin absolute) << 3 | has_file << 2 | kind;
+    // without has_file the ref is in the bin's oldest file (position 0).
+    // kind 0: a list (df, offset, len follow); 1: a singleton of weight 1
+    // (docid follows); 2: a singleton (docid, weight follow). Most refs of
+    // a natural corpus are singletons of weight 1: two or three bytes.
     const bool has_file = same_bin || r.file != 0;
-    PutVarint64(&scratch_, (uint64_t{r.bin - (i > 0 ? prev_bin : 0)} << 1) | (has_file ? 1 : 0));
+    const uint64_t kind = r.df >= 2 ? 0 : r.inline_weight == 1 ? 1 : 2;
+    PutVarint64(&scratch_, (uint64_t{r.bin - (i > 0 ? prev_bin : 0)} << 3) |
+                               (has_file ? 4 : 0) | kind);
     if (has_file) PutVarint32(&scratch_, r.file);
-    PutVarint32(&scratch_, r.df);
-    if (r.df == 1) {
-      PutVarint32(&scratch_, r.inline_doc);
-      PutVarint32(&scratch_, r.inline_weight);
-    } else {
+    if (kind == 0) {
+      PutVarint32(&scratch_, r.df);
       PutVarint64(&scratch_, r.offset);
       PutVarint64(&scratch_, r.len);
+    } else {
+      PutVarint32(&scratch_, r.inline_doc);
+      if (kind == 2) PutVarint32(&scratch_, r.inline_weight);
     }
     prev_bin = r.bin;
     prev_file = r.file;
@@ -116,9 +122,9 @@ Status GlobalIndexReader::ParseValue(std::string_view value, GlobalTermInfo* inf
   info->df = 0;
   info->bins.clear();
   info->refs.clear();
-  // A ref takes at least 4 bytes: reserve once instead of growing.
-  info->bins.reserve(value.size() / 4 + 1);
-  info->refs.reserve(value.size() / 4 + 1);
+  // A ref takes at least 2 bytes: reserve once instead of growing.
+  info->bins.reserve(value.size() / 2 + 1);
+  info->refs.reserve(value.size() / 2 + 1);
   auto bad = [&](const char* what) {
     return Status::Corruption(file_->path() + ": malformed global index entry (" + what + ")");
   };
@@ -129,28 +135,33 @@ Status GlobalIndexReader::ParseValue(std::string_view value, GlobalTermInfo* inf
     p = GetVarint64(p, end, &head);
     if (p == nullptr) return bad("head");
     TermRef r;
-    const uint64_t gap = head >> 1;
+    const uint64_t gap = head >> 3;
+    const bool has_file = head & 4;
+    const uint64_t kind = head & 3;
     const bool first = info->refs.empty();
     bin += gap;
-    if (bin > UINT32_MAX) return bad("bin");
+    if (bin > UINT32_MAX || kind == 3) return bad("head");
     r.bin = static_cast<uint32_t>(bin);
-    if (head & 1) {
+    if (has_file) {
       p = GetVarint32(p, end, &r.file);
       if (p == nullptr) return bad("file");
     }
-    if (!first && gap == 0 && (!(head & 1) || r.file <= info->refs.back().file)) {
+    if (!first && gap == 0 && (!has_file || r.file <= info->refs.back().file)) {
       return bad("refs out of order");
     }
-    p = GetVarint32(p, end, &r.df);
-    if (p == nullptr || r.df == 0) return bad("df");
-    if (r.df == 1) {
-      p = GetVarint32(p, end, &r.inline_doc);
-      if (p != nullptr) p = GetVarint32(p, end, &r.inline_weight);
-      if (p == nullptr || r.inline_doc > kMaxDocId || r.inline_weight == 0) return bad("posting");
-    } else {
-      p = GetVarint64(p, end, &r.offset);
+    if (kind == 0) {
+      p = GetVarint32(p, end, &r.df);
+      if (p != nullptr) p = GetVarint64(p, end, &r.offset);
       if (p != nullptr) p = GetVarint64(p, end, &r.len);
-      if (p == nullptr || r.len == 0) return bad("postings range");
+      if (p == nullptr || r.df < 2 || r.len == 0) return bad("posting list");
+    } else {
+      r.df = 1;
+      r.inline_weight = 1;
+      p = GetVarint32(p, end, &r.inline_doc);
+      if (p != nullptr && kind == 2) p = GetVarint32(p, end, &r.inline_weight);
+      if (p == nullptr || r.inline_doc > kMaxDocId || r.inline_weight < (kind == 2 ? 2u : 1u)) {
+        return bad("posting");
+      }
     }
     if (first || gap != 0) info->bins.push_back(r.bin);
     info->df += r.df;

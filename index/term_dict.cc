@@ -42,7 +42,7 @@ std::string TermDictBuilder::Finish() {
   out += index_;
   PutFixed32(&out, blocks);
   PutFixed32(&out, index_at);
-  *this = TermDictBuilder();
+  *this = TermDictBuilder(block_entries_);
   return out;
 }
 

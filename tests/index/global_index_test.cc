@@ -115,6 +115,8 @@ TEST(GlobalIndex, WriterRefusesUnorderedOrEmptyRefs) {
   EXPECT_FALSE((*w)->Add("a", info).ok());  // same (bin, file) twice
   info.refs = {List(3, 0, 0, 0, 1)};
   EXPECT_FALSE((*w)->Add("a", info).ok());  // df 0
+  info.refs = {Inline(3, 0, 1, 0)};
+  EXPECT_FALSE((*w)->Add("a", info).ok());  // weight 0
 }
 
 TEST(GlobalIndex, ReaderRefusesMalformedValues) {
@@ -131,21 +133,24 @@ TEST(GlobalIndex, ReaderRefusesMalformedValues) {
   auto r = GlobalIndexReader::Open(path);
   ASSERT_TRUE(r.ok());
   GlobalTermInfo info;
-  // head, df, docid, weight
-  EXPECT_TRUE((*r)->ParseValue(std::string("\x00\x01\x05\x01", 4), &info).ok());
-  EXPECT_FALSE((*r)->ParseValue(std::string(), &info).ok());                   // no refs
-  EXPECT_FALSE((*r)->ParseValue(std::string("\x00\x00\x05\x01", 4), &info).ok());  // df 0
-  EXPECT_FALSE((*r)->ParseValue(std::string("\x00\x01\x05\x00", 4), &info).ok());  // weight 0
-  EXPECT_FALSE((*r)->ParseValue(std::string("\x00\x01\x05", 3), &info).ok());      // truncated
-  EXPECT_FALSE((*r)->ParseValue(std::string("\x00\x02\x05\x00", 4), &info).ok());  // list of len 0
-  // Second ref in the same bin without a later file position.
-  EXPECT_FALSE(
-      (*r)->ParseValue(std::string("\x00\x01\x05\x01\x00\x01\x06\x01", 8), &info).ok());
-  // ... and with one (bin 0, file 0 then file 2): fine.
-  EXPECT_TRUE(
-      (*r)->ParseValue(std::string("\x00\x01\x05\x01\x01\x02\x01\x06\x01", 9), &info).ok());
+  auto parses = [&](std::string_view bytes) { return (*r)->ParseValue(bytes, &info).ok(); };
+  using std::string_literals::operator""s;
+  EXPECT_TRUE(parses("\x01\x05"s));           // bin 0, singleton of weight 1, docid 5
+  EXPECT_TRUE(parses("\x02\x05\x03"s));       // singleton, docid 5, weight 3
+  EXPECT_TRUE(parses("\x00\x02\x00\x07"s));   // list: df 2, offset 0, len 7
+  EXPECT_FALSE(parses(""s));                    // no refs
+  EXPECT_FALSE(parses("\x03\x05"s));           // kind 3
+  EXPECT_FALSE(parses("\x00\x01\x00\x01"s));   // a list of df 1
+  EXPECT_FALSE(parses("\x00\x02\x00\x00"s));   // a list of 0 bytes
+  EXPECT_FALSE(parses("\x02\x05\x01"s));       // weight 1 in the weighted kind
+  EXPECT_FALSE(parses("\x02\x05"s));           // truncated
+  EXPECT_FALSE(parses("\x01\x05\x01\x06"s));   // same bin again without a file position
+  EXPECT_FALSE(parses("\x05\x00\x01\x01\x05\x00\x06"s));  // file 0 then file 0 again
+  // Bin 0 file 0, then bin 0 file 2: fine.
+  EXPECT_TRUE(parses("\x01\x05\x05\x02\x06"s));
   ASSERT_EQ(info.refs.size(), 2u);
   EXPECT_EQ(info.refs[1].file, 2u);
+  EXPECT_EQ(info.refs[1].inline_doc, 6u);
   EXPECT_EQ(info.bins, std::vector<uint32_t>{0});
 }
 
