@@ -15,6 +15,7 @@ struct Token {
 
 std::vector<Token> Lex(std::string_view s) {
   std::vector<Token> out;
+  out.reserve(8);
   size_t i = 0;
   auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
   while (i < s.size()) {
@@ -74,8 +75,9 @@ class Parser {
   }
 
   Result<QueryNode> ParseOr() {
-    std::vector<QueryNode> parts;
     DPS_ASSIGN_OR_RETURN(QueryNode first, ParseAnd());
+    if (Peek().kind != Token::Kind::kOr) return first;  // no OR: nothing to combine
+    std::vector<QueryNode> parts;
     parts.push_back(std::move(first));
     while (Peek().kind == Token::Kind::kOr) {
       ++pos_;
@@ -88,6 +90,7 @@ class Parser {
 
   Result<QueryNode> ParseAnd() {
     std::vector<QueryNode> parts;
+    parts.reserve(4);
     if (!StartsUnary()) return Error("expected a term");
     while (true) {
       DPS_ASSIGN_OR_RETURN(QueryNode u, ParseUnary());
@@ -124,7 +127,9 @@ class Parser {
     ++pos_;
     tokens_buf_.clear();
     analyzer_->Analyze(w.text, &tokens_buf_, nullptr);
+    if (tokens_buf_.size() == 1) return QueryNode::Term(std::move(tokens_buf_[0]));
     std::vector<QueryNode> terms;
+    terms.reserve(tokens_buf_.size());
     for (auto& t : tokens_buf_) terms.push_back(QueryNode::Term(std::move(t)));
     return Simplify(QueryNode::Kind::kAnd, std::move(terms));
   }
@@ -132,8 +137,13 @@ class Parser {
   // Flattens nested nodes of the same kind, drops empty ANDs (words without
   // tokens, such as punctuation), and unwraps single children.
   static QueryNode Simplify(QueryNode::Kind kind, std::vector<QueryNode> parts) {
+    if (parts.size() == 1 && parts[0].kind != kind && !parts[0].negated &&
+        !(parts[0].kind == QueryNode::Kind::kAnd && parts[0].children.empty())) {
+      return std::move(parts[0]);  // the common "one word" case, without a new node
+    }
     QueryNode out;
     out.kind = kind;
+    out.children.reserve(parts.size());
     for (auto& p : parts) {
       if (p.kind == QueryNode::Kind::kAnd && p.children.empty()) continue;
       if (p.kind == kind && !p.negated) {

@@ -13,32 +13,46 @@ class BinSets {
  public:
   BinSets(const GlobalIndexReader* global, TermTable* table) : global_(global), table_(table) {}
 
-  // Bins where `node` can match. Negated children of an AND restrict
-  // nothing (they only subtract), but their terms are looked up too.
-  Result<std::vector<uint32_t>> Of(const QueryNode& node) {
+  // Bins where `node` can match, into *out. Negated children of an AND
+  // restrict nothing (they only subtract), but their terms are looked up
+  // too. Term children combine straight from the table (no copies).
+  Status Of(const QueryNode& node, std::vector<uint32_t>* out) {
+    out->clear();
     if (node.kind == QueryNode::Kind::kTerm) {
       DPS_ASSIGN_OR_RETURN(size_t e, Lookup(node.term));
-      return table_->entries[e].second.bins;
+      const auto& bins = table_->entries[e].second.bins;
+      out->assign(bins.begin(), bins.end());
+      return Status::OK();
     }
-    std::vector<uint32_t> acc;
     bool first = true;
+    std::vector<uint32_t> child, merged;
     for (const auto& c : node.children) {
-      DPS_ASSIGN_OR_RETURN(std::vector<uint32_t> bins, Of(c));
-      if (c.negated) continue;
-      if (!first && acc.empty() && node.kind == QueryNode::Kind::kAnd) continue;
-      std::vector<uint32_t> merged;
-      if (first) {
-        merged = std::move(bins);
-      } else if (node.kind == QueryNode::Kind::kAnd) {
-        std::set_intersection(acc.begin(), acc.end(), bins.begin(), bins.end(),
-                              std::back_inserter(merged));
+      const std::vector<uint32_t>* bins = &child;
+      if (c.kind == QueryNode::Kind::kTerm) {
+        DPS_ASSIGN_OR_RETURN(size_t e, Lookup(c.term));
+        bins = &table_->entries[e].second.bins;
       } else {
-        std::set_union(acc.begin(), acc.end(), bins.begin(), bins.end(), std::back_inserter(merged));
+        DPS_RETURN_IF_ERROR(Of(c, &child));
       }
-      acc = std::move(merged);
-      first = false;
+      if (c.negated) continue;
+      if (first) {
+        out->assign(bins->begin(), bins->end());
+        first = false;
+      } else if (node.kind == QueryNode::Kind::kAnd) {
+        // In place: keep the accumulated bins this child also has.
+        out->erase(std::remove_if(out->begin(), out->end(),
+                                  [bins](uint32_t b) {
+                                    return !std::binary_search(bins->begin(), bins->end(), b);
+                                  }),
+                   out->end());
+      } else {
+        merged.clear();
+        std::set_union(out->begin(), out->end(), bins->begin(), bins->end(),
+                       std::back_inserter(merged));
+        out->swap(merged);
+      }
     }
-    return acc;
+    return Status::OK();
   }
 
   // The term's index in the table, looking it up once.
@@ -66,13 +80,15 @@ Result<QueryPlan> PlanQuery(QueryNode root_node, const GlobalIndexReader* global
   QueryPlan plan;
   plan.root = std::move(root_node);
   const QueryNode& root = plan.root;
+  plan.highlight.reserve(4);
   PositiveTerms(root, &plan.highlight);
   if (global == nullptr) {
     plan.empty = true;
     return plan;
   }
   BinSets sets(global, &plan.terms);
-  DPS_ASSIGN_OR_RETURN(plan.bins, sets.Of(root));
+  plan.terms.entries.reserve(plan.highlight.size() + 2);
+  DPS_RETURN_IF_ERROR(sets.Of(root, &plan.bins));
   plan.bins.erase(std::remove_if(plan.bins.begin(), plan.bins.end(),
                                  [bins](uint32_t b) { return b >= bins; }),
                   plan.bins.end());
@@ -90,6 +106,9 @@ Result<QueryPlan> PlanQuery(QueryNode root_node, const GlobalIndexReader* global
              })) {
     plan.pure_and = true;
     std::vector<std::pair<uint64_t, size_t>> by_df;  // (df, entry)
+    by_df.reserve(root.children.size());
+    plan.and_terms.reserve(root.children.size());
+    plan.and_entries.reserve(root.children.size());
     for (const auto& c : root.children) {
       DPS_ASSIGN_OR_RETURN(size_t e, sets.Lookup(c.term));
       by_df.emplace_back(plan.terms.entries[e].second.df, e);
