@@ -74,14 +74,19 @@ Status TermDictReader::Open(const PagedFileReader* file, uint64_t offset, uint64
   index_offset_ = index_at;
   block_count_ = blocks;
   uint32_t prev = 0;
+  prefixes_.clear();
+  prefixes_.reserve(blocks);
   for (uint32_t b = 0; b < blocks; ++b) {
     const uint32_t at = BlockOffset(b);
-    if ((b == 0 && at != 0) || (b > 0 && at <= prev) || at >= index_at) {
+    const uint64_t prefix = KeyPrefix(b);
+    if ((b == 0 && at != 0) || (b > 0 && (at <= prev || prefix < prefixes_.back())) ||
+        at >= index_at) {
       block_count_ = 0;
       return Status::Corruption(Where(index_at + uint64_t{b} * kTermDictIndexEntrySize) +
-                                ": block offsets out of order");
+                                ": blocks out of order");
     }
     prev = at;
+    prefixes_.push_back(prefix);
   }
   return Status::OK();
 }
@@ -112,25 +117,28 @@ Status TermDictReader::FirstKey(size_t block, std::string_view* key) const {
 }
 
 Result<int64_t> TermDictReader::FindBlock(std::string_view key) const {
+  // Branch-free upper bound over the blocks' key prefixes, kept contiguous
+  // in memory (the on-disk index interleaves them with offsets).
   const uint64_t prefix = TermDictKeyPrefix(key);
-  int64_t lo = 0, hi = static_cast<int64_t>(block_count_) - 1, found = -1;
-  while (lo <= hi) {
-    const int64_t mid = lo + (hi - lo) / 2;
-    const uint64_t first_prefix = KeyPrefix(static_cast<size_t>(mid));
-    bool first_le_key = first_prefix < prefix;
-    if (first_prefix == prefix) {  // rare: compare whole keys
-      std::string_view first;
-      DPS_RETURN_IF_ERROR(FirstKey(static_cast<size_t>(mid), &first));
-      first_le_key = first <= key;
-    }
-    if (first_le_key) {
-      found = mid;
-      lo = mid + 1;
-    } else {
-      hi = mid - 1;
-    }
+  const uint64_t* base = prefixes_.data();
+  size_t n = block_count_;
+  if (n == 0) return int64_t{-1};
+  while (n > 1) {
+    const size_t half = n / 2;
+    base = base[half] <= prefix ? base + half : base;
+    n -= half;
   }
-  return found;
+  // base: the last block with prefix <= the key's (or block 0).
+  int64_t block = (base - prefixes_.data()) + (*base <= prefix ? 1 : 0) - 1;
+  // Blocks whose prefix equals the key's: the whole first key decides
+  // (rare: keys sharing their first 8 bytes).
+  while (block >= 0 && prefixes_[static_cast<size_t>(block)] == prefix) {
+    std::string_view first;
+    DPS_RETURN_IF_ERROR(FirstKey(static_cast<size_t>(block), &first));
+    if (first <= key) break;
+    --block;
+  }
+  return block;
 }
 
 Status TermDictReader::Find(std::string_view key, bool* found, std::string_view* value) const {

@@ -89,6 +89,7 @@ class TermDictReader {
   uint32_t block_count_ = 0;
   uint32_t index_offset_ = 0;  // relative to offset_: the end of the blocks
   const uint8_t* base_ = nullptr;
+  std::vector<uint64_t> prefixes_;  // KeyPrefix of each block, for FindBlock
 };
 
 // Iterates the entries in key order, with Seek. Views are valid until the
