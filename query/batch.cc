@@ -39,9 +39,8 @@ Status CountOne(const IndexReader& index, Coordinator* coordinator, Analyzer* an
   SearchOptions options;
   options.count_only = true;
   uint64_t total = 0;
-  QueryStats stats;
   DPS_RETURN_IF_ERROR(coordinator->Run(
-      plan, options, [&](const BinResponse& r) { total += r.count; return true; }, &stats));
+      plan, options, [&](const BinResponse& r) { total += r.count; return true; }, nullptr));
   *matches = total;
   return Status::OK();
 }

@@ -49,15 +49,21 @@ Coordinator::~Coordinator() = default;
 
 Status Coordinator::Run(const QueryPlan& plan, const SearchOptions& options,
                         const ResultSink& on_result, QueryStats* stats) {
+  // Without stats (batch counting) the clock is never read: on a 4 µs
+  // query, eight clock reads were 3% of the time.
+  const bool timed = stats != nullptr;
+  QueryStats untimed;
+  if (!timed) stats = &untimed;
   *stats = QueryStats();
-  const auto start = Clock::now();
+  auto now = [timed] { return timed ? Clock::now() : Clock::time_point(); };
+  const auto start = now();
   if (plan.empty) {
-    stats->total_us = Micros(start, Clock::now());
+    stats->total_us = Micros(start, now());
     return Status::OK();
   }
   std::atomic<bool> cancel{false};
   const size_t n = plan.bins.size();
-  stats->bins.reserve(n);
+  if (timed) stats->bins.reserve(n);
   const Manifest& manifest = impl_->index->manifest();
   // --inject-delay: drawn once per tablet and query (a slow tablet is slow
   // for all its bins), then slept by each of its bins before evaluation.
@@ -79,7 +85,7 @@ Status Coordinator::Run(const QueryPlan& plan, const SearchOptions& options,
       const int64_t us = delay_us[c->timing.tablet];
       if (us > 0) {
         std::this_thread::sleep_for(std::chrono::microseconds(us));
-        began = Clock::now();
+        began = now();
       }
     }
     c->timing.queue_wait_us = Micros(start, began);
@@ -98,7 +104,7 @@ Status Coordinator::Run(const QueryPlan& plan, const SearchOptions& options,
       c->response.bin = bin;
       c->response.cancelled = true;
     }
-    const auto ended = Clock::now();
+    const auto ended = now();
     c->timing.service_us = Micros(began, ended);
     c->timing.results = c->response.count;
     c->timing.fast_path = c->response.fast_path;
@@ -107,8 +113,8 @@ Status Coordinator::Run(const QueryPlan& plan, const SearchOptions& options,
   Status status;
   uint64_t delivered = 0;
   // Hands one finished bin to the sink (`now`: when it is delivered).
-  auto deliver = [&](Completed& c, Clock::time_point now) {
-    stats->bins.push_back(c.timing);
+  auto deliver = [&](Completed& c, Clock::time_point delivered_at) {
+    if (timed) stats->bins.push_back(c.timing);
     if (!c.status.ok()) {
       if (status.ok()) status = c.status.WithContext("bin " + std::to_string(c.timing.bin));
       cancel.store(true);
@@ -120,8 +126,8 @@ Status Coordinator::Run(const QueryPlan& plan, const SearchOptions& options,
       r.count = options.limit - delivered;
       if (!r.docs.empty()) r.docs.resize(r.count);
     }
-    if (stats->ttfr_us < 0) stats->ttfr_us = Micros(start, now);
-    stats->ttlr_us = Micros(start, now);
+    if (stats->ttfr_us < 0) stats->ttfr_us = Micros(start, delivered_at);
+    stats->ttlr_us = Micros(start, delivered_at);
     delivered += r.count;
     const bool more = on_result(r);
     if (!more || (options.limit != 0 && delivered >= options.limit)) {
@@ -151,7 +157,7 @@ Status Coordinator::Run(const QueryPlan& plan, const SearchOptions& options,
       for (uint32_t bin : plan.bins) {
         group.run([&, bin] {
           auto* c = new Completed();
-          evaluate(bin, c, Clock::now());
+          evaluate(bin, c, now());
           done.push(c);
         });
       }
@@ -160,14 +166,14 @@ Status Coordinator::Run(const QueryPlan& plan, const SearchOptions& options,
       Completed* raw = nullptr;
       done.pop(raw);
       std::unique_ptr<Completed> c(raw);
-      deliver(*c, Clock::now());
+      deliver(*c, now());
     }
     impl_->arena.execute([&] { group.wait(); });
   }
   if (!stats->bins.empty()) stats->last_tablet = stats->bins.back().tablet;
   stats->results = delivered;
   stats->bins_visited = n;
-  stats->total_us = Micros(start, Clock::now());
+  stats->total_us = Micros(start, now());
   return status;
 }
 

@@ -60,7 +60,8 @@ class Coordinator {
   Coordinator(const IndexReader* index, unsigned threads);
   ~Coordinator();
 
-  // Returns false from `on_result` to stop early (like a limit).
+  // Returns false from `on_result` to stop early (like a limit). `stats` may
+  // be null: then nothing is timed (no clock reads).
   using ResultSink = std::function<bool(const BinResponse& response)>;
   Status Run(const QueryPlan& plan, const SearchOptions& options, const ResultSink& on_result,
              QueryStats* stats);
