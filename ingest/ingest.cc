@@ -265,6 +265,9 @@ Status IngestRun::Run(const std::vector<std::string>& inputs, const ProgressFn& 
   // Budget share for buffers: the rest covers batches in flight, sorting at
   // flush time and the process itself.
   const uint64_t flush_at = options_.memory_budget * 6 / 10;
+  // Logs hold most of the buffer: room for a fair share of flush_at each,
+  // plus a quarter for skew, entries of 12 bytes.
+  buffer_.SetReservation(static_cast<size_t>(flush_at / 12 / bins_ * 5 / 4));
   const unsigned threads = options_.threads == 0 ? std::max(1u, std::thread::hardware_concurrency())
                                                  : options_.threads;
   const size_t batch_bytes = BatchBytes(options_.memory_budget, threads);

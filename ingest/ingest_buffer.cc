@@ -57,10 +57,17 @@ void IngestBuffer::Add(uint32_t bin, DocId docid,
   postings_ += terms.size();
 }
 
+void IngestBuffer::SetReservation(size_t entries_per_bin) {
+  reserved_ = entries_per_bin;
+  for (auto& log : logs_) log.reserve(reserved_);
+}
+
 size_t IngestBuffer::memory_bytes() const {
   size_t bytes = arena_bytes_ + slots_.size() * sizeof(Slot) + terms_.capacity() * 16 +
                  rank_.capacity() * 8;
-  for (const auto& log : logs_) bytes += log.capacity() * sizeof(Entry);
+  for (const auto& log : logs_) {
+    bytes += (log.capacity() > reserved_ ? log.capacity() : log.size()) * sizeof(Entry);
+  }
   return bytes;
 }
 
@@ -73,45 +80,52 @@ void IngestBuffer::Seal() {
   for (uint32_t r = 0; r < by_rank_.size(); ++r) rank_[by_rank_[r]] = r;
 }
 
-bool IngestBuffer::ForEachList(uint32_t bin, const ListSink& emit) const {
-  const auto& log = logs_[bin];
+bool IngestBuffer::ForEachList(uint32_t bin, const ListSink& emit) {
+  auto& log = logs_[bin];
   // The log is in docid order, so a stable sort by term rank alone yields
-  // (term, docid) order: an LSD radix sort, two 16-bit passes, O(n).
-  std::vector<std::pair<uint64_t, uint32_t>> sorted(log.size()), tmp(log.size());
-  for (size_t i = 0; i < log.size(); ++i) {
-    sorted[i] = {uint64_t{rank_[log[i].term]} << 32 | log[i].doc, log[i].tf};
-  }
-  for (int shift = 32; shift < 64 && rank_.size() > (size_t{1} << (shift - 32)); shift += 16) {
-    std::vector<size_t> count(1 << 16, 0);
-    for (const auto& e : sorted) ++count[(e.first >> shift) & 0xffff];
-    size_t sum = 0;
-    for (auto& c : count) {
-      const size_t n = c;
-      c = sum;
-      sum += n;
+  // (term, docid) order: an LSD radix sort of the entries themselves, two
+  // 16-bit passes, O(n), with one scratch array of the same size (12 bytes
+  // an entry: the flush must fit in the memory budget too).
+  {
+    std::vector<Entry> tmp(log.size());
+    std::vector<size_t> count(1 << 16);
+    for (int shift = 0; shift < 32 && rank_.size() > (size_t{1} << shift); shift += 16) {
+      std::fill(count.begin(), count.end(), 0);
+      for (const Entry& e : log) ++count[(rank_[e.term] >> shift) & 0xffff];
+      size_t sum = 0;
+      for (auto& c : count) {
+        const size_t n = c;
+        c = sum;
+        sum += n;
+      }
+      for (const Entry& e : log) tmp[count[(rank_[e.term] >> shift) & 0xffff]++] = e;
+      log.swap(tmp);
     }
-    for (const auto& e : sorted) tmp[count[(e.first >> shift) & 0xffff]++] = e;
-    sorted.swap(tmp);
   }
   std::vector<DocId> docs;
   std::vector<uint32_t> weights;
-  for (size_t i = 0; i < sorted.size();) {
-    const uint32_t rank = static_cast<uint32_t>(sorted[i].first >> 32);
+  bool more = true;
+  for (size_t i = 0; i < log.size() && more;) {
+    const uint32_t term = log[i].term;
     docs.clear();
     weights.clear();
     size_t j = i;
-    for (; j < sorted.size() && (sorted[j].first >> 32) == rank; ++j) {
-      docs.push_back(static_cast<DocId>(sorted[j].first));
-      weights.push_back(sorted[j].second);
+    for (; j < log.size() && log[j].term == term; ++j) {
+      docs.push_back(log[j].doc);
+      weights.push_back(log[j].tf);
     }
-    if (!emit(terms_[by_rank_[rank]], docs, weights)) return false;
+    more = emit(terms_[term], docs, weights);
     i = j;
   }
-  return true;
+  std::vector<Entry>().swap(log);  // consumed: its memory goes back now
+  return more;
 }
 
 void IngestBuffer::Clear() {
-  for (auto& log : logs_) std::vector<Entry>().swap(log);
+  for (auto& log : logs_) {
+    std::vector<Entry>().swap(log);
+    log.reserve(reserved_);
+  }
   arena_.clear();
   arena_used_ = arena_bytes_ = 0;
   std::vector<Slot>(1 << 16).swap(slots_);

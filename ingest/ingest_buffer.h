@@ -30,6 +30,13 @@ class IngestBuffer {
   // REQUIRES: not sealed; docids of a bin ascend across calls; terms distinct.
   void Add(uint32_t bin, DocId docid, std::span<const std::pair<std::string, uint32_t>> terms);
 
+  // Reserves each bin's log up front (now and after every Clear), so logs
+  // never grow by copying: a doubling vector briefly holds its old and new
+  // arrays, 1.5x its size, which the budget cannot see. Reserved pages
+  // cost nothing until written, so memory_bytes() counts entries, not
+  // capacity, within the reservation.
+  void SetReservation(size_t entries_per_bin);
+
   size_t memory_bytes() const;
   uint64_t postings() const { return postings_; }
   bool empty() const { return postings_ == 0; }
@@ -41,7 +48,8 @@ class IngestBuffer {
   // Thread-safe across different bins after Seal().
   using ListSink = std::function<bool(std::string_view term, std::span<const DocId> docs,
                                       std::span<const uint32_t> weights)>;
-  bool ForEachList(uint32_t bin, const ListSink& emit) const;
+  // Consumes the bin: afterwards its log is empty and its memory freed.
+  bool ForEachList(uint32_t bin, const ListSink& emit);
 
   void Clear();
 
@@ -54,6 +62,7 @@ class IngestBuffer {
   uint32_t Intern(std::string_view term);
 
   std::vector<std::vector<Entry>> logs_;
+  size_t reserved_ = 0;  // entries per bin
   // Interned term bytes live in arena blocks that never move.
   std::vector<std::unique_ptr<char[]>> arena_;
   size_t arena_used_ = 0;
