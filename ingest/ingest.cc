@@ -151,21 +151,22 @@ Status IngestRun::FlushRun() {
   std::vector<std::string> paths(tablets.size());
   for (size_t t = 0; t < tablets.size(); ++t) paths[t] = writer_->dir() + "/" + writer_->AllocateFileName(".run.tmp");
   std::vector<Status> results(tablets.size());
-  std::vector<TabletBuildResult> built(tablets.size());
+  std::vector<uint8_t> written(tablets.size());
   tbb::parallel_for(size_t{0}, tablets.size(), [&](size_t t) {
-    TabletBuild build;
-    build.path = paths[t];
-    build.first_bin = tablets[t].first_bin;
-    build.last_bin = tablets[t].last_bin;
-    build.lists = [this](uint32_t bin, const IngestBuffer::ListSink& emit) {
-      buffer_.ForEachList(bin, emit);
-      return Status::OK();
-    };
-    results[t] = BuildTabletFile(build, has, &built[t]);
+    bool w = false;
+    uint64_t bytes = 0;
+    results[t] = WriteRunFile(
+        paths[t], tablets[t].first_bin, tablets[t].last_bin, has,
+        [this](uint32_t bin, const IngestBuffer::ListSink& emit) {
+          buffer_.ForEachList(bin, emit);
+          return Status::OK();
+        },
+        &w, &bytes);
+    written[t] = w;
   });
   for (size_t t = 0; t < tablets.size(); ++t) {
     DPS_RETURN_IF_ERROR(results[t]);
-    if (built[t].written) runs_[t].push_back(paths[t]);
+    if (written[t]) runs_[t].push_back(paths[t]);
   }
   ++stats_->runs;
   buffer_.Clear();

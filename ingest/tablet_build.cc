@@ -1,29 +1,17 @@
 #include "ingest/tablet_build.h"
 
-#include "index/term_dict.h"
 
 namespace dps {
 
 Status RunSet::Add(const std::string& path) {
-  DPS_ASSIGN_OR_RETURN(auto reader, TabletReader::Open(path));
+  DPS_ASSIGN_OR_RETURN(auto reader, RunReader::Open(path));
   runs_.push_back(std::move(reader));
   return Status::OK();
 }
 
-Status RunSet::ForEachList(uint32_t bin, const IngestBuffer::ListSink& emit) const {
-  struct Source {
-    const TabletReader* run;
-    size_t bin_index;
-    std::unique_ptr<TermDictCursor> cursor;
-  };
-  std::vector<Source> sources;
-  for (const auto& run : runs_) {
-    int i = run->FindBin(BinId{bin});
-    if (i < 0 || run->dict(static_cast<size_t>(i)).empty()) continue;
-    auto cursor = std::make_unique<TermDictCursor>(&run->dict(static_cast<size_t>(i)));
-    cursor->SeekToFirst();
-    DPS_RETURN_IF_ERROR(cursor->status());
-    sources.push_back(Source{run.get(), static_cast<size_t>(i), std::move(cursor)});
+Status RunSet::ForEachList(uint32_t bin, const IngestBuffer::ListSink& emit) {
+  for (auto& run : runs_) {  // records of bins nobody asked for (none expected)
+    while (run->Valid() && run->bin() < bin) DPS_RETURN_IF_ERROR(run->Next());
   }
   std::vector<DocId> docs;
   std::vector<uint32_t> weights;
@@ -31,35 +19,56 @@ Status RunSet::ForEachList(uint32_t bin, const IngestBuffer::ListSink& emit) con
   PostingCursor cursor;
   for (;;) {
     // Smallest current term; runs are few, so a linear scan beats a heap.
-    const TermDictCursor* best = nullptr;
-    for (const auto& s : sources) {
-      if (s.cursor->Valid() && (best == nullptr || s.cursor->key() < best->key())) {
-        best = s.cursor.get();
+    const RunReader* best = nullptr;
+    for (const auto& run : runs_) {
+      if (run->Valid() && run->bin() == bin && (best == nullptr || run->term() < best->term())) {
+        best = run.get();
       }
     }
-    if (best == nullptr) {
-      // The bin is merged: let go of the runs' pages read for it.
-      for (const auto& run : runs_) run->file().DropResidentPages();
-      return Status::OK();
-    }
-    term.assign(best->key());
+    if (best == nullptr) return Status::OK();
+    term.assign(best->term());
     docs.clear();
     weights.clear();
-    for (auto& s : sources) {  // oldest run first: docids ascend
-      if (!s.cursor->Valid() || s.cursor->key() != term) continue;
-      PostingRef ref;
-      DPS_RETURN_IF_ERROR(s.run->ParsePostingRef(s.bin_index, s.cursor->value(), &ref));
-      DPS_RETURN_IF_ERROR(s.run->OpenCursor(ref, &cursor));
+    for (auto& run : runs_) {  // oldest run first: docids ascend
+      if (!run->Valid() || run->bin() != bin || run->term() != term) continue;
+      DPS_RETURN_IF_ERROR(run->OpenList(&cursor));
       for (DocId d = cursor.doc(); d != kEndDoc; d = cursor.Next()) {
+        if (!docs.empty() && d <= docs.back()) {
+          return Status::Corruption(run->path() + ": docids of '" + term + "' overlap an older run");
+        }
         docs.push_back(d);
         weights.push_back(cursor.weight());
       }
       DPS_RETURN_IF_ERROR(cursor.status());
-      s.cursor->Next();
-      DPS_RETURN_IF_ERROR(s.cursor->status());
+      DPS_RETURN_IF_ERROR(run->Next());
     }
     if (!emit(term, docs, weights)) return Status::OK();
   }
+}
+
+Status WriteRunFile(const std::string& path, uint32_t first_bin, uint32_t last_bin,
+                    const std::vector<uint8_t>& bin_has_data, const ListSource& lists,
+                    bool* written, uint64_t* bytes) {
+  *written = false;
+  *bytes = 0;
+  bool any = false;
+  for (uint32_t bin = first_bin; bin <= last_bin; ++bin) any |= bin_has_data[bin];
+  if (!any) return Status::OK();
+  DPS_ASSIGN_OR_RETURN(auto writer, RunWriter::Create(path));
+  for (uint32_t bin = first_bin; bin <= last_bin; ++bin) {
+    if (!bin_has_data[bin]) continue;
+    Status added;
+    DPS_RETURN_IF_ERROR(lists(bin, [&](std::string_view term, std::span<const DocId> docs,
+                                       std::span<const uint32_t> weights) {
+      added = writer->Add(bin, term, docs, weights);
+      return added.ok();
+    }));
+    DPS_RETURN_IF_ERROR(added);
+  }
+  DPS_RETURN_IF_ERROR(writer->Finish());
+  *written = true;
+  *bytes = writer->bytes_written();
+  return Status::OK();
 }
 
 Status BuildTabletFile(const TabletBuild& build, const std::vector<uint8_t>& bin_has_data,

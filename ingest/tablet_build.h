@@ -15,6 +15,7 @@
 #include "index/tablet_writer.h"
 #include "ingest/doc_spill.h"
 #include "ingest/ingest_buffer.h"
+#include "ingest/run_file.h"
 
 namespace dps {
 
@@ -22,16 +23,24 @@ namespace dps {
 using ListSource = std::function<Status(uint32_t bin, const IngestBuffer::ListSink& emit)>;
 
 // The runs one tablet spilled during an ingest, oldest first (so docids
-// ascend across them). ForEachList merges their dictionaries.
+// ascend across them). ForEachList merges their records of one bin; bins
+// must be asked for in ascending order (each run is read once, front to
+// back).
 class RunSet {
  public:
   Status Add(const std::string& path);
-  Status ForEachList(uint32_t bin, const IngestBuffer::ListSink& emit) const;
+  Status ForEachList(uint32_t bin, const IngestBuffer::ListSink& emit);
   size_t size() const { return runs_.size(); }
 
  private:
-  std::vector<std::unique_ptr<TabletReader>> runs_;
+  std::vector<std::unique_ptr<RunReader>> runs_;
 };
+
+// Writes one spill run: the lists of the tablet's bins [first_bin, last_bin]
+// that have data; *written false (and no file) when none has.
+Status WriteRunFile(const std::string& path, uint32_t first_bin, uint32_t last_bin,
+                    const std::vector<uint8_t>& bin_has_data, const ListSource& lists,
+                    bool* written, uint64_t* bytes);
 
 struct TabletBuild {
   std::string path;

@@ -52,13 +52,12 @@ TEST(RunSet, MergesRunsIntoOneListPerTerm) {
   RunSet runs;
   for (int r = 0; r < 2; ++r) {
     const std::string path = dir.path() + "/run" + std::to_string(r);
-    auto w = TabletWriter::Create(path, TabletWriterOptions());
+    auto w = RunWriter::Create(path);
     ASSERT_TRUE(w.ok());
-    ASSERT_TRUE((*w)->StartBin(BinId{0}).ok());
     std::vector<DocId> docs = {DocId(10 * r), DocId(10 * r + 1)};
     std::vector<uint32_t> weights = {1, 2};
-    ASSERT_TRUE((*w)->AddPostingList(r == 0 ? "a" : "b", docs, weights).ok());
-    ASSERT_TRUE((*w)->AddPostingList("c", docs, weights).ok());
+    ASSERT_TRUE((*w)->Add(0, r == 0 ? "a" : "b", docs, weights).ok());
+    ASSERT_TRUE((*w)->Add(0, "c", docs, weights).ok());
     ASSERT_TRUE((*w)->Finish().ok());
     ASSERT_TRUE(runs.Add(path).ok());
   }

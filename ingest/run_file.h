@@ -1,0 +1,83 @@
+// Spill runs of an ingest (`NNNNNN.run.tmp`): one tablet's posting lists
+// from one buffer flush, in (bin, term) order, written front to back and
+// read back front to back by the final merge. Reading goes through pread
+// into one small buffer per run, not mmap: a mapping of a freshly written
+// file can map whole large page-cache folios on a single touch, so the
+// merge of many runs held all of them resident (synthetic 1M, 200 MB
+// budget: 300 MB of file pages). Layout: docs/FORMAT.md ("Spill run").
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "common/file.h"
+#include "common/status.h"
+#include "index/posting_list.h"
+#include "index/types.h"
+
+namespace dps {
+
+inline constexpr uint64_t kRunMagic = 0x00314e5552535044ULL;  // "DPSRUN1\0"
+inline constexpr uint32_t kRunVersion = 1;
+
+class RunWriter {
+ public:
+  static Result<std::unique_ptr<RunWriter>> Create(const std::string& path);
+  // REQUIRES: (bin, term) strictly ascending across calls; docs ascending,
+  // weights >= 1, same sizes >= 1.
+  Status Add(uint32_t bin, std::string_view term, std::span<const DocId> docs,
+             std::span<const uint32_t> weights);
+  Status Finish();  // the end block, then fsync
+  uint64_t bytes_written() const { return file_->size(); }
+
+ private:
+  explicit RunWriter(std::unique_ptr<WritableFile> file) : file_(std::move(file)) {}
+  Status FlushBlock();
+  std::unique_ptr<WritableFile> file_;
+  std::string block_;
+  std::string list_;
+};
+
+// Reads one run sequentially. Views (term, list) stay valid until Next().
+class RunReader {
+ public:
+  static Result<std::unique_ptr<RunReader>> Open(const std::string& path);
+  ~RunReader();
+
+  bool Valid() const { return valid_; }
+  uint32_t bin() const { return bin_; }
+  std::string_view term() const { return term_; }
+  // Positions `cursor` on the current record's list.
+  Status OpenList(PostingCursor* cursor) const;
+  // Moves to the next record; at the end Valid() turns false.
+  Status Next();
+  const std::string& path() const { return path_; }
+
+ private:
+  RunReader() = default;
+  Status ReadBlock();
+  Status ReadExact(uint64_t offset, size_t len, char* out);
+  std::string Where(uint64_t offset) const;
+
+  std::string path_;
+  int fd_ = -1;
+  uint64_t file_size_ = 0;
+  uint64_t next_block_ = 0;   // file offset of the next block header
+  uint64_t block_offset_ = 0; // file offset of the current block's payload
+  std::string block_;
+  size_t pos_ = 0;            // in block_
+  bool valid_ = false;
+  bool ended_ = false;
+  uint32_t bin_ = 0;
+  std::string_view term_;
+  uint32_t df_ = 0;
+  std::string_view list_;     // df >= 2: the encoded list
+  DocId single_doc_ = 0;
+  uint32_t single_weight_ = 0;
+  uint64_t list_offset_ = 0;  // file offset of list_, for messages
+};
+
+}  // namespace dps
