@@ -126,6 +126,14 @@ Result<QueryPlan> PlanQuery(QueryNode root_node, const GlobalIndexReader* global
       plan.estimated_postings += plan.terms.entries[e].second.df;
     }
   }
+  if (plan.pure_and && plan.and_entries.size() > 1) {
+    // A conjunction led by a rare term seeks the others once per candidate
+    // (a seek decodes at most a 32-docid part), so its cost follows the
+    // rarest list, however long the others are.
+    const uint64_t rarest = plan.terms.entries[plan.and_entries[0]].second.df;
+    plan.estimated_postings =
+        std::min(plan.estimated_postings, rarest * 32 * plan.and_entries.size());
+  }
   return plan;
 }
 

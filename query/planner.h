@@ -31,8 +31,10 @@ struct QueryPlan {
   std::vector<size_t> and_entries;
   std::vector<std::string> highlight;  // positive terms, for snippets
   // Postings the query may have to touch, from global frequencies: the sum
-  // of its positive terms' df (dense intersections decode every list). The
-  // coordinator runs cheap plans inline.
+  // of its positive terms' df (dense intersections decode every list), for
+  // a conjunction at most 32 x terms x the rarest df (each candidate costs
+  // a seek of at most one 32-docid part per other term). The coordinator
+  // runs cheap plans inline.
   uint64_t estimated_postings = 0;
 };
 
