@@ -53,7 +53,6 @@ Status CompactTabletSuffix(IndexWriter* writer, size_t t, size_t first, Compacti
   const std::string name = writer->AllocateFileName(".tab");
   TabletWriterOptions options;
   options.store_text = writer->manifest().store_text;
-  options.external_dictionary = true;
   DPS_ASSIGN_OR_RETURN(auto out, TabletWriter::Create(writer->dir() + "/" + name, options));
   EntryCursor cursor(writer->current().global(), run.get(), static_cast<uint32_t>(first));
   cursor.SeekToFirst();

@@ -154,7 +154,6 @@ Status IndexWriter::Commit(std::vector<AnalyzedDocument> docs, CommitStats* stat
     const std::string file_name = AllocateFileName(".tab");
     TabletWriterOptions wopt;
     wopt.store_text = manifest_.store_text;
-    wopt.external_dictionary = true;
     DPS_ASSIGN_OR_RETURN(auto writer, TabletWriter::Create(dir_ + "/" + file_name, wopt));
     for (uint32_t bin : bins) {
       const auto& list = by_bin[bin];
@@ -239,7 +238,6 @@ Status IndexWriter::Delete(const std::vector<std::string>& ids, CommitStats* sta
     const std::string file_name = AllocateFileName(".tab");
     TabletWriterOptions wopt;
     wopt.store_text = manifest_.store_text;
-    wopt.external_dictionary = true;
     DPS_ASSIGN_OR_RETURN(auto writer, TabletWriter::Create(dir_ + "/" + file_name, wopt));
     for (const auto& [bin, docids] : bins) {
       DPS_RETURN_IF_ERROR(writer->StartBin(BinId{bin}));

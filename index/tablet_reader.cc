@@ -55,13 +55,13 @@ Status TabletReader::OpenBin(Bin* bin) {
   const BinInfo& b = bin->info;
   const uint64_t body = file_->body_size();
   auto in_body = [body](uint64_t off, uint64_t len) { return off <= body && len <= body - off; };
-  if (!in_body(b.postings_offset, b.postings_len) || !in_body(b.dict_offset, b.dict_len) ||
+  // dict_offset/dict_len are reserved (0): a tablet's dictionaries live in the global index.
+  if (!in_body(b.postings_offset, b.postings_len) || b.dict_offset != 0 || b.dict_len != 0 ||
       !in_body(b.docs_offset, b.docs_len) || !in_body(b.ids_offset, b.ids_len) ||
       !in_body(b.tombstones_offset, b.tombstones_len) || b.reserved != 0 ||
       b.ids_len != uint64_t{b.num_docs} * kIdIndexEntrySize) {
     return Status::Corruption(Where(file_->directory_offset()) + ": bad directory entry");
   }
-  DPS_RETURN_IF_ERROR(bin->dict.Open(file_.get(), b.dict_offset, b.dict_len));
   DPS_RETURN_IF_ERROR(bin->docs.Open(file_.get(), b.docs_offset, b.docs_len));
   if (b.tombstones_len > 0) {
     DPS_ASSIGN_OR_RETURN(std::string_view t, file_->Read(b.tombstones_offset, b.tombstones_len));
@@ -123,14 +123,6 @@ Status TabletReader::ParsePostingRef(size_t i, std::string_view value, PostingRe
                               ": malformed dictionary value");
   }
   return Status::OK();
-}
-
-Status TabletReader::FindTerm(size_t i, std::string_view term, bool* found,
-                              PostingRef* ref) const {
-  std::string_view value;
-  DPS_RETURN_IF_ERROR(bins_[i].dict.Find(term, found, &value));
-  if (!*found) return Status::OK();
-  return ParsePostingRef(i, value, ref);
 }
 
 Status TabletReader::OpenCursor(const PostingRef& ref, PostingCursor* cursor) const {

@@ -1,5 +1,6 @@
 // Reads a tablet file written by TabletWriter: the bin directory, and per bin
-// its term dictionary, posting lists, doc store, id index and tombstones.
+// its posting lists, doc store, id index and tombstones (the term
+// dictionaries are in the global index).
 // Memory-mapped; every byte is checksum-verified on first touch (see
 // paged_file.h). Immutable after Open and safe to share between threads.
 #pragma once
@@ -14,7 +15,6 @@
 #include "index/paged_file.h"
 #include "index/posting_list.h"
 #include "index/tablet_format.h"
-#include "index/term_dict.h"
 #include "index/types.h"
 
 namespace dps {
@@ -41,13 +41,10 @@ class TabletReader {
   uint64_t file_size() const { return file_->file_size(); }
   const PagedFileReader& file() const { return *file_; }
 
-  // Looks `term` up in bin i; *found false when absent (no postings read).
-  Status FindTerm(size_t i, std::string_view term, bool* found, PostingRef* ref) const;
-  // Decodes a dictionary value of bin i (for cursors iterating the dictionary).
+  // Decodes a dictionary value of bin i (from the file's term list).
   Status ParsePostingRef(size_t i, std::string_view value, PostingRef* ref) const;
   // Verifies the list's bytes and positions `cursor` on its first docid.
   Status OpenCursor(const PostingRef& ref, PostingCursor* cursor) const;
-  const TermDictReader& dict(size_t i) const { return bins_[i].dict; }
 
   const DocStoreReader& docs(size_t i) const { return bins_[i].docs; }
   // Docids this file deletes from older files of the tablet, ascending.
@@ -58,7 +55,6 @@ class TabletReader {
  private:
   struct Bin {
     BinInfo info;
-    TermDictReader dict;
     DocStoreReader docs;
     std::vector<DocId> tombstones;
   };

@@ -18,9 +18,7 @@ Result<std::unique_ptr<TabletWriter>> TabletWriter::Create(const std::string& pa
                                                            const TabletWriterOptions& options) {
   DPS_ASSIGN_OR_RETURN(auto file, PagedFileWriter::Create(path));
   std::unique_ptr<TabletWriter> w(new TabletWriter(std::move(file), options));
-  if (options.external_dictionary) {
-    DPS_ASSIGN_OR_RETURN(w->term_list_, TermListWriter::Create(TermListPathFor(path)));
-  }
+  DPS_ASSIGN_OR_RETURN(w->term_list_, TermListWriter::Create(TermListPathFor(path)));
   std::string header;
   PutFixed64(&header, kTabletMagic);
   PutFixed32(&header, kTabletFormatVersion);
@@ -123,14 +121,7 @@ Status TabletWriter::FinishBin() {
   }
 
   std::string region = dict_.Finish();
-  bin_.dict_offset = file_->offset();
-  bin_.dict_len = 0;
-  if (bin_.num_terms > 0 && term_list_ != nullptr) {
-    DPS_RETURN_IF_ERROR(term_list_->AddBin(bin_.bin, region));
-  } else if (bin_.num_terms > 0) {
-    bin_.dict_len = region.size();
-    DPS_RETURN_IF_ERROR(Append(region));
-  }
+  if (bin_.num_terms > 0) DPS_RETURN_IF_ERROR(term_list_->AddBin(bin_.bin, region));
 
   std::sort(ids_.begin(), ids_.end());
   region.clear();
@@ -171,7 +162,7 @@ Status TabletWriter::Finish() {
   dir += directory_;
   const uint64_t dir_offset = file_->offset();
   DPS_RETURN_IF_ERROR(Append(dir));
-  if (term_list_ != nullptr) DPS_RETURN_IF_ERROR(term_list_->Finish());
+  DPS_RETURN_IF_ERROR(term_list_->Finish());
   return file_->Finish(dir_offset, dir.size(), kTabletFormatVersion);
 }
 

@@ -31,11 +31,6 @@ struct TabletWriterOptions {
   // zstd level of doc store blocks: 3 is zstd's default, a good balance of
   // ingest speed and size; 19 is ~30% smaller and ~10x slower to write.
   int zstd_level = 3;
-  // Write each bin's dictionary to the term list beside the file
-  // (TermListPathFor) instead of into it: files of an index keep no
-  // dictionary (the global index holds every entry as a ref); spill runs,
-  // read back by ingest's merge, keep theirs inside.
-  bool external_dictionary = false;
 };
 
 class TabletWriter {
@@ -69,7 +64,10 @@ class TabletWriter {
   Status Append(std::string_view bytes) { return file_->Append(bytes); }
 
   std::unique_ptr<PagedFileWriter> file_;
-  std::unique_ptr<TermListWriter> term_list_;  // external_dictionary only
+  // Each bin's dictionary goes to the term list beside the file
+  // (TermListPathFor): the commit merges it into the global index, and the
+  // tablet file itself keeps none.
+  std::unique_ptr<TermListWriter> term_list_;
   TabletWriterOptions options_;
   bool in_bin_ = false;
   bool have_bin_ = false;

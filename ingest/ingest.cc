@@ -195,7 +195,6 @@ Status IngestRun::WriteFinal() {
   std::vector<TabletBuildResult> built(tablets.size());
   TabletWriterOptions wopt;
   wopt.store_text = writer_->manifest().store_text;
-  wopt.external_dictionary = true;
   for (auto& t : tombstones_) std::sort(t.begin(), t.end());
   tbb::parallel_for(size_t{0}, tablets.size(), [&](size_t t) {
     RunSet runs;
