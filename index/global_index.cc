@@ -30,6 +30,25 @@ std::span<const TermRef> GlobalTermInfo::RefsOf(uint32_t bin) const {
   return {lo, hi};
 }
 
+void GlobalTermInfo::Bins(std::vector<uint32_t>* out) const {
+  out->clear();
+  for (const TermRef& r : refs) {
+    if (out->empty() || out->back() != r.bin) out->push_back(r.bin);
+  }
+}
+
+Result<size_t> TermTable::Add(const GlobalIndexReader* global, std::string_view term) {
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (entries[i].first == term) return i;
+  }
+  entries.emplace_back(std::string(term), GlobalTermInfo());
+  if (global != nullptr) {
+    bool found = false;  // absent: the entry stays empty
+    DPS_RETURN_IF_ERROR(global->Lookup(term, &found, &entries.back().second));
+  }
+  return entries.size() - 1;
+}
+
 Status GlobalIndexWriter::Add(std::string_view term, const GlobalTermInfo& info) {
   if ((dict_.entries() > 0 && term <= last_) || info.refs.empty()) {
     return Status::InvalidArgument("GlobalIndexWriter: terms must ascend and have postings");
@@ -120,10 +139,8 @@ Status GlobalIndexReader::ParseValue(std::string_view value, GlobalTermInfo* inf
   auto* p = reinterpret_cast<const uint8_t*>(value.data());
   auto* end = p + value.size();
   info->df = 0;
-  info->bins.clear();
   info->refs.clear();
   // A ref takes at least 2 bytes: reserve once instead of growing.
-  info->bins.reserve(value.size() / 2 + 1);
   info->refs.reserve(value.size() / 2 + 1);
   auto bad = [&](const char* what) {
     return Status::Corruption(file_->path() + ": malformed global index entry (" + what + ")");
@@ -163,7 +180,6 @@ Status GlobalIndexReader::ParseValue(std::string_view value, GlobalTermInfo* inf
         return bad("posting");
       }
     }
-    if (first || gap != 0) info->bins.push_back(r.bin);
     info->df += r.df;
     info->refs.push_back(r);
   }

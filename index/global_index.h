@@ -40,12 +40,15 @@ struct TermRef {
 };
 
 struct GlobalTermInfo {
-  uint64_t df = 0;
-  std::vector<uint32_t> bins;  // ascending, distinct
-  std::vector<TermRef> refs;   // ascending by (bin, file); every bin has one or more
+  uint64_t df = 0;            // the sum of the refs' df
+  std::vector<TermRef> refs;  // ascending by (bin, file)
   // The refs of `bin` (empty when the term is absent from it).
   std::span<const TermRef> RefsOf(uint32_t bin) const;
+  // The bins holding the term, ascending, into *out.
+  void Bins(std::vector<uint32_t>* out) const;
 };
+
+class GlobalIndexReader;
 
 // The global entries of one query's terms (a handful: searched linearly).
 // An entry with no refs is a term absent from the index.
@@ -57,13 +60,16 @@ struct TermTable {
     }
     return nullptr;
   }
+  // The index of `term`'s entry, looked up in `global` (may be null: absent)
+  // the first time it is asked for.
+  Result<size_t> Add(const GlobalIndexReader* global, std::string_view term);
 };
 
 class GlobalIndexWriter {
  public:
   static Result<std::unique_ptr<GlobalIndexWriter>> Create(const std::string& path);
   // REQUIRES: terms strictly ascending; refs non-empty, ascending by (bin,
-  // file). info.bins is ignored (the refs say it).
+  // file).
   Status Add(std::string_view term, const GlobalTermInfo& info);
   Status Finish(uint64_t total_docs);
   uint64_t bytes_written() const { return file_->offset(); }

@@ -46,13 +46,7 @@ Status LookupTerms(const GlobalIndexReader* global, const QueryNode& node, TermT
     for (const auto& c : node.children) DPS_RETURN_IF_ERROR(LookupTerms(global, c, table));
     return Status::OK();
   }
-  if (table->Find(node.term) != nullptr) return Status::OK();
-  table->entries.emplace_back(node.term, GlobalTermInfo());
-  if (global == nullptr) return Status::OK();
-  bool found = false;
-  DPS_RETURN_IF_ERROR(global->Lookup(node.term, &found, &table->entries.back().second));
-  if (!found) table->entries.back().second = GlobalTermInfo();
-  return Status::OK();
+  return table->Add(global, node.term).status();
 }
 
 Result<std::unique_ptr<DocIterator>> BuildIterator(const IndexReader& index, BinId bin,

@@ -93,9 +93,8 @@ Status Coordinator::Run(const QueryPlan& plan, const SearchOptions& options,
       BinRequest req;
       req.bin = bin;
       req.root = &plan.root;
-      req.and_terms = plan.pure_and ? &plan.and_terms : nullptr;
       req.terms = &plan.terms;
-      req.and_entries = &plan.and_entries;
+      req.and_entries = plan.pure_and ? &plan.and_entries : nullptr;
       req.count_only = options.count_only;
       req.limit = options.limit;
       req.cancel = &cancel;

@@ -15,39 +15,41 @@ class BinSets {
 
   // Bins where `node` can match, into *out. Negated children of an AND
   // restrict nothing (they only subtract), but their terms are looked up
-  // too. Term children combine straight from the table (no copies).
+  // too.
   Status Of(const QueryNode& node, std::vector<uint32_t>* out) {
-    out->clear();
     if (node.kind == QueryNode::Kind::kTerm) {
-      DPS_ASSIGN_OR_RETURN(size_t e, Lookup(node.term));
-      const auto& bins = table_->entries[e].second.bins;
-      out->assign(bins.begin(), bins.end());
+      DPS_ASSIGN_OR_RETURN(const GlobalTermInfo* info, Lookup(node.term));
+      info->Bins(out);
       return Status::OK();
     }
+    out->clear();
     bool first = true;
     std::vector<uint32_t> child, merged;
     for (const auto& c : node.children) {
-      const std::vector<uint32_t>* bins = &child;
-      if (c.kind == QueryNode::Kind::kTerm) {
-        DPS_ASSIGN_OR_RETURN(size_t e, Lookup(c.term));
-        bins = &table_->entries[e].second.bins;
-      } else {
+      if (c.negated) {
         DPS_RETURN_IF_ERROR(Of(c, &child));
+        continue;
       }
-      if (c.negated) continue;
+      if (!first && node.kind == QueryNode::Kind::kAnd && c.kind == QueryNode::Kind::kTerm) {
+        // In place, straight from the refs: keep the bins this term has.
+        DPS_ASSIGN_OR_RETURN(const GlobalTermInfo* info, Lookup(c.term));
+        out->erase(std::remove_if(out->begin(), out->end(),
+                                  [info](uint32_t b) { return info->RefsOf(b).empty(); }),
+                   out->end());
+        continue;
+      }
+      DPS_RETURN_IF_ERROR(Of(c, first ? out : &child));
       if (first) {
-        out->assign(bins->begin(), bins->end());
         first = false;
       } else if (node.kind == QueryNode::Kind::kAnd) {
-        // In place: keep the accumulated bins this child also has.
         out->erase(std::remove_if(out->begin(), out->end(),
-                                  [bins](uint32_t b) {
-                                    return !std::binary_search(bins->begin(), bins->end(), b);
+                                  [&child](uint32_t b) {
+                                    return !std::binary_search(child.begin(), child.end(), b);
                                   }),
                    out->end());
       } else {
         merged.clear();
-        std::set_union(out->begin(), out->end(), bins->begin(), bins->end(),
+        std::set_union(out->begin(), out->end(), child.begin(), child.end(),
                        std::back_inserter(merged));
         out->swap(merged);
       }
@@ -55,18 +57,11 @@ class BinSets {
     return Status::OK();
   }
 
-  // The term's index in the table, looking it up once.
-  Result<size_t> Lookup(const std::string& term) {
-    auto& entries = table_->entries;
-    for (size_t i = 0; i < entries.size(); ++i) {
-      if (entries[i].first == term) return i;
-    }
-    entries.emplace_back(term, GlobalTermInfo());
-    bool found = false;
-    DPS_RETURN_IF_ERROR(global_->Lookup(term, &found, &entries.back().second));
-    if (!found) entries.back().second = GlobalTermInfo();
-    return entries.size() - 1;
+  Result<const GlobalTermInfo*> Lookup(const std::string& term) {
+    DPS_ASSIGN_OR_RETURN(size_t e, Entry(term));
+    return &table_->entries[e].second;
   }
+  Result<size_t> Entry(const std::string& term) { return table_->Add(global_, term); }
 
  private:
   const GlobalIndexReader* global_;
@@ -96,8 +91,7 @@ Result<QueryPlan> PlanQuery(QueryNode root_node, const GlobalIndexReader* global
   // Pure conjunction: every term positive, no OR anywhere.
   if (root.kind == QueryNode::Kind::kTerm) {
     plan.pure_and = true;
-    plan.and_terms = {root.term};
-    DPS_ASSIGN_OR_RETURN(size_t e, sets.Lookup(root.term));
+    DPS_ASSIGN_OR_RETURN(size_t e, sets.Entry(root.term));
     plan.and_entries = {e};
     plan.estimated_postings = plan.terms.entries[e].second.df;
   } else if (root.kind == QueryNode::Kind::kAnd &&
@@ -107,23 +101,19 @@ Result<QueryPlan> PlanQuery(QueryNode root_node, const GlobalIndexReader* global
     plan.pure_and = true;
     std::vector<std::pair<uint64_t, size_t>> by_df;  // (df, entry)
     by_df.reserve(root.children.size());
-    plan.and_terms.reserve(root.children.size());
     plan.and_entries.reserve(root.children.size());
     for (const auto& c : root.children) {
-      DPS_ASSIGN_OR_RETURN(size_t e, sets.Lookup(c.term));
+      DPS_ASSIGN_OR_RETURN(size_t e, sets.Entry(c.term));
       by_df.emplace_back(plan.terms.entries[e].second.df, e);
     }
     std::sort(by_df.begin(), by_df.end());
     by_df.erase(std::unique(by_df.begin(), by_df.end()), by_df.end());
-    for (auto& [df, e] : by_df) {
-      plan.and_terms.push_back(plan.terms.entries[e].first);
-      plan.and_entries.push_back(e);
-    }
+    for (auto& [df, e] : by_df) plan.and_entries.push_back(e);
   }
   if (root.kind != QueryNode::Kind::kTerm) {
     for (const auto& t : plan.highlight) {  // the positive terms
-      DPS_ASSIGN_OR_RETURN(size_t e, sets.Lookup(t));
-      plan.estimated_postings += plan.terms.entries[e].second.df;
+      DPS_ASSIGN_OR_RETURN(const GlobalTermInfo* info, sets.Lookup(t));
+      plan.estimated_postings += info->df;
     }
   }
   if (plan.pure_and && plan.and_entries.size() > 1) {

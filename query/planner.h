@@ -23,11 +23,11 @@ struct QueryPlan {
   bool empty = false;
   // A conjunction of plain terms (no OR, no NOT): the fast path applies.
   bool pure_and = false;
-  std::vector<std::string> and_terms;  // pure_and: rarest first
   // Every term's global entry (refs per bin and file): shards open postings
   // from these, never searching a dictionary again.
   TermTable terms;
-  // pure_and: and_terms[k]'s entry is terms.entries[and_entries[k]].
+  // pure_and: the conjunction's terms, rarest first, as indexes into
+  // terms.entries.
   std::vector<size_t> and_entries;
   std::vector<std::string> highlight;  // positive terms, for snippets
   // Postings the query may have to touch, from global frequencies: the sum

@@ -333,9 +333,8 @@ class ShardServer::Impl::Connection : public std::enable_shared_from_this<Connec
       BinRequest br;
       br.bin = bin;
       br.root = &req.plan.root;
-      br.and_terms = req.plan.pure_and ? &req.plan.and_terms : nullptr;
       br.terms = &req.plan.terms;
-      br.and_entries = &req.plan.and_entries;
+      br.and_entries = req.plan.pure_and ? &req.plan.and_entries : nullptr;
       br.count_only = req.count_only;
       br.limit = req.limit;
       br.cancel = &req.cancel;

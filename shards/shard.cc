@@ -16,7 +16,7 @@ constexpr size_t kMaxFastPathTerms = 16;
 // file and nothing in the bin is deleted: then plain cursors are exact.
 Status TryFastPath(const Tablet& tablet, const BinRequest& req, BinResponse* resp, bool* done) {
   *done = false;
-  if (!tablet.deleted(BinId{req.bin}).empty() || req.and_terms->size() > kMaxFastPathTerms) {
+  if (!tablet.deleted(BinId{req.bin}).empty() || req.and_entries->size() > kMaxFastPathTerms) {
     return Status::OK();
   }
   const TabletReader* file = nullptr;
@@ -28,7 +28,7 @@ Status TryFastPath(const Tablet& tablet, const BinRequest& req, BinResponse* res
   }
   *done = true;
   if (file == nullptr) return Status::OK();
-  const size_t n = req.and_terms->size();
+  const size_t n = req.and_entries->size();
   // Cursors are about 1 KiB each: reuse this thread's instead of allocating
   // per term per bin.
   thread_local std::vector<std::unique_ptr<PostingCursor>> pool;
@@ -76,7 +76,7 @@ Status Shard::Search(const BinRequest& req, BinResponse* resp) const {
   resp->bin = req.bin;
   const Tablet& tablet = index_->TabletOf(BinId{req.bin});
   if (req.terms == nullptr) return Status::InvalidArgument("BinRequest without looked-up terms");
-  if (req.and_terms != nullptr && !req.and_terms->empty() && req.and_entries != nullptr) {
+  if (req.and_entries != nullptr && !req.and_entries->empty()) {
     bool done = false;
     DPS_RETURN_IF_ERROR(TryFastPath(tablet, req, resp, &done));
     if (done) return Status::OK();

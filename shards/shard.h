@@ -20,12 +20,10 @@ namespace dps {
 struct BinRequest {
   uint32_t bin = 0;
   const QueryNode* root = nullptr;
-  // Non-empty for a conjunction of plain terms, rarest first: the shard may
-  // use the no-virtual-call intersection kernel.
-  const std::vector<std::string>* and_terms = nullptr;
   // The planner's global entries (required): terms open from their refs.
-  // With and_terms, (*and_entries)[k] indexes and_terms[k]'s entry.
   const TermTable* terms = nullptr;
+  // Set for a conjunction of plain terms: their entries in `terms`, rarest
+  // first; the shard may use the no-virtual-call intersection kernel.
   const std::vector<size_t>* and_entries = nullptr;
   bool count_only = false;
   size_t limit = 0;  // stop after this many docids (0: all)

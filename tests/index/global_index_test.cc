@@ -91,7 +91,9 @@ TEST(GlobalIndex, RefsRoundTripWithBinsAndFrequency) {
       if (bins.empty() || bins.back() != refs[i].bin) bins.push_back(refs[i].bin);
     }
     EXPECT_EQ(info.df, df);
-    EXPECT_EQ(info.bins, bins);
+    std::vector<uint32_t> got_bins;
+    info.Bins(&got_bins);
+    EXPECT_EQ(got_bins, bins);
     for (uint32_t b : bins) {
       for (const TermRef& ref : info.RefsOf(b)) EXPECT_EQ(ref.bin, b);
     }
@@ -151,7 +153,9 @@ TEST(GlobalIndex, ReaderRefusesMalformedValues) {
   ASSERT_EQ(info.refs.size(), 2u);
   EXPECT_EQ(info.refs[1].file, 2u);
   EXPECT_EQ(info.refs[1].inline_doc, 6u);
-  EXPECT_EQ(info.bins, std::vector<uint32_t>{0});
+  std::vector<uint32_t> bins;
+  info.Bins(&bins);
+  EXPECT_EQ(bins, std::vector<uint32_t>{0});
 }
 
 }  // namespace
