@@ -154,14 +154,13 @@ Status IngestRun::FlushRun() {
   std::vector<uint8_t> written(tablets.size());
   tbb::parallel_for(size_t{0}, tablets.size(), [&](size_t t) {
     bool w = false;
-    uint64_t bytes = 0;
     results[t] = WriteRunFile(
         paths[t], tablets[t].first_bin, tablets[t].last_bin, has,
         [this](uint32_t bin, const IngestBuffer::ListSink& emit) {
           buffer_.ForEachList(bin, emit);
           return Status::OK();
         },
-        &w, &bytes);
+        &w);
     written[t] = w;
   });
   for (size_t t = 0; t < tablets.size(); ++t) {

@@ -72,12 +72,13 @@ size_t IngestBuffer::memory_bytes() const {
 }
 
 void IngestBuffer::Seal() {
-  by_rank_.resize(terms_.size());
-  std::iota(by_rank_.begin(), by_rank_.end(), 0u);
-  std::sort(by_rank_.begin(), by_rank_.end(),
+  // The flush needs only term id -> rank; the inverse lives just here.
+  std::vector<uint32_t> by_rank(terms_.size());
+  std::iota(by_rank.begin(), by_rank.end(), 0u);
+  std::sort(by_rank.begin(), by_rank.end(),
             [this](uint32_t a, uint32_t b) { return terms_[a] < terms_[b]; });
   rank_.assign(terms_.size(), 0);
-  for (uint32_t r = 0; r < by_rank_.size(); ++r) rank_[by_rank_[r]] = r;
+  for (uint32_t r = 0; r < by_rank.size(); ++r) rank_[by_rank[r]] = r;
 }
 
 bool IngestBuffer::ForEachList(uint32_t bin, const ListSink& emit) {
@@ -131,7 +132,6 @@ void IngestBuffer::Clear() {
   std::vector<Slot>(1 << 16).swap(slots_);
   terms_.clear();
   rank_.clear();
-  by_rank_.clear();
   postings_ = 0;
 }
 

@@ -79,7 +79,6 @@ class IngestBuffer {
   std::vector<Slot> slots_ = std::vector<Slot>(1 << 16);
   std::vector<std::string_view> terms_;  // by id
   std::vector<uint32_t> rank_;           // term id -> rank, after Seal
-  std::vector<uint32_t> by_rank_;        // rank -> term id, after Seal
   uint64_t postings_ = 0;
 };
 

@@ -31,7 +31,6 @@ class RunWriter {
   Status Add(uint32_t bin, std::string_view term, std::span<const DocId> docs,
              std::span<const uint32_t> weights);
   Status Finish();  // the end block, then fsync
-  uint64_t bytes_written() const { return file_->size(); }
 
  private:
   explicit RunWriter(std::unique_ptr<WritableFile> file) : file_(std::move(file)) {}

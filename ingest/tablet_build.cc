@@ -48,9 +48,8 @@ Status RunSet::ForEachList(uint32_t bin, const IngestBuffer::ListSink& emit) {
 
 Status WriteRunFile(const std::string& path, uint32_t first_bin, uint32_t last_bin,
                     const std::vector<uint8_t>& bin_has_data, const ListSource& lists,
-                    bool* written, uint64_t* bytes) {
+                    bool* written) {
   *written = false;
-  *bytes = 0;
   bool any = false;
   for (uint32_t bin = first_bin; bin <= last_bin; ++bin) any |= bin_has_data[bin];
   if (!any) return Status::OK();
@@ -67,7 +66,6 @@ Status WriteRunFile(const std::string& path, uint32_t first_bin, uint32_t last_b
   }
   DPS_RETURN_IF_ERROR(writer->Finish());
   *written = true;
-  *bytes = writer->bytes_written();
   return Status::OK();
 }
 

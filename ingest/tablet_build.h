@@ -40,7 +40,7 @@ class RunSet {
 // that have data; *written false (and no file) when none has.
 Status WriteRunFile(const std::string& path, uint32_t first_bin, uint32_t last_bin,
                     const std::vector<uint8_t>& bin_has_data, const ListSource& lists,
-                    bool* written, uint64_t* bytes);
+                    bool* written);
 
 struct TabletBuild {
   std::string path;
