@@ -83,20 +83,18 @@ Status GlobalIndexWriter::Add(std::string_view term, const GlobalTermInfo& info)
     prev_bin = r.bin;
     prev_file = r.file;
   }
-  dict_.Add(term, scratch_);
+  DPS_RETURN_IF_ERROR(dict_.Add(term, scratch_));
   last_.assign(term);
   return Status::OK();
 }
 
 Status GlobalIndexWriter::Finish(uint64_t total_docs) {
   const uint64_t terms = dict_.entries();
-  const uint64_t dict_offset = file_->offset();
-  std::string dict = dict_.Finish();
-  if (terms == 0) dict.clear();
-  DPS_RETURN_IF_ERROR(file_->Append(dict));
+  uint64_t dict_offset, dict_len;
+  DPS_RETURN_IF_ERROR(dict_.Finish(&dict_offset, &dict_len));
   std::string dir;
   PutFixed64(&dir, dict_offset);
-  PutFixed64(&dir, dict.size());
+  PutFixed64(&dir, dict_len);
   PutFixed64(&dir, terms);
   PutFixed64(&dir, total_docs);
   const uint64_t dir_offset = file_->offset();

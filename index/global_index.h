@@ -75,9 +75,10 @@ class GlobalIndexWriter {
   uint64_t bytes_written() const { return file_->offset(); }
 
  private:
-  explicit GlobalIndexWriter(std::unique_ptr<PagedFileWriter> file) : file_(std::move(file)) {}
+  explicit GlobalIndexWriter(std::unique_ptr<PagedFileWriter> file)
+      : file_(std::move(file)), dict_(file_.get(), kGlobalDictBlockEntries) {}
   std::unique_ptr<PagedFileWriter> file_;
-  TermDictBuilder dict_{kGlobalDictBlockEntries};
+  TermDictBuilder dict_;  // streams into file_
   std::string last_;
   std::string scratch_;
 };

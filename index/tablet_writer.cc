@@ -41,7 +41,7 @@ Status TabletWriter::StartBin(BinId bin) {
   docs_started_ = false;
   ids_.clear();
   tombstones_.clear();
-  return Status::OK();
+  return term_list_->BeginBin(bin.value);
 }
 
 Status TabletWriter::AddPostingList(std::string_view term, std::span<const DocId> docs,
@@ -77,7 +77,7 @@ Status TabletWriter::AddPostingList(std::string_view term, std::span<const DocId
     PutVarint64(&scratch_, list.size());
     DPS_RETURN_IF_ERROR(Append(list));
   }
-  dict_.Add(term, scratch_);
+  DPS_RETURN_IF_ERROR(term_list_->Add(term, scratch_));
   last_term_.assign(term);
   ++bin_.num_terms;
   bin_.num_postings += docs.size();
@@ -120,11 +120,10 @@ Status TabletWriter::FinishBin() {
     bin_.docs_len = 0;
   }
 
-  std::string region = dict_.Finish();
-  if (bin_.num_terms > 0) DPS_RETURN_IF_ERROR(term_list_->AddBin(bin_.bin, region));
+  DPS_RETURN_IF_ERROR(term_list_->EndBin());
 
   std::sort(ids_.begin(), ids_.end());
-  region.clear();
+  std::string region;
   for (const auto& [hash, docid] : ids_) {
     PutFixed32(&region, hash);
     PutFixed32(&region, docid);

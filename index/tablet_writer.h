@@ -75,7 +75,6 @@ class TabletWriter {
   std::string last_term_;
   bool docs_started_ = false;
   DocId last_doc_ = 0;
-  TermDictBuilder dict_;
   DocStoreWriter docs_;
   std::vector<std::pair<uint32_t, DocId>> ids_;  // (IdHash32, docid)
   std::vector<DocId> tombstones_;

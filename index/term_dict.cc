@@ -17,33 +17,49 @@ uint64_t TermDictKeyPrefix(std::string_view key) {
 
 // ---- builder ----
 
-void TermDictBuilder::Add(std::string_view key, std::string_view value) {
+Status TermDictBuilder::Add(std::string_view key, std::string_view value) {
+  if (entries_ == 0) start_ = sink_->offset();
   size_t shared = 0;
-  if (in_block_ == block_entries_) in_block_ = 0;
+  if (in_block_ == block_entries_) {
+    DPS_RETURN_IF_ERROR(sink_->Append(block_));
+    block_.clear();
+    in_block_ = 0;
+  }
   if (in_block_ == 0) {
     PutFixed64(&index_, TermDictKeyPrefix(key));
-    PutFixed32(&index_, static_cast<uint32_t>(blocks_.size()));
+    PutFixed32(&index_, static_cast<uint32_t>(sink_->offset() - start_));
   } else {
     size_t limit = std::min(last_key_.size(), key.size());
     while (shared < limit && last_key_[shared] == key[shared]) ++shared;
   }
-  PutVarint64(&blocks_, shared);
-  PutLengthPrefixed(&blocks_, key.substr(shared));
-  PutLengthPrefixed(&blocks_, value);
+  PutVarint64(&block_, shared);
+  PutLengthPrefixed(&block_, key.substr(shared));
+  PutLengthPrefixed(&block_, value);
   last_key_.assign(key);
   ++in_block_;
   ++entries_;
+  return Status::OK();
 }
 
-std::string TermDictBuilder::Finish() {
-  std::string out = std::move(blocks_);
-  const uint32_t index_at = static_cast<uint32_t>(out.size());
+Status TermDictBuilder::Finish(uint64_t* offset, uint64_t* len) {
+  *offset = entries_ > 0 ? start_ : sink_->offset();
+  *len = 0;
+  if (entries_ == 0) return Status::OK();
+  DPS_RETURN_IF_ERROR(sink_->Append(block_));
+  const uint64_t index_at = sink_->offset() - start_;
+  if (index_at > UINT32_MAX) {
+    return Status::InvalidArgument("term dictionary region over 4 GiB");
+  }
   const uint32_t blocks = static_cast<uint32_t>(index_.size() / kTermDictIndexEntrySize);
-  out += index_;
-  PutFixed32(&out, blocks);
-  PutFixed32(&out, index_at);
-  *this = TermDictBuilder(block_entries_);
-  return out;
+  PutFixed32(&index_, blocks);
+  PutFixed32(&index_, static_cast<uint32_t>(index_at));
+  DPS_RETURN_IF_ERROR(sink_->Append(index_));
+  *len = sink_->offset() - start_;
+  block_.clear();
+  index_.clear();
+  last_key_.clear();
+  entries_ = in_block_ = 0;
+  return Status::OK();
 }
 
 // ---- reader ----

@@ -36,18 +36,27 @@ inline constexpr size_t kTermDictIndexEntrySize = 12;
 // compare like their prefixes unless the prefixes are equal.
 uint64_t TermDictKeyPrefix(std::string_view key);
 
-// Builds one dictionary region in memory. REQUIRES: keys strictly increasing.
+// Builds dictionary regions, streaming each block to `sink` as it fills:
+// memory holds one block and the sparse index (12 bytes per block), never
+// the region, so a commit merging millions of terms stays small. A region
+// starts at the sink's offset when its first key is added; nothing else may
+// be appended to the sink until Finish. The builder is reusable: after
+// Finish the next Add starts a new region. REQUIRES: keys strictly
+// increasing within a region.
 class TermDictBuilder {
  public:
-  explicit TermDictBuilder(size_t block_entries = kTermDictBlockEntries)
-      : block_entries_(block_entries) {}
-  void Add(std::string_view key, std::string_view value);
-  // Returns the region's bytes (blocks, index, offsets, trailer) and resets.
-  std::string Finish();
+  explicit TermDictBuilder(PagedFileWriter* sink, size_t block_entries = kTermDictBlockEntries)
+      : sink_(sink), block_entries_(block_entries) {}
+  Status Add(std::string_view key, std::string_view value);
+  // Appends the rest of the region (last block, index, trailer) and returns
+  // its [offset, offset + len); len 0 (nothing written) when no key was added.
+  Status Finish(uint64_t* offset, uint64_t* len);
   size_t entries() const { return entries_; }
 
  private:
-  std::string blocks_;
+  PagedFileWriter* sink_;
+  uint64_t start_ = 0;     // the region's offset in the sink
+  std::string block_;      // the unfinished block
   std::string index_;
   std::string last_key_;
   size_t entries_ = 0;

@@ -28,21 +28,32 @@ Result<std::unique_ptr<TermListWriter>> TermListWriter::Create(const std::string
   return w;
 }
 
-Status TermListWriter::AddBin(uint32_t bin, std::string_view region) {
-  if (static_cast<int64_t>(bin) <= last_bin_) {
-    return Status::InvalidArgument("TermListWriter: bins must ascend");
+Status TermListWriter::BeginBin(uint32_t bin) {
+  if (in_bin_ || static_cast<int64_t>(bin) <= last_bin_) {
+    return Status::InvalidArgument("TermListWriter: bins must ascend, one at a time");
   }
-  PutFixed32(&directory_, bin);
+  bin_ = bin;
+  in_bin_ = true;
+  return Status::OK();
+}
+
+Status TermListWriter::EndBin() {
+  if (!in_bin_) return Status::InvalidArgument("TermListWriter: EndBin without BeginBin");
+  uint64_t offset, len;
+  DPS_RETURN_IF_ERROR(dict_.Finish(&offset, &len));
+  in_bin_ = false;
+  last_bin_ = bin_;
+  if (len == 0) return Status::OK();
+  PutFixed32(&directory_, bin_);
   PutFixed32(&directory_, 0);
-  PutFixed64(&directory_, file_->offset());
-  PutFixed64(&directory_, region.size());
-  DPS_RETURN_IF_ERROR(file_->Append(region));
-  last_bin_ = bin;
+  PutFixed64(&directory_, offset);
+  PutFixed64(&directory_, len);
   ++bins_;
   return Status::OK();
 }
 
 Status TermListWriter::Finish() {
+  if (in_bin_) return Status::InvalidArgument("TermListWriter: Finish inside a bin");
   std::string dir;
   PutFixed32(&dir, bins_);
   PutFixed32(&dir, 0);

@@ -28,13 +28,21 @@ std::string TermListPathFor(const std::string& tablet_path);
 class TermListWriter {
  public:
   static Result<std::unique_ptr<TermListWriter>> Create(const std::string& path);
-  // REQUIRES: bins strictly ascending; `region` a TermDictBuilder region.
-  Status AddBin(uint32_t bin, std::string_view region);
+  // One bin's dictionary, streamed to the file: BeginBin, Add for each of
+  // its terms (ascending), EndBin. REQUIRES: bins strictly ascending. A bin
+  // without terms is left out.
+  Status BeginBin(uint32_t bin);
+  Status Add(std::string_view term, std::string_view value) { return dict_.Add(term, value); }
+  Status EndBin();
   Status Finish();  // fsyncs
 
  private:
-  explicit TermListWriter(std::unique_ptr<PagedFileWriter> file) : file_(std::move(file)) {}
+  explicit TermListWriter(std::unique_ptr<PagedFileWriter> file)
+      : file_(std::move(file)), dict_(file_.get()) {}
   std::unique_ptr<PagedFileWriter> file_;
+  TermDictBuilder dict_;
+  uint32_t bin_ = 0;
+  bool in_bin_ = false;
   std::string directory_;
   uint32_t bins_ = 0;
   int64_t last_bin_ = -1;

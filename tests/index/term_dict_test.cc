@@ -18,19 +18,20 @@ struct DictFixture {
   TermDictReader dict;
 
   explicit DictFixture(const std::map<std::string, std::string>& entries) {
-    TermDictBuilder b;
-    for (const auto& [k, v] : entries) b.Add(k, v);
-    std::string region = b.Finish();
     const std::string path = dir.path() + "/dict";
     auto w = PagedFileWriter::Create(path);
     EXPECT_TRUE(w.ok());
     EXPECT_TRUE((*w)->Append("pad!").ok());  // the region need not start at 0
-    EXPECT_TRUE((*w)->Append(region).ok());
+    TermDictBuilder b(w->get());
+    for (const auto& [k, v] : entries) EXPECT_TRUE(b.Add(k, v).ok());
+    uint64_t offset = 0, len = 0;
+    EXPECT_TRUE(b.Finish(&offset, &len).ok());
+    EXPECT_EQ(offset, 4u);
     EXPECT_TRUE((*w)->Finish(0, 0, 1).ok());
     auto r = PagedFileReader::Open(path);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     file = std::move(r).value();
-    EXPECT_TRUE(dict.Open(file.get(), 4, region.size()).ok());
+    EXPECT_TRUE(dict.Open(file.get(), offset, len).ok());
   }
 };
 
