@@ -15,6 +15,54 @@ uint64_t TermDictKeyPrefix(std::string_view key) {
   return v;
 }
 
+// ---- entries ----
+//
+// An entry starts with one head byte holding `shared` and the suffix length
+// as nibbles; a nibble of 15 means "15 + a varint that follows". Keys of a
+// natural vocabulary share under 15 bytes and have short suffixes, so the
+// head is one byte (one byte less than two varints, and no varint decode on
+// the lookup walk).
+
+namespace {
+
+constexpr uint64_t kNibbleEscape = 15;
+constexpr uint64_t kMaxKeyPart = uint64_t{1} << 32;
+
+void PutEntry(std::string* out, size_t shared, std::string_view suffix, std::string_view value) {
+  const uint64_t s = std::min<uint64_t>(shared, kNibbleEscape);
+  const uint64_t l = std::min<uint64_t>(suffix.size(), kNibbleEscape);
+  out->push_back(static_cast<char>(s << 4 | l));
+  if (s == kNibbleEscape) PutVarint64(out, shared - kNibbleEscape);
+  if (l == kNibbleEscape) PutVarint64(out, suffix.size() - kNibbleEscape);
+  out->append(suffix);
+  PutLengthPrefixed(out, value);
+}
+
+inline const uint8_t* GetNibbleRest(const uint8_t* p, const uint8_t* end, uint64_t* v) {
+  if (*v != kNibbleEscape) return p;
+  uint64_t rest;
+  p = GetVarint64(p, end, &rest);
+  if (p == nullptr || rest >= kMaxKeyPart) return nullptr;
+  *v += rest;
+  return p;
+}
+
+// Parses the entry at p; returns the byte after it, nullptr if malformed.
+inline const uint8_t* GetEntry(const uint8_t* p, const uint8_t* end, uint64_t* shared,
+                               std::string_view* suffix, std::string_view* value) {
+  if (p >= end) return nullptr;
+  const uint8_t head = *p++;
+  *shared = head >> 4;
+  uint64_t len = head & 15;
+  p = GetNibbleRest(p, end, shared);
+  if (p != nullptr) p = GetNibbleRest(p, end, &len);
+  if (p == nullptr || len > static_cast<uint64_t>(end - p)) return nullptr;
+  *suffix = std::string_view(reinterpret_cast<const char*>(p), len);
+  return GetLengthPrefixed(p + len, end, value);
+}
+
+}  // namespace
+
 // ---- builder ----
 
 Status TermDictBuilder::Add(std::string_view key, std::string_view value) {
@@ -32,9 +80,7 @@ Status TermDictBuilder::Add(std::string_view key, std::string_view value) {
     size_t limit = std::min(last_key_.size(), key.size());
     while (shared < limit && last_key_[shared] == key[shared]) ++shared;
   }
-  PutVarint64(&block_, shared);
-  PutLengthPrefixed(&block_, key.substr(shared));
-  PutLengthPrefixed(&block_, value);
+  PutEntry(&block_, shared, key.substr(shared), value);
   last_key_.assign(key);
   ++in_block_;
   ++entries_;
@@ -123,9 +169,9 @@ Status TermDictReader::BlockRange(size_t block, uint64_t* begin, uint64_t* end) 
 
 Status TermDictReader::FirstKey(size_t block, std::string_view* key) const {
   uint64_t begin, end, shared;
+  std::string_view value;
   DPS_RETURN_IF_ERROR(BlockRange(block, &begin, &end));
-  const uint8_t* p = GetVarint64(base_ + begin, base_ + end, &shared);
-  if (p != nullptr) p = GetLengthPrefixed(p, base_ + end, key);
+  const uint8_t* p = GetEntry(base_ + begin, base_ + end, &shared, key, &value);
   if (p == nullptr || shared != 0 || TermDictKeyPrefix(*key) != KeyPrefix(block)) {
     return Status::Corruption(Where(begin) + ": block's first key disagrees with the index");
   }
@@ -175,9 +221,7 @@ Status TermDictReader::Find(std::string_view key, bool* found, std::string_view*
     const uint8_t* entry = p;
     uint64_t shared;
     std::string_view suffix;
-    p = GetVarint64(p, limit, &shared);
-    if (p != nullptr) p = GetLengthPrefixed(p, limit, &suffix);
-    if (p != nullptr) p = GetLengthPrefixed(p, limit, value);
+    p = GetEntry(p, limit, &shared, &suffix, value);
     if (p == nullptr || (first && shared != 0)) {
       return Status::Corruption(Where(static_cast<uint64_t>(entry - base_)) + ": malformed entry");
     }
@@ -221,9 +265,7 @@ bool TermDictCursor::ParseEntry() {
   if (p_ >= end_) return false;
   uint64_t shared;
   std::string_view suffix;
-  const uint8_t* p = GetVarint64(p_, end_, &shared);
-  if (p != nullptr) p = GetLengthPrefixed(p, end_, &suffix);
-  if (p != nullptr) p = GetLengthPrefixed(p, end_, &value_);
+  const uint8_t* p = GetEntry(p_, end_, &shared, &suffix, &value_);
   if (p == nullptr || shared > key_.size()) {
     status_ = Status::Corruption(dict_->Where(static_cast<uint64_t>(p_ - dict_->base_)) +
                                  ": malformed entry");

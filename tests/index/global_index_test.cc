@@ -1,4 +1,4 @@
-// The global index's value format (version 2): refs per (bin, file) round-
+// The global index's value format (version 3): refs per (bin, file) round-
 // trip exactly, bins and df follow from them, and malformed refs are refused
 // both when written and when read.
 #include "index/global_index.h"

@@ -6,6 +6,7 @@
 #include <random>
 #include <set>
 
+#include "common/coding.h"
 #include "tests/testing/test_util.h"
 
 namespace dps {
@@ -145,6 +146,79 @@ TEST(TermDict, CursorSeeksLikeStdMap) {
     if (it != entries.end()) {
       EXPECT_EQ(c.key(), it->first);
     }
+  }
+}
+
+TEST(TermDict, SharedPrefixesAndSuffixesAroundTheNibbleEscape) {
+  // An entry's head holds shared and suffix lengths as nibbles, 15 meaning
+  // "15 + a varint": lengths 14, 15, 16 and long ones must all round-trip,
+  // through Find and through the cursor.
+  std::map<std::string, std::string> entries;
+  for (size_t shared : {0, 1, 14, 15, 16, 40, 200}) {
+    for (size_t suffix : {1, 14, 15, 16, 300}) {
+      std::string k(shared, 'p');
+      k.push_back('q');
+      for (size_t i = 1; i < suffix; ++i) k.push_back(static_cast<char>('a' + (i + shared) % 26));
+      std::string value(1, 'v');
+      value.append(std::to_string(entries.size()));
+      entries[k] = std::move(value);
+    }
+  }
+  DictFixture f(entries);
+  for (const auto& [k, v] : entries) {
+    bool found = false;
+    std::string_view value;
+    ASSERT_TRUE(f.dict.Find(k, &found, &value).ok());
+    ASSERT_TRUE(found) << k.size();
+    EXPECT_EQ(value, v);
+    ASSERT_TRUE(f.dict.Find(k + "a", &found, &value).ok());
+    EXPECT_EQ(found, entries.count(k + "a") > 0);
+  }
+  TermDictCursor c(&f.dict);
+  c.SeekToFirst();
+  for (const auto& [k, v] : entries) {
+    ASSERT_TRUE(c.Valid());
+    EXPECT_EQ(c.key(), k);
+    EXPECT_EQ(c.value(), v);
+    c.Next();
+  }
+  EXPECT_FALSE(c.Valid());
+  EXPECT_TRUE(c.status().ok());
+}
+
+TEST(TermDict, MalformedEntriesAreCorruptionNotCrashes) {
+  // Hand-made one-block regions whose only entry is malformed; the pages'
+  // checksums are right, so only the entry parser can catch them.
+  const std::vector<std::string> bad_entries = {
+      std::string("\x0f", 1),                 // suffix length escape, no varint
+      std::string("\x0f\xff\xff", 3),         // unterminated varint
+      std::string("\x0f\xff\xff\xff\xff\x7f", 6),  // rest >= 2^32
+      std::string("\x05" "ab", 3),               // suffix runs past the block
+      std::string("\x01" "a" "\x09" "v", 4),           // value runs past the block
+      std::string("\x11" "a" "\x01" "v", 4),           // first entry with shared != 0
+  };
+  for (const std::string& entry : bad_entries) {
+    testing::TempDir dir;
+    std::string region = entry;
+    PutFixed64(&region, TermDictKeyPrefix("a"));
+    PutFixed32(&region, 0);                   // block 0 at offset 0
+    PutFixed32(&region, 1);                   // one block
+    PutFixed32(&region, static_cast<uint32_t>(entry.size()));  // index start
+    auto w = PagedFileWriter::Create(dir.path() + "/f");
+    ASSERT_TRUE((*w)->Append(region).ok());
+    ASSERT_TRUE((*w)->Finish(0, 0, 1).ok());
+    auto r = PagedFileReader::Open(dir.path() + "/f");
+    ASSERT_TRUE(r.ok());
+    TermDictReader dict;
+    ASSERT_TRUE(dict.Open(r->get(), 0, region.size()).ok());
+    bool found = false;
+    std::string_view v;
+    const Status st = dict.Find("a", &found, &v);
+    EXPECT_TRUE(st.IsCorruption()) << st.ToString();
+    TermDictCursor c(&dict);
+    c.SeekToFirst();
+    EXPECT_FALSE(c.Valid());
+    EXPECT_TRUE(c.status().IsCorruption());
   }
 }
 
