@@ -36,6 +36,31 @@ struct DictFixture {
   }
 };
 
+// Every key is found with its value.
+void ExpectFindsEvery(const TermDictReader& dict, const std::map<std::string, std::string>& entries) {
+  for (const auto& [k, v] : entries) {
+    bool found = false;
+    std::string_view value;
+    ASSERT_TRUE(dict.Find(k, &found, &value).ok());
+    ASSERT_TRUE(found) << k;
+    EXPECT_EQ(value, v);
+  }
+}
+
+// A cursor from the first entry yields exactly `entries`, in order.
+void ExpectCursorYields(const TermDictReader& dict, const std::map<std::string, std::string>& entries) {
+  TermDictCursor c(&dict);
+  c.SeekToFirst();
+  for (const auto& [k, v] : entries) {
+    ASSERT_TRUE(c.Valid()) << c.status().ToString();
+    EXPECT_EQ(c.key(), k);
+    EXPECT_EQ(c.value(), v);
+    c.Next();
+  }
+  EXPECT_FALSE(c.Valid());
+  EXPECT_TRUE(c.status().ok());
+}
+
 std::map<std::string, std::string> RandomEntries(std::mt19937_64& rng, size_t n) {
   std::map<std::string, std::string> m;
   std::uniform_int_distribution<int> len(1, 12), ch('a', 'e');
@@ -91,13 +116,7 @@ TEST(TermDict, KeysWithNulBytesAndLongSharedPrefixes) {
       }
     }
     DictFixture f(entries);
-    for (const auto& [k, v] : entries) {
-      bool found = false;
-      std::string_view value;
-      ASSERT_TRUE(f.dict.Find(k, &found, &value).ok());
-      ASSERT_TRUE(found);
-      EXPECT_EQ(value, v);
-    }
+    ExpectFindsEvery(f.dict, entries);
     for (const auto& k : absent) {
       if (entries.count(k)) continue;
       bool found = true;
@@ -165,25 +184,14 @@ TEST(TermDict, SharedPrefixesAndSuffixesAroundTheNibbleEscape) {
     }
   }
   DictFixture f(entries);
+  ExpectFindsEvery(f.dict, entries);
   for (const auto& [k, v] : entries) {
-    bool found = false;
+    bool found = true;
     std::string_view value;
-    ASSERT_TRUE(f.dict.Find(k, &found, &value).ok());
-    ASSERT_TRUE(found) << k.size();
-    EXPECT_EQ(value, v);
     ASSERT_TRUE(f.dict.Find(k + "a", &found, &value).ok());
     EXPECT_EQ(found, entries.count(k + "a") > 0);
   }
-  TermDictCursor c(&f.dict);
-  c.SeekToFirst();
-  for (const auto& [k, v] : entries) {
-    ASSERT_TRUE(c.Valid());
-    EXPECT_EQ(c.key(), k);
-    EXPECT_EQ(c.value(), v);
-    c.Next();
-  }
-  EXPECT_FALSE(c.Valid());
-  EXPECT_TRUE(c.status().ok());
+  ExpectCursorYields(f.dict, entries);
 }
 
 TEST(TermDict, MalformedEntriesAreCorruptionNotCrashes) {
