@@ -346,11 +346,13 @@ const uint8_t* DecodeWeights(const uint8_t* p, const uint8_t* end, size_t n, uin
 }
 
 // Bytes a weight block takes at width `bits`, less the 2 header bytes, given
-// how many values have each bit width. A value of width w > bits is an
-// exception: a position byte plus the varint of its w - bits high bits.
-size_t WeightCost(const size_t (&count_by_width)[kMaxBits + 1], size_t n, int bits) {
+// how many values have each bit width (none wider than max_width). A value
+// of width w > bits is an exception: a position byte plus the varint of its
+// w - bits high bits.
+size_t WeightCost(const size_t (&count_by_width)[kMaxBits + 1], int max_width, size_t n,
+                  int bits) {
   size_t cost = PayloadSize(n, bits);
-  for (int w = bits + 1; w <= kMaxBits; ++w) cost += count_by_width[w] * (1 + (w - bits + 6) / 7);
+  for (int w = bits + 1; w <= max_width; ++w) cost += count_by_width[w] * (1 + (w - bits + 6) / 7);
   return cost;
 }
 
@@ -398,22 +400,29 @@ const uint8_t* DecodeDocBlockPart(const uint8_t* p, const uint8_t* end, size_t p
 void EncodeWeightBlock(const uint32_t* weights, size_t n, std::string* out) {
   uint32_t values[kBlockSize];
   size_t count_by_width[kMaxBits + 1] = {};
+  uint32_t all = 0;
   for (size_t i = 0; i < n; ++i) {
     values[i] = weights[i] - 1;
+    all |= values[i];
     ++count_by_width[std::bit_width(values[i])];
   }
-  // Ties go to the wider width: fewer exceptions to patch when decoding.
-  int bits = kMaxBits;
-  size_t best = WeightCost(count_by_width, n, bits);
-  for (int b = kMaxBits - 1; b >= 0; --b) {
-    const size_t cost = WeightCost(count_by_width, n, b);
+  // Widths from the widest value's up cost only their payload: of those,
+  // the widest with the same payload wins (ties go to the wider width:
+  // fewer exceptions to patch when decoding). Narrower widths add their
+  // exceptions, summed over the widths present.
+  const int max_width = static_cast<int>(std::bit_width(all));
+  size_t best = PayloadSize(n, max_width);
+  int bits = max_width;
+  while (bits < kMaxBits && PayloadSize(n, bits + 1) == best) ++bits;
+  for (int b = max_width - 1; b >= 0; --b) {
+    const size_t cost = WeightCost(count_by_width, max_width, n, b);
     if (cost < best) {
       best = cost;
       bits = b;
     }
   }
   size_t exceptions = 0;
-  for (int w = bits + 1; w <= kMaxBits; ++w) exceptions += count_by_width[w];
+  for (int w = bits + 1; w <= max_width; ++w) exceptions += count_by_width[w];
   out->push_back(static_cast<char>(bits));
   out->push_back(static_cast<char>(exceptions));
   Pack(values, n, bits, out);

@@ -60,15 +60,34 @@ struct KeyEq {
   }
 };
 
-// Distinct terms with their frequencies; `tokens` is consumed.
-void CountTerms(std::vector<std::string>* tokens, std::vector<std::pair<std::string, uint32_t>>* out) {
-  std::sort(tokens->begin(), tokens->end());
+// Distinct terms with their frequencies, in order of first occurrence;
+// `tokens` is consumed. An open-addressing table per document (slots hold a
+// hash tag and the term's index in *out): sorting the tokens instead spent
+// a third of a one-thread ingest of long documents in string compares.
+void CountTerms(std::vector<std::string>* tokens, std::vector<std::pair<std::string, uint32_t>>* out,
+                std::vector<uint64_t>* slots) {
+  constexpr uint64_t kEmpty = UINT64_MAX;
   out->clear();
-  for (size_t i = 0; i < tokens->size();) {
-    size_t j = i + 1;
-    while (j < tokens->size() && (*tokens)[j] == (*tokens)[i]) ++j;
-    out->emplace_back(std::move((*tokens)[i]), static_cast<uint32_t>(j - i));
-    i = j;
+  size_t capacity = 16;
+  while (capacity < 2 * tokens->size()) capacity *= 2;
+  slots->assign(capacity, kEmpty);
+  const size_t mask = capacity - 1;
+  for (std::string& token : *tokens) {
+    const uint64_t hash = XXH3_64bits(token.data(), token.size());
+    const uint64_t tag = hash >> 32 << 32;
+    for (size_t i = hash & mask;; i = (i + 1) & mask) {
+      uint64_t& slot = (*slots)[i];
+      if (slot == kEmpty) {
+        slot = tag | out->size();
+        out->emplace_back(std::move(token), 1);
+        break;
+      }
+      auto& entry = (*out)[static_cast<uint32_t>(slot)];
+      if ((slot & ~uint64_t{UINT32_MAX}) == tag && entry.first == token) {
+        ++entry.second;
+        break;
+      }
+    }
   }
 }
 
@@ -302,6 +321,7 @@ Status IngestRun::Run(const std::vector<std::string>& inputs, const ProgressFn& 
                 }
                 batch->analyzed.resize(batch->docs.size());
                 std::vector<std::string> tokens;
+                std::vector<uint64_t> slots;
                 AnalyzeStats astats;
                 for (size_t i = 0; i < batch->docs.size(); ++i) {
                   const RawDocument& raw = batch->docs[i];
@@ -310,7 +330,7 @@ Status IngestRun::Run(const std::vector<std::string>& inputs, const ProgressFn& 
                   analyzer->Analyze(raw.title, &tokens, &astats);
                   analyzer->Analyze(raw.text, &tokens, &astats);
                   out.tokens = tokens.size();
-                  CountTerms(&tokens, &out.terms);
+                  CountTerms(&tokens, &out.terms, &slots);
                   out.bin = static_cast<uint32_t>(StableHash64(raw.id) % bins_);
                   out.key = XXH3_128bits(raw.id.data(), raw.id.size());
                 }

@@ -349,6 +349,40 @@ TEST(PostingCodecWeightBlock, SkewedRandomBlocksRoundTrip) {
   }
 }
 
+// The documented choice (FORMAT.md "Weight block"), by brute force over
+// every width: the smallest block, ties to the wider width.
+TEST(PostingCodecWeightBlock, WidthIsTheSmallestBlocksWidestTie) {
+  auto varint_len = [](uint32_t v) { return v < (1u << 7) ? 1 : v < (1u << 14) ? 2 : v < (1u << 21) ? 3 : v < (1u << 28) ? 4 : 5; };
+  for (uint64_t seed = 1; seed <= 2000; ++seed) {
+    SCOPED_TRACE("seed=" + std::to_string(seed));
+    Rng rng(seed);
+    // Short blocks too: their payloads round up to bytes, so several widths tie.
+    const size_t n = seed % 3 == 0 ? kBlockSize : 1 + rng() % 12;
+    std::geometric_distribution<uint32_t> small(0.2 + 0.7 * (rng() % 100) / 100.0);
+    std::vector<uint32_t> weights(n);
+    for (uint32_t& w : weights) {
+      w = 1 + (rng() % 8 == 0 ? static_cast<uint32_t>(rng() >> (33 + rng() % 31)) : small(rng));
+    }
+    size_t best_size = SIZE_MAX;
+    int best_bits = -1;
+    for (int b = 0; b <= 32; ++b) {
+      size_t size = 2 + (n == kBlockSize ? 16 * static_cast<size_t>(b) : (n * b + 7) / 8);
+      for (uint32_t w : weights) {
+        const uint32_t v = w - 1;
+        if (b < 32 && (v >> b) != 0) size += 1 + varint_len(v >> b);
+      }
+      if (size <= best_size) {
+        best_size = size;
+        best_bits = b;
+      }
+    }
+    std::string block;
+    EncodeWeightBlock(weights.data(), n, &block);
+    EXPECT_EQ(static_cast<int>(static_cast<uint8_t>(block[0])), best_bits);
+    EXPECT_EQ(block.size(), best_size);
+  }
+}
+
 // ------------------------------------------------------------- corruption
 
 const uint8_t* Decode(bool docs, const ExactBuffer& in, size_t n, CodecPath path, uint32_t* out) {
