@@ -26,8 +26,7 @@ void IngestBuffer::Grow() {
   slots_.swap(bigger);
 }
 
-uint32_t IngestBuffer::Intern(std::string_view term) {
-  const uint64_t hash = XXH3_64bits(term.data(), term.size());
+uint32_t IngestBuffer::Intern(std::string_view term, uint64_t hash) {
   size_t mask = slots_.size() - 1;
   size_t i = hash & mask;
   for (; slots_[i].id != kEmptySlot; i = (i + 1) & mask) {
@@ -52,8 +51,35 @@ uint32_t IngestBuffer::Intern(std::string_view term) {
 
 void IngestBuffer::Add(uint32_t bin, DocId docid,
                        std::span<const std::pair<std::string, uint32_t>> terms) {
+  // With a large vocabulary each lookup is three dependent cache misses
+  // (slot, term array, term bytes). The document's terms are independent,
+  // so touch each level for all of them before using any: the misses of
+  // one level overlap instead of queueing (prefetches are only hints; the
+  // lookups below do the real work).
+  // Chunks keep the prefetched lines in cache until they are used.
+  constexpr size_t kChunk = 64;
   auto& log = logs_[bin];
-  for (const auto& [term, tf] : terms) log.push_back(Entry{Intern(term), docid, tf});
+  hashes_.resize(std::min(terms.size(), kChunk));
+  for (size_t start = 0; start < terms.size(); start += kChunk) {
+    const size_t n = std::min(kChunk, terms.size() - start);
+    const auto chunk = terms.subspan(start, n);
+    const size_t mask = slots_.size() - 1;
+    for (size_t k = 0; k < n; ++k) {
+      hashes_[k] = XXH3_64bits(chunk[k].first.data(), chunk[k].first.size());
+      __builtin_prefetch(&slots_[hashes_[k] & mask]);
+    }
+    for (size_t k = 0; k < n; ++k) {
+      const uint32_t id = slots_[hashes_[k] & mask].id;
+      if (id != kEmptySlot) __builtin_prefetch(&terms_[id]);
+    }
+    for (size_t k = 0; k < n; ++k) {
+      const uint32_t id = slots_[hashes_[k] & mask].id;
+      if (id != kEmptySlot) __builtin_prefetch(terms_[id].data());
+    }
+    for (size_t k = 0; k < n; ++k) {
+      log.push_back(Entry{Intern(chunk[k].first, hashes_[k]), docid, chunk[k].second});
+    }
+  }
   postings_ += terms.size();
 }
 

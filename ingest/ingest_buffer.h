@@ -59,7 +59,7 @@ class IngestBuffer {
     DocId doc;
     uint32_t tf;
   };
-  uint32_t Intern(std::string_view term);
+  uint32_t Intern(std::string_view term, uint64_t hash);  // hash: XXH3-64 of term
 
   std::vector<std::vector<Entry>> logs_;
   size_t reserved_ = 0;  // entries per bin
@@ -78,6 +78,7 @@ class IngestBuffer {
   void Grow();
   std::vector<Slot> slots_ = std::vector<Slot>(1 << 16);
   std::vector<std::string_view> terms_;  // by id
+  std::vector<uint64_t> hashes_;         // Add's scratch
   std::vector<uint32_t> rank_;           // term id -> rank, after Seal
   uint64_t postings_ = 0;
 };
