@@ -49,6 +49,37 @@ Result<size_t> TermTable::Add(const GlobalIndexReader* global, std::string_view 
   return entries.size() - 1;
 }
 
+Status TermTable::AddAll(const GlobalIndexReader* global, std::span<const std::string> terms) {
+  if (global == nullptr || terms.size() < 2) {
+    for (const auto& t : terms) DPS_RETURN_IF_ERROR(Add(global, t).status());
+    return Status::OK();
+  }
+  // A query has a handful of terms: fixed scratch, no allocation.
+  constexpr size_t kBatch = 8;
+  int64_t blocks[kBatch];
+  size_t first_new = entries.size();
+  for (size_t start = 0; start < terms.size(); start += kBatch) {
+    const size_t n = std::min(kBatch, terms.size() - start);
+    first_new = entries.size();
+    for (size_t k = 0; k < n; ++k) {
+      const std::string& t = terms[start + k];
+      bool known = false;
+      for (const auto& e : entries) known = known || e.first == t;
+      if (known) continue;
+      DPS_ASSIGN_OR_RETURN(blocks[entries.size() - first_new], global->dict().Locate(t));
+      entries.emplace_back(t, GlobalTermInfo());
+    }
+    for (size_t i = first_new; i < entries.size(); ++i) {
+      bool found = false;
+      std::string_view value;
+      DPS_RETURN_IF_ERROR(
+          global->dict().FindInBlock(blocks[i - first_new], entries[i].first, &found, &value));
+      if (found) DPS_RETURN_IF_ERROR(global->ParseValue(value, &entries[i].second));
+    }
+  }
+  return Status::OK();
+}
+
 Status GlobalIndexWriter::Add(std::string_view term, const GlobalTermInfo& info) {
   if ((dict_.entries() > 0 && term <= last_) || info.refs.empty()) {
     return Status::InvalidArgument("GlobalIndexWriter: terms must ascend and have postings");

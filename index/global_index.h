@@ -63,6 +63,9 @@ struct TermTable {
   // The index of `term`'s entry, looked up in `global` (may be null: absent)
   // the first time it is asked for.
   Result<size_t> Add(const GlobalIndexReader* global, std::string_view term);
+  // Adds every term of `terms` at once (their dictionary blocks are fetched
+  // together, see TermDictReader::Locate).
+  Status AddAll(const GlobalIndexReader* global, std::span<const std::string> terms);
 };
 
 class GlobalIndexWriter {

@@ -76,6 +76,13 @@ class TermDictReader {
   // Finds `key`. On success *found says whether it exists; *value then views
   // the file's bytes (valid while the file is open).
   Status Find(std::string_view key, bool* found, std::string_view* value) const;
+  // Find in two steps, so that a caller with several keys can locate all
+  // their blocks (Locate also prefetches the block's first bytes) before
+  // walking any: the blocks' cache misses then overlap. Locate returns the
+  // block to pass to FindInBlock (-1: the key sorts before every entry).
+  Result<int64_t> Locate(std::string_view key) const;
+  Status FindInBlock(int64_t block, std::string_view key, bool* found,
+                     std::string_view* value) const;
 
   size_t block_count() const { return block_count_; }
   bool empty() const { return block_count_ == 0; }

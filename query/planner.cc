@@ -83,6 +83,7 @@ Result<QueryPlan> PlanQuery(QueryNode root_node, const GlobalIndexReader* global
   }
   BinSets sets(global, &plan.terms);
   plan.terms.entries.reserve(plan.highlight.size() + 2);
+  DPS_RETURN_IF_ERROR(plan.terms.AddAll(global, plan.highlight));
   DPS_RETURN_IF_ERROR(sets.Of(root, &plan.bins));
   plan.bins.erase(std::remove_if(plan.bins.begin(), plan.bins.end(),
                                  [bins](uint32_t b) { return b >= bins; }),
