@@ -160,3 +160,57 @@ TEST(GlobalIndex, ReaderRefusesMalformedValues) {
 
 }  // namespace
 }  // namespace dps
+
+namespace dps {
+namespace {
+
+// AddAll (blocks located and prefetched together) must give each term the
+// same entry as one Add at a time: duplicates kept once, absent terms empty,
+// more terms than one batch, terms already in the table left alone.
+TEST(GlobalIndex, AddAllMatchesAddOneAtATime) {
+  testing::TempDir dir;
+  const std::string path = dir.path() + "/g.gix";
+  {
+    auto w = GlobalIndexWriter::Create(path);
+    ASSERT_TRUE(w.ok());
+    for (int t = 0; t < 3000; t += 2) {  // even numbers only: odd ones are absent
+      char key[16];
+      std::snprintf(key, sizeof key, "t%05d", t);
+      GlobalTermInfo info;
+      info.refs = {Inline(static_cast<uint32_t>(t % 7), 0, static_cast<DocId>(t), 1),
+                   List(static_cast<uint32_t>(t % 7 + 1), 0, 3 + t, 10u * t, 5)};
+      ASSERT_TRUE((*w)->Add(key, info).ok());
+    }
+    ASSERT_TRUE((*w)->Finish(1).ok());
+  }
+  auto r = GlobalIndexReader::Open(path);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  std::mt19937_64 rng(5);
+  for (int round = 0; round < 200; ++round) {
+    std::vector<std::string> terms;
+    const size_t n = 1 + rng() % 20;
+    for (size_t i = 0; i < n; ++i) {
+      char key[16];
+      std::snprintf(key, sizeof key, "t%05d", static_cast<int>(rng() % 3100));
+      terms.push_back(key);
+      if (rng() % 5 == 0) terms.push_back(key);  // a duplicate
+    }
+    TermTable batched, single;
+    if (round % 3 == 0) {  // a term already looked up
+      ASSERT_TRUE(batched.Add(r->get(), terms[0]).ok());
+    }
+    ASSERT_TRUE(batched.AddAll(r->get(), terms).ok());
+    for (const auto& t : terms) ASSERT_TRUE(single.Add(r->get(), t).ok());
+    ASSERT_EQ(batched.entries.size(), single.entries.size());
+    for (const auto& [term, info] : single.entries) {
+      const GlobalTermInfo* got = batched.Find(term);
+      ASSERT_NE(got, nullptr) << term;
+      EXPECT_EQ(got->df, info.df) << term;
+      ASSERT_EQ(got->refs.size(), info.refs.size()) << term;
+      for (size_t i = 0; i < info.refs.size(); ++i) EXPECT_TRUE(SameRef(got->refs[i], info.refs[i]));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace dps
