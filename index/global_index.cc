@@ -57,20 +57,15 @@ Status TermTable::AddAll(const GlobalIndexReader* global, std::span<const std::s
   // A query has a handful of terms: fixed scratch, no allocation.
   constexpr size_t kBatch = 8;
   int64_t blocks[kBatch];
-  size_t first_new = entries.size();
   for (size_t start = 0; start < terms.size(); start += kBatch) {
-    const size_t n = std::min(kBatch, terms.size() - start);
-    first_new = entries.size();
-    for (size_t k = 0; k < n; ++k) {
-      const std::string& t = terms[start + k];
-      bool known = false;
-      for (const auto& e : entries) known = known || e.first == t;
-      if (known) continue;
-      DPS_ASSIGN_OR_RETURN(blocks[entries.size() - first_new], global->dict().Locate(t));
-      entries.emplace_back(t, GlobalTermInfo());
+    const size_t first_new = entries.size();
+    for (size_t k = start; k < std::min(start + kBatch, terms.size()); ++k) {
+      if (Find(terms[k]) != nullptr) continue;
+      DPS_ASSIGN_OR_RETURN(blocks[entries.size() - first_new], global->dict().Locate(terms[k]));
+      entries.emplace_back(terms[k], GlobalTermInfo());
     }
     for (size_t i = first_new; i < entries.size(); ++i) {
-      bool found = false;
+      bool found = false;  // absent: the entry stays empty
       std::string_view value;
       DPS_RETURN_IF_ERROR(
           global->dict().FindInBlock(blocks[i - first_new], entries[i].first, &found, &value));

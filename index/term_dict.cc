@@ -211,7 +211,6 @@ Status TermDictReader::Find(std::string_view key, bool* found, std::string_view*
 }
 
 Result<int64_t> TermDictReader::Locate(std::string_view key) const {
-  if (block_count_ == 0) return int64_t{-1};
   DPS_ASSIGN_OR_RETURN(int64_t block, FindBlock(key));
   if (block >= 0) {
     // The block's bytes: usually a cache miss, the lookup's largest cost.
