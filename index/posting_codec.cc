@@ -312,15 +312,26 @@ const uint8_t* DecodeDocs(const uint8_t* p, const uint8_t* end, size_t n, uint32
   return p + size;
 }
 
+// A weight block's header: width and exception count, checked against n
+// and the bytes left for the payload. Returns the payload, or nullptr.
+const uint8_t* ParseWeightHeader(const uint8_t* p, const uint8_t* end, size_t n, int* bits,
+                                 size_t* exceptions) {
+  if (n == 0 || n > kBlockSize || end - p < 2) return nullptr;
+  *bits = p[0];
+  *exceptions = p[1];
+  p += 2;
+  if (*bits > kMaxBits || *exceptions > n) return nullptr;
+  if (static_cast<size_t>(end - p) < PayloadSize(n, *bits)) return nullptr;
+  return p;
+}
+
 template <CodecPath kPath>
 const uint8_t* DecodeWeights(const uint8_t* p, const uint8_t* end, size_t n, uint32_t* weights) {
-  if (n == 0 || n > kBlockSize || end - p < 2) return nullptr;
-  const int bits = p[0];
-  const size_t exceptions = p[1];
-  p += 2;
-  if (bits > kMaxBits || exceptions > n) return nullptr;
+  int bits;
+  size_t exceptions;
+  p = ParseWeightHeader(p, end, n, &bits, &exceptions);
+  if (p == nullptr || !PaddingIsZero(p, n, bits)) return nullptr;
   const size_t size = PayloadSize(n, bits);
-  if (static_cast<size_t>(end - p) < size || !PaddingIsZero(p, n, bits)) return nullptr;
   if (!Unpack<kPath>(p, n, bits, 0, /*docs=*/false, weights)) {
     for (size_t i = 0; i < n; ++i) ++weights[i];
   }
@@ -438,6 +449,22 @@ void EncodeWeightBlock(const uint32_t* weights, size_t n, std::string* out) {
 const uint8_t* DecodeWeightBlock(const uint8_t* p, const uint8_t* end, size_t n,
                                  uint32_t* weights) {
   return DecodeWeights<kDefaultPath>(p, end, n, weights);
+}
+
+const uint8_t* SkipWeightBlock(const uint8_t* p, const uint8_t* end, size_t n) {
+  int bits;
+  size_t exceptions;
+  p = ParseWeightHeader(p, end, n, &bits, &exceptions);
+  if (p == nullptr) return nullptr;
+  p += PayloadSize(n, bits);
+  for (size_t e = 0; e < exceptions; ++e) {
+    if (p == end) return nullptr;
+    ++p;  // position
+    uint32_t high;
+    p = GetVarint32(p, end, &high);
+    if (p == nullptr) return nullptr;
+  }
+  return p;
 }
 
 size_t LowerBoundInBlock(const uint32_t* docs, size_t n, uint32_t target) {

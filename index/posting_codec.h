@@ -58,6 +58,10 @@ void EncodeWeightBlock(const uint32_t* weights, size_t n, std::string* out);
 const uint8_t* DecodeWeightBlock(const uint8_t* p, const uint8_t* end, size_t n,
                                  uint32_t* weights);
 
+// The byte after the weight block of n values at p, from its header and
+// exception list, without decoding it; nullptr on corruption.
+const uint8_t* SkipWeightBlock(const uint8_t* p, const uint8_t* end, size_t n);
+
 // Index of the first docs[i] >= target in the sorted docs[0..n), or n.
 size_t LowerBoundInBlock(const uint32_t* docs, size_t n, uint32_t target);
 

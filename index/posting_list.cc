@@ -7,13 +7,36 @@
 
 namespace dps {
 
+namespace {
+
+// Narrow rows when every block's part lasts lie within 65,535 docids of its
+// last docid (a 128-posting block spanning fewer than 65,536 docids: every
+// list dense enough to be long), so a part costs 2 bytes, not 4.
+SkipLayout ChooseSkipLayout(std::span<const uint32_t> last_doc, std::span<const uint32_t> part_last) {
+  for (size_t b = 0; b < last_doc.size(); ++b) {
+    if (last_doc[b] - part_last[3 * b] > UINT16_MAX) return SkipLayout::kWide;
+  }
+  return SkipLayout::kNarrow;
+}
+
+void PutFixed16(std::string* out, uint32_t v) {
+  out->push_back(static_cast<char>(v));
+  out->push_back(static_cast<char>(v >> 8));
+}
+
+}  // namespace
+
+size_t SkipTableSize(size_t blocks, SkipLayout layout) {
+  if (blocks < 2) return 0;
+  return 1 + blocks * (layout == SkipLayout::kNarrow ? kNarrowSkipRow : kWideSkipRow);
+}
+
 void EncodePostingList(std::span<const DocId> docs, std::span<const uint32_t> weights,
                        std::string* out, PostingSizes* sizes) {
   const size_t n = docs.size();
   const size_t blocks = (n + kBlockSize - 1) / kBlockSize;
   std::string doc_bytes, weight_bytes;
-  // last_doc[], part_last[0..2][], doc_end[], weight_end[]
-  std::vector<uint32_t> skip(kSkipArrays * blocks);
+  std::vector<uint32_t> last_doc(blocks), part_last(3 * blocks), doc_end(blocks);
   uint32_t prev = UINT32_MAX;
   for (size_t b = 0; b < blocks; ++b) {
     const size_t begin = b * kBlockSize;
@@ -21,22 +44,31 @@ void EncodePostingList(std::span<const DocId> docs, std::span<const uint32_t> we
     EncodeDocBlock(docs.data() + begin, len, prev, &doc_bytes);
     EncodeWeightBlock(weights.data() + begin, len, &weight_bytes);
     prev = docs[begin + len - 1];
-    skip[b] = prev;
-    for (size_t part = 0; part + 1 < kBlockParts; ++part) {  // one cache line per block
-      skip[blocks + 3 * b + part] = docs[begin + std::min(len, (part + 1) * kBlockPartSize) - 1];
+    last_doc[b] = prev;
+    for (size_t part = 0; part + 1 < kBlockParts; ++part) {
+      part_last[3 * b + part] = docs[begin + std::min(len, (part + 1) * kBlockPartSize) - 1];
     }
-    skip[4 * blocks + b] = static_cast<uint32_t>(doc_bytes.size());
-    skip[5 * blocks + b] = static_cast<uint32_t>(weight_bytes.size());
+    doc_end[b] = static_cast<uint32_t>(doc_bytes.size());
+  }
+  const SkipLayout layout = ChooseSkipLayout(last_doc, part_last);
+  if (blocks > 1) {
+    out->push_back(static_cast<char>(layout));
+    for (uint32_t v : last_doc) PutFixed32(out, v);
+    for (size_t i = 0; i < part_last.size(); ++i) {
+      if (layout == SkipLayout::kNarrow) {
+        PutFixed16(out, last_doc[i / 3] - part_last[i]);
+      } else {
+        PutFixed32(out, part_last[i]);
+      }
+    }
+    for (uint32_t v : doc_end) PutFixed32(out, v);
   }
   if (sizes != nullptr) {
     ++sizes->lists;
     sizes->postings += n;
     sizes->doc_bytes += doc_bytes.size();
     sizes->weight_bytes += weight_bytes.size();
-    sizes->skip_bytes += blocks > 1 ? blocks * kSkipEntrySize : 0;
-  }
-  if (blocks > 1) {
-    for (uint32_t v : skip) PutFixed32(out, v);
+    sizes->skip_bytes += SkipTableSize(blocks, layout);
   }
   out->append(doc_bytes);
   out->append(weight_bytes);
@@ -67,12 +99,20 @@ Status PostingCursor::Init(const uint8_t* data, size_t len, uint32_t df, const s
     return status_;
   }
   if (num_blocks_ > 1) {
-    if (len / kSkipEntrySize < num_blocks_) {
+    if (len < 1 || data[0] > static_cast<uint8_t>(SkipLayout::kNarrow)) {
+      Fail("unknown skip table layout", 0);
+      return status_;
+    }
+    narrow_ = data[0] == static_cast<uint8_t>(SkipLayout::kNarrow);
+    const size_t table = SkipTableSize(num_blocks_, static_cast<SkipLayout>(data[0]));
+    if (len < table) {
       Fail("skip table runs past the list", 0);
       return status_;
     }
-    docs_at_ = data + num_blocks_ * kSkipEntrySize;
-    const uint32_t docs_len = DecodeFixed32(data + (4 * num_blocks_ + num_blocks_ - 1) * 4);
+    parts_at_ = data + 1 + 4 * size_t{num_blocks_};
+    ends_at_ = parts_at_ + (narrow_ ? 6 : 12) * size_t{num_blocks_};
+    docs_at_ = data + table;
+    const uint32_t docs_len = DocEnd(num_blocks_ - 1);
     if (docs_len > static_cast<size_t>(end_ - docs_at_)) {
       Fail("doc blocks run past the list", 0);
       return status_;
@@ -82,6 +122,8 @@ Status PostingCursor::Init(const uint8_t* data, size_t len, uint32_t df, const s
     docs_at_ = data;
     weights_at_ = nullptr;  // known after decoding the single doc block
   }
+  weight_block_ = 0;
+  weight_next_ = weights_at_;
   LoadBlock(0);
   return status_;
 }
@@ -107,10 +149,6 @@ DocId PostingCursor::last_doc() const {
   return block_ == 0 && block_len_ == df_ ? docs_[df_ - 1] : kEndDoc;
 }
 
-uint32_t PostingCursor::Skip(size_t array, size_t b) const {
-  return DecodeFixed32(data_ + (array * num_blocks_ + b) * 4);
-}
-
 DocId PostingCursor::LoadBlock(size_t b) {
   block_ = static_cast<uint32_t>(b);
   pos_ = 0;
@@ -126,16 +164,16 @@ DocId PostingCursor::LoadBlock(size_t b) {
   uint32_t prev = UINT32_MAX;
   if (num_blocks_ > 1) {
     if (b > 0) {
-      begin = docs_at_ + Skip(4, b - 1);
+      begin = docs_at_ + DocEnd(b - 1);
       prev = SkipLastDoc(b - 1);
     }
-    end = docs_at_ + Skip(4, b);
+    end = docs_at_ + DocEnd(b);
     if (end > weights_at_ || begin > end) return Fail("bad doc block offsets", b);
   }
   const uint8_t* after = DecodeDocBlock(begin, end, n, prev, docs_);
   if (after == nullptr) return Fail("malformed doc block", b);
   if (num_blocks_ == 1) {
-    weights_at_ = after;
+    weights_at_ = weight_next_ = after;
   } else if (after != end || docs_[n - 1] != SkipLastDoc(b)) {
     return Fail("doc block disagrees with skip table", b);
   }
@@ -149,8 +187,8 @@ DocId PostingCursor::LoadBlock(size_t b) {
 
 bool PostingCursor::LoadPart(size_t part) {
   const size_t b = block_;
-  const uint8_t* begin = docs_at_ + (b > 0 ? Skip(4, b - 1) : 0);
-  const uint8_t* end = docs_at_ + Skip(4, b);
+  const uint8_t* begin = docs_at_ + (b > 0 ? DocEnd(b - 1) : 0);
+  const uint8_t* end = docs_at_ + DocEnd(b);
   const uint32_t prev = part > 0 ? PartLast(b, part - 1) : b > 0 ? SkipLastDoc(b - 1) : UINT32_MAX;
   uint32_t* out = docs_ + part * kBlockPartSize;
   if (end > weights_at_ || begin >= end ||
@@ -230,22 +268,27 @@ DocId PostingCursor::SeekSlow(DocId target) {
 
 uint32_t PostingCursor::weight() {
   if (!weights_loaded_) {
-    // The whole block's count: block_len_ may cover only its decoded parts.
-    const size_t n = std::min<size_t>(kBlockSize, df_ - size_t{block_} * kBlockSize);
-    const uint8_t* begin = weights_at_;
-    const uint8_t* end = end_;
-    if (num_blocks_ > 1) {
-      if (block_ > 0) begin = weights_at_ + Skip(5, block_ - 1);
-      end = weights_at_ + Skip(5, block_);
-      if (end > end_ || begin > end) {
-        Fail("bad weight block offsets", block_);
+    // Weight blocks have no offsets in the skip table: walk their headers
+    // from the last one decoded (a cursor only moves forward, so the walk
+    // over a whole list costs one header per block).
+    if (weight_block_ > block_) {
+      weight_block_ = 0;
+      weight_next_ = weights_at_;
+    }
+    for (; weight_block_ < block_; ++weight_block_) {
+      weight_next_ = SkipWeightBlock(weight_next_, end_, BlockPostings(weight_block_));
+      if (weight_next_ == nullptr) {
+        Fail("malformed weight block", weight_block_);
         return 0;
       }
     }
-    if (DecodeWeightBlock(begin, end, n, weights_) == nullptr) {
+    const uint8_t* after = DecodeWeightBlock(weight_next_, end_, BlockPostings(block_), weights_);
+    if (after == nullptr) {
       Fail("malformed weight block", block_);
       return 0;
     }
+    weight_next_ = after;
+    weight_block_ = block_ + 1;
     weights_loaded_ = true;
   }
   return weights_[pos_];

@@ -1,12 +1,13 @@
 // A posting list: the docids of one term in one bin with their weights,
 // stored as blocks of kBlockSize docids (see posting_codec.h) and, when
 // there is more than one block, a skip table holding each block's last docid,
-// the last docid of each of its first three 32-docid parts, and end offsets,
+// the last docid of each of its first three 32-docid parts, and its end,
 // so that Seek binary-searches blocks instead of scanning and then decodes
 // only the quarter block holding its target.
 // Layout: docs/FORMAT.md ("Posting list").
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -19,9 +20,14 @@
 
 namespace dps {
 
-// Per block: last_doc[n], part_last[n][3], doc_end[n], weight_end[n] (u32).
-inline constexpr size_t kSkipArrays = 6;
-inline constexpr size_t kSkipEntrySize = 4 * kSkipArrays;
+// A skip table's rows: last_doc (u32), three part lasts, doc_end (u32). Narrow
+// rows store the parts as u16 distances back from last_doc, wide rows as u32
+// docids; the table's first byte says which.
+enum class SkipLayout : uint8_t { kWide = 0, kNarrow = 1 };
+inline constexpr size_t kWideSkipRow = 4 + 3 * 4 + 4;
+inline constexpr size_t kNarrowSkipRow = 4 + 3 * 2 + 4;
+// Bytes of the skip table of a list of `blocks` blocks (none for one block).
+size_t SkipTableSize(size_t blocks, SkipLayout layout);
 
 // Where the bytes of encoded posting lists go (index size reports).
 struct PostingSizes {
@@ -107,12 +113,20 @@ class PostingCursor {
   bool LoadPart(size_t part);
   // The last docid of part `part` of block b (part 3: the block's last).
   uint32_t PartLast(size_t b, size_t part) const {
-    return part == 3 ? Skip(0, b) : DecodeFixed32(data_ + 4 * (num_blocks_ + 3 * b + part));
+    if (part == 3) return SkipLastDoc(b);
+    if (narrow_) {
+      const uint8_t* p = parts_at_ + 6 * b + 2 * part;
+      return SkipLastDoc(b) - (uint32_t{p[0]} | uint32_t{p[1]} << 8);
+    }
+    return DecodeFixed32(parts_at_ + 12 * b + 4 * part);
   }
-  uint32_t Skip(size_t array, size_t b) const;
   // Decodes block `b`, positions on its first docid. Returns doc().
   DocId LoadBlock(size_t b);
-  uint32_t SkipLastDoc(size_t b) const { return Skip(0, b); }
+  uint32_t SkipLastDoc(size_t b) const { return DecodeFixed32(data_ + 1 + 4 * b); }
+  uint32_t BlockPostings(size_t b) const {
+    return static_cast<uint32_t>(std::min<size_t>(kBlockSize, df_ - b * kBlockSize));
+  }
+  uint32_t DocEnd(size_t b) const { return DecodeFixed32(ends_at_ + 4 * b); }
   DocId Fail(const char* what, size_t block);
 
   // docs_[block_len_] is kEndDoc so doc() after exhaustion needs no branch.
@@ -125,9 +139,14 @@ class PostingCursor {
   uint32_t block_ = 0;  // index of the decoded block
   bool weights_loaded_ = false;
   uint32_t block_size_ = 0;  // postings in block_; block_len_ < it while parts are pending
+  bool narrow_ = false;  // skip table rows are narrow
+  uint32_t weight_block_ = 0;  // the block whose weights start at weight_next_
   const uint8_t* data_ = nullptr;   // start of the list
+  const uint8_t* parts_at_ = nullptr;  // skip table: part lasts
+  const uint8_t* ends_at_ = nullptr;   // skip table: doc_end
   const uint8_t* docs_at_ = nullptr;   // start of doc blocks
   const uint8_t* weights_at_ = nullptr;  // start of weight blocks
+  const uint8_t* weight_next_ = nullptr;  // start of block weight_block_'s weights
   const uint8_t* end_ = nullptr;
   const std::string* file_ = nullptr;
   uint64_t file_offset_ = 0;

@@ -76,6 +76,9 @@ void ExpectWeightsRoundTrip(const std::vector<uint32_t>& weights) {
   for (uint32_t w : weights) all |= w - 1;
   EXPECT_LE(buf.size(), 2 + PayloadSize(weights.size(), std::bit_width(all)));
   ExactBuffer in(buf);
+  // Skipping a block (the cursor's walk to later weight blocks) ends where
+  // decoding it does.
+  EXPECT_EQ(SkipWeightBlock(in.begin(), in.end(), weights.size()), in.end());
   for (CodecPath path : Paths()) {
     std::vector<uint32_t> out(kBlockSize);
     const uint8_t* next =
@@ -545,6 +548,9 @@ TEST(PostingCodecCorruption, TruncationAtEveryByteIsRejected) {
           ASSERT_EQ(Decode(docs, in, n, path, out.data()), nullptr)
               << (docs ? "docs" : "weights") << " n=" << n << " size=" << buf.size()
               << " cut=" << cut;
+        }
+        if (!docs) {
+          ASSERT_EQ(SkipWeightBlock(in.begin(), in.end(), n), nullptr) << "cut=" << cut;
         }
       }
     }

@@ -80,6 +80,45 @@ TEST(PostingCursor, SeekMatchesLowerBoundAndNeverMovesBack) {
   }
 }
 
+// A block whose part lasts lie up to 65,535 docids below its last docid gets
+// narrow rows; one more docid of span makes the whole table wide. Both decode.
+TEST(PostingCursor, SkipRowsNarrowUpTo65535DocidsOfSpan) {
+  for (uint32_t span : {65535u, 65536u}) {
+    std::vector<DocId> docs;
+    for (DocId d = 0; d < 300; ++d) docs.push_back(d);
+    docs[127] = docs[31] + span;  // block 0: part 0 ends at 31, the block at 31 + span
+    for (size_t i = 128; i < docs.size(); ++i) docs[i] = docs[127] + static_cast<DocId>(i);
+    std::vector<uint32_t> weights(docs.size());
+    for (size_t i = 0; i < weights.size(); ++i) weights[i] = 1 + static_cast<uint32_t>(i % 7);
+    std::string bytes;
+    PostingSizes sizes;
+    EncodePostingList(docs, weights, &bytes, &sizes);
+    const SkipLayout want = span <= 65535 ? SkipLayout::kNarrow : SkipLayout::kWide;
+    EXPECT_EQ(static_cast<uint8_t>(bytes[0]), static_cast<uint8_t>(want)) << span;
+    EXPECT_EQ(sizes.skip_bytes, 1 + 3 * (want == SkipLayout::kNarrow ? 14u : 20u));
+    PostingCursor c;
+    ASSERT_TRUE(c.Init(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(),
+                       static_cast<uint32_t>(docs.size()), nullptr, 0)
+                    .ok());
+    for (size_t i : {0, 31, 32, 100, 127, 128, 200, 299}) {
+      ASSERT_EQ(c.Seek(docs[i]), docs[i]) << span << " " << i;
+      ASSERT_EQ(c.weight(), weights[i]);
+    }
+    EXPECT_EQ(c.Next(), kEndDoc);
+    EXPECT_TRUE(c.status().ok());
+  }
+  // Any other layout byte is corruption.
+  std::vector<DocId> docs(300);
+  for (size_t i = 0; i < docs.size(); ++i) docs[i] = static_cast<DocId>(i);
+  std::vector<uint32_t> weights(docs.size(), 1);
+  std::string bytes;
+  EncodePostingList(docs, weights, &bytes);
+  bytes[0] = 2;
+  PostingCursor c;
+  EXPECT_FALSE(c.Init(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), 300, nullptr, 0).ok());
+  EXPECT_EQ(c.doc(), kEndDoc);
+}
+
 TEST(PostingCursor, LargestDocIdAndSingleton) {
   std::vector<DocId> docs = {0, kMaxDocId};
   std::vector<uint32_t> w = {1, UINT32_MAX};

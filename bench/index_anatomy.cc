@@ -1,0 +1,246 @@
+// dps_index_anatomy: where the bytes of an existing index go, field by
+// field: the global index's keys and refs (heads, file positions, df,
+// offsets, lengths, inline singletons), the posting lists' skip tables
+// (narrow / wide), doc and weight blocks (and how many weight blocks need no
+// exceptions), and the tablet files' id index, doc store, tombstones and
+// page tables. Guides format work (bench/RESULTS.md); reads, never writes.
+//
+//   dps_index_anatomy INDEXDIR [--pfor]   (--pfor: also estimate the doc
+//   blocks as patched frame of reference, decoding every list)
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "common/coding.h"
+#include "index/global_index.h"
+#include "index/index_reader.h"
+#include "index/posting_codec.h"
+#include "index/posting_list.h"
+#include "index/term_dict.h"
+
+namespace {
+
+struct Tally {
+  uint64_t count = 0, bytes = 0;
+  void Add(uint64_t b) {
+    ++count;
+    bytes += b;
+  }
+};
+
+size_t VarintSize(uint64_t v) {
+  size_t n = 1;
+  while (v >= 0x80) {
+    v >>= 7;
+    ++n;
+  }
+  return n;
+}
+
+size_t PayloadBytes(size_t n, int bits) {
+  return n == dps::kBlockSize ? 16 * static_cast<size_t>(bits) : (n * bits + 7) / 8;
+}
+
+struct Anatomy {
+  Tally keys, values, value_len_prefix, ref_head, ref_file, ref_df, ref_offset, ref_len,
+      singleton_w1, singleton_w;
+  Tally small_df[5];  // one-block lists of df 2, 3, 4, 5-16, 17-128
+  Tally lists_one_block, lists_multi, skip_narrow, skip_wide, doc_blocks, weight_blocks,
+      weight_no_exceptions, weight_all_ones;
+
+  bool pfor = false;
+  uint64_t pfor_doc_bytes = 0;  // doc blocks if coded with patched exceptions
+
+  // What the gaps of one block would cost as PFOR (the weight blocks' rule:
+  // a 2-byte header, b-bit payload, a position byte and varint per exception).
+  static size_t PforCost(const uint32_t* gaps, size_t n) {
+    size_t best = SIZE_MAX;
+    for (int b = 0; b <= 32; ++b) {
+      size_t cost = 2 + PayloadBytes(n, b);
+      for (size_t i = 0; i < n; ++i) {
+        if (b < 32 && (gaps[i] >> b) != 0) cost += 1 + VarintSize(gaps[i] >> b);
+      }
+      best = std::min(best, cost);
+    }
+    return best;
+  }
+
+  bool AddPfor(const uint8_t* p, const uint8_t* end, uint32_t df) {
+    dps::PostingCursor c;
+    if (!c.Init(p, end - p, df, nullptr, 0).ok()) return false;
+    uint32_t gaps[dps::kBlockSize];
+    uint32_t prev = UINT32_MAX;
+    size_t n = 0;
+    for (dps::DocId d = c.doc(); d != dps::kEndDoc; d = c.Next()) {
+      gaps[n++] = d - prev - 1;
+      prev = d;
+      if (n == dps::kBlockSize) {
+        pfor_doc_bytes += PforCost(gaps, n);
+        n = 0;
+      }
+    }
+    if (n > 0) pfor_doc_bytes += PforCost(gaps, n);
+    return c.status().ok();
+  }
+
+  // Walks one encoded list: its skip table, doc blocks and weight blocks.
+  bool AddList(const uint8_t* p, const uint8_t* end, uint32_t df) {
+    if (pfor && !AddPfor(p, end, df)) return false;
+    const size_t blocks = (df + dps::kBlockSize - 1) / dps::kBlockSize;
+    const uint8_t* docs = p;
+    if (blocks > 1) {
+      const bool narrow = p[0] == static_cast<uint8_t>(dps::SkipLayout::kNarrow);
+      const size_t table =
+          dps::SkipTableSize(blocks, narrow ? dps::SkipLayout::kNarrow : dps::SkipLayout::kWide);
+      (narrow ? skip_narrow : skip_wide).Add(table);
+      lists_multi.Add(end - p);
+      docs = p + table;
+    } else {
+      lists_one_block.Add(end - p);
+      small_df[df == 2 ? 0 : df == 3 ? 1 : df == 4 ? 2 : df <= 16 ? 3 : 4].Add(end - p);
+    }
+    const uint8_t* q = docs;
+    for (size_t b = 0; b < blocks; ++b) {
+      const size_t n = std::min<size_t>(dps::kBlockSize, df - b * dps::kBlockSize);
+      const size_t len = 1 + PayloadBytes(n, q[0]);
+      doc_blocks.Add(len);
+      q += len;
+    }
+    for (size_t b = 0; b < blocks; ++b) {
+      const size_t n = std::min<size_t>(dps::kBlockSize, df - b * dps::kBlockSize);
+      const uint8_t* next = dps::SkipWeightBlock(q, end, n);
+      if (next == nullptr) return false;
+      weight_blocks.Add(next - q);
+      if (q[1] == 0) weight_no_exceptions.Add(next - q);
+      if (q[0] == 0 && q[1] == 0) weight_all_ones.Add(next - q);
+      q = next;
+    }
+    return q == end;
+  }
+};
+
+void Print(const char* name, const Tally& t, uint64_t total) {
+  std::printf("%-34s %12llu %14llu  %5.1f%%\n", name, static_cast<unsigned long long>(t.count),
+              static_cast<unsigned long long>(t.bytes),
+              total ? 100.0 * static_cast<double>(t.bytes) / static_cast<double>(total) : 0.0);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || argc > 3) {
+    std::fprintf(stderr, "usage: %s INDEXDIR [--pfor]\n", argv[0]);
+    return 2;
+  }
+  auto index = dps::IndexReader::Open(argv[1]);
+  if (!index.ok()) {
+    std::fprintf(stderr, "%s\n", index.status().ToString().c_str());
+    return 1;
+  }
+  const dps::IndexReader& reader = **index;
+  const dps::GlobalIndexReader* global = reader.global();
+  Anatomy a;
+  a.pfor = argc == 3 && std::string(argv[2]) == "--pfor";
+  uint64_t total = 0, ids = 0, docstore = 0, tombstones = 0, page_tables = 0, postings_regions = 0;
+  for (size_t t = 0; t < reader.tablet_count(); ++t) {
+    for (const auto& f : reader.tablet(t).files()) {
+      total += f->file_size();
+      page_tables += 8 * ((f->file().body_size() + 32767) / 32768) + 56;
+      for (size_t i = 0; i < f->bin_count(); ++i) {
+        ids += f->bin(i).ids_len;
+        docstore += f->bin(i).docs_len;
+        tombstones += f->bin(i).tombstones_len;
+        postings_regions += f->bin(i).postings_len;
+      }
+    }
+  }
+  dps::TermDictCursor cursor(&global->dict());
+  dps::GlobalTermInfo info;
+  std::string previous;
+  for (cursor.SeekToFirst(); cursor.Valid(); cursor.Next()) {
+    const std::string_view key = cursor.key(), value = cursor.value();
+    size_t shared = 0;
+    while (shared < previous.size() && shared < key.size() && previous[shared] == key[shared]) ++shared;
+    a.keys.Add(1 + key.size() - shared);  // head byte + suffix (approximate for block starts)
+    previous.assign(key);
+    a.values.Add(value.size());
+    a.value_len_prefix.Add(VarintSize(value.size()));
+    if (dps::Status s = global->ParseValue(value, &info); !s.ok()) {
+      std::fprintf(stderr, "%s\n", s.ToString().c_str());
+      return 1;
+    }
+    uint32_t last_bin = 0;
+    for (size_t r = 0; r < info.refs.size(); ++r) {
+      const dps::TermRef& ref = info.refs[r];
+      const uint64_t gap = r == 0 ? ref.bin : ref.bin - last_bin;
+      last_bin = ref.bin;
+      a.ref_head.Add(VarintSize(gap * 8 + 7));
+      if (ref.file != 0) a.ref_file.Add(VarintSize(ref.file));
+      if (ref.df == 1) {
+        if (ref.inline_weight == 1) {
+          a.singleton_w1.Add(VarintSize(ref.inline_doc));
+        } else {
+          a.singleton_w.Add(VarintSize(ref.inline_doc) + VarintSize(ref.inline_weight));
+        }
+        continue;
+      }
+      a.ref_df.Add(VarintSize(ref.df));
+      a.ref_offset.Add(VarintSize(ref.offset));
+      a.ref_len.Add(VarintSize(ref.len));
+      const dps::Tablet& tablet = reader.TabletOf(dps::BinId{ref.bin});
+      const auto& file = tablet.files()[ref.file];
+      const int i = file->FindBin(dps::BinId{ref.bin});
+      auto bytes = file->file().Read(file->bin(static_cast<size_t>(i)).postings_offset + ref.offset,
+                                     ref.len);
+      if (!bytes.ok()) {
+        std::fprintf(stderr, "%s\n", bytes.status().ToString().c_str());
+        return 1;
+      }
+      const auto* p = reinterpret_cast<const uint8_t*>(bytes->data());
+      if (!a.AddList(p, p + bytes->size(), ref.df)) {
+        std::fprintf(stderr, "term %.*s bin %u: list does not parse\n", static_cast<int>(key.size()),
+                     key.data(), ref.bin);
+        return 1;
+      }
+    }
+  }
+  if (!cursor.status().ok()) {
+    std::fprintf(stderr, "%s\n", cursor.status().ToString().c_str());
+    return 1;
+  }
+  const uint64_t gix = std::filesystem::file_size(global->path());
+  total += gix;
+  std::printf("%s: %llu bytes (%llu terms)\n\n%-34s %12s %14s  %6s\n", argv[1],
+              static_cast<unsigned long long>(total),
+              static_cast<unsigned long long>(global->num_terms()), "part", "count", "bytes", "share");
+  std::printf("global index file: %llu bytes\n", static_cast<unsigned long long>(gix));
+  Print("  keys (head + suffix, approx.)", a.keys, total);
+  Print("  values", a.values, total);
+  Print("    value length prefixes", a.value_len_prefix, total);
+  Print("    ref heads", a.ref_head, total);
+  Print("    ref file positions", a.ref_file, total);
+  Print("    list refs: df", a.ref_df, total);
+  Print("    list refs: offset", a.ref_offset, total);
+  Print("    list refs: len", a.ref_len, total);
+  Print("    singletons, weight 1", a.singleton_w1, total);
+  Print("    singletons, weight >= 2", a.singleton_w, total);
+  std::printf("posting regions: %llu bytes\n", static_cast<unsigned long long>(postings_regions));
+  Print("  one-block lists", a.lists_one_block, total);
+  const char* small_names[] = {"    df 2", "    df 3", "    df 4", "    df 5-16", "    df 17-128"};
+  for (size_t i = 0; i < 5; ++i) Print(small_names[i], a.small_df[i], total);
+  Print("  multi-block lists", a.lists_multi, total);
+  Print("    skip tables, narrow", a.skip_narrow, total);
+  Print("    skip tables, wide", a.skip_wide, total);
+  Print("  doc blocks", a.doc_blocks, total);
+  if (a.pfor) Print("    as PFOR (estimate)", Tally{0, a.pfor_doc_bytes}, total);
+  Print("  weight blocks", a.weight_blocks, total);
+  Print("    of which without exceptions", a.weight_no_exceptions, total);
+  Print("    of which all ones", a.weight_all_ones, total);
+  std::printf("tablet files, besides postings:\n");
+  Print("  id index", Tally{0, ids}, total);
+  Print("  doc store", Tally{0, docstore}, total);
+  Print("  tombstones", Tally{0, tombstones}, total);
+  Print("  page tables + footers", Tally{0, page_tables}, total);
+  return 0;
+}
