@@ -95,12 +95,24 @@ void UnpackHorizontal(const uint8_t* in, size_t n, int bits, uint32_t* out) {
     const size_t bit = i * bits;
     out[i] = static_cast<uint32_t>((DecodeFixed64(in + bit / 8) >> (bit % 8)) & mask);
   }
-  for (; i < n; ++i) {
-    const size_t bit = i * bits;
-    uint64_t word = 0;
-    for (size_t b = bit / 8, k = 0; b < size && k < 8; ++b, ++k) word |= uint64_t{in[b]} << (8 * k);
-    out[i] = static_cast<uint32_t>((word >> (bit % 8)) & mask);
+  if (i == n) return;
+  if (bits == 0) {
+    std::fill(out + i, out + n, 0u);
+    return;
   }
+  // The last values (all of a short payload, the common case of a small
+  // list) lie in the fewer than 8 bytes left from value i's first byte:
+  // gather those into one word (one load ending at the payload's end when
+  // it is that long) and shift each value out of it.
+  const size_t from = (i * bits) / 8;
+  const size_t rem = size - from;  // 1..7: value i starts inside the payload
+  uint64_t word = 0;
+  if (size >= 8) {
+    word = DecodeFixed64(in + size - 8) >> (8 * (8 - rem));
+  } else {
+    for (size_t k = 0; k < rem; ++k) word |= uint64_t{in[from + k]} << (8 * k);
+  }
+  for (; i < n; ++i) out[i] = static_cast<uint32_t>((word >> (i * bits - 8 * from)) & mask);
 }
 
 // Reference unpacker for the vertical layout, and the only one without SSE2.

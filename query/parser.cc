@@ -165,7 +165,63 @@ class Parser {
 
 }  // namespace
 
+namespace {
+
+bool IsQuerySpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+// True when the grammar would read `text` as words only: no parenthesis,
+// no operator word, no '-' starting a word.
+bool IsPlainWordList(std::string_view text) {
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '(' || c == ')') return false;
+    if (i > 0 && !IsQuerySpace(text[i - 1])) continue;
+    if (c == '-') return false;
+    // An operator is a whole word: AND, OR or NOT followed by a space or the end.
+    for (std::string_view op : {"AND", "OR", "NOT"}) {
+      if (text.substr(i, op.size()) == op &&
+          (i + op.size() == text.size() || IsQuerySpace(text[i + op.size()]))) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+// A plain word list (most queries) means the AND of its words' tokens, as
+// the grammar would build it, without lexing and recursive descent.
+Result<QueryNode> ParseWordList(std::string_view text, Analyzer* analyzer) {
+  thread_local std::vector<std::string> tokens;
+  tokens.clear();
+  size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && IsQuerySpace(text[i])) ++i;
+    size_t j = i;
+    while (j < text.size() && !IsQuerySpace(text[j])) ++j;
+    if (j > i) analyzer->Analyze(text.substr(i, j - i), &tokens, nullptr);
+    i = j;
+  }
+  if (tokens.empty()) {
+    return Status::InvalidArgument(text.find_first_not_of(" \t\n\r") == std::string_view::npos
+                                       ? "empty query"
+                                       : "the query has no searchable words");
+  }
+  if (tokens.size() == 1) return QueryNode::Term(std::move(tokens[0]));
+  QueryNode root;
+  root.kind = QueryNode::Kind::kAnd;
+  root.children.reserve(tokens.size());
+  for (auto& t : tokens) root.children.push_back(QueryNode::Term(std::move(t)));
+  return root;
+}
+
+}  // namespace
+
 Result<QueryNode> ParseQuery(std::string_view text, Analyzer* analyzer) {
+  if (IsPlainWordList(text)) return ParseWordList(text, analyzer);
+  return ParseQueryByGrammar(text, analyzer);
+}
+
+Result<QueryNode> ParseQueryByGrammar(std::string_view text, Analyzer* analyzer) {
   return Parser(Lex(text), analyzer).Parse();
 }
 

@@ -18,6 +18,9 @@
 namespace dps {
 
 Result<QueryNode> ParseQuery(std::string_view text, Analyzer* analyzer);
+// The same through the grammar alone, without ParseQuery's shortcut for
+// plain word lists (tests compare the two).
+Result<QueryNode> ParseQueryByGrammar(std::string_view text, Analyzer* analyzer);
 
 // The distinct positive terms of a query (for highlighting and planning).
 void PositiveTerms(const QueryNode& node, std::vector<std::string>* terms);

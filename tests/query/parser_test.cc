@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 namespace dps {
 namespace {
 
@@ -14,6 +16,10 @@ class ParserTest : public ::testing::Test {
   }
   std::string P(const std::string& q) {
     auto r = ParseQuery(q, analyzer_.get());
+    return r.ok() ? r->ToString() : "ERROR " + r.status().message();
+  }
+  std::string G(const std::string& q) {
+    auto r = ParseQueryByGrammar(q, analyzer_.get());
     return r.ok() ? r->ToString() : "ERROR " + r.status().message();
   }
   std::unique_ptr<Analyzer> analyzer_;
@@ -46,6 +52,27 @@ TEST_F(ParserTest, ErrorsNamePositionsAndOnlyNegationsIsAnError) {
   // A negation needs a positive term in its own AND: an OR branch of only "-b" is refused.
   EXPECT_NE(P("a OR -b").find("only negations"), std::string::npos) << P("a OR -b");
   EXPECT_EQ(P("!!! ..."), "ERROR the query has no searchable words");
+}
+
+// ParseQuery reads plain word lists without the grammar; whatever it is
+// given, it must build what the grammar builds (or fail the same way).
+TEST_F(ParserTest, WordListShortcutAgreesWithTheGrammar) {
+  const std::vector<std::string> words = {
+      "white", "House", "x-ray", "AND", "OR", "NOT", "ANDROID", "ORE", "NOTE", "and", "or",
+      "-a", "a-", "-", "(b", "c)", "()", "!!!", "...", "Straße", "ﬁle", "白宫", "東京タワー",
+      "ภาษาไทย", "42", "3.14", "AND-OR", "NOT-", "\tword", "\u00e9t\u00e9", "e\u0301", "🙂", "",
+      " ", "\n", "a\rb"};
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 3000; ++trial) {
+    std::string q;
+    const size_t n = rng() % 6;
+    for (size_t k = 0; k < n; ++k) {
+      if (k > 0 || rng() % 4 == 0) q += (rng() % 5 == 0) ? "  " : " ";
+      q += words[rng() % words.size()];
+    }
+    if (rng() % 4 == 0) q += " ";
+    ASSERT_EQ(P(q), G(q)) << "query [" << q << "]";
+  }
 }
 
 }  // namespace
