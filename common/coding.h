@@ -55,6 +55,10 @@ inline void PutLengthPrefixed(std::string* out, std::string_view s) {
 // Decodes a varint of at most 10 bytes. Returns the byte after it, or nullptr
 // if [p, end) ends first or the encoding is longer than a uint64.
 inline const uint8_t* GetVarint64(const uint8_t* p, const uint8_t* end, uint64_t* v) {
+  if (p < end && *p < 0x80) {  // one byte: most lengths, gaps and counts
+    *v = *p;
+    return p + 1;
+  }
   uint64_t result = 0;
   for (unsigned shift = 0; shift < 64 && p < end; shift += 7) {
     uint64_t byte = *p++;

@@ -84,11 +84,36 @@ void Pack(const uint32_t* v, size_t n, int bits, std::string* out) {
 
 // -------------------------------------------------------- scalar unpacking
 
+// Eight values of kBits bits fill exactly kBits bytes, so inside such a
+// group each value's byte offset and shift are constants: a load, a shift
+// and a mask per value. Unpacks whole groups while their last 8-byte load
+// stays inside the payload; returns how many values it unpacked.
+template <int kBits>
+size_t UnpackHorizontalGroups(const uint8_t* in, size_t n, size_t size, uint32_t* out) {
+  constexpr uint64_t kMask = LowMask(kBits);
+  constexpr size_t kLastLoadEnd = (7 * kBits) / 8 + 8;
+  size_t i = 0;
+  for (size_t at = 0; i + 8 <= n && at + kLastLoadEnd <= size; i += 8, at += kBits) {
+    [&]<size_t... k>(std::index_sequence<k...>) {
+      ((out[i + k] = static_cast<uint32_t>((DecodeFixed64(in + at + (k * kBits) / 8) >>
+                                            ((k * kBits) % 8)) & kMask)),
+       ...);
+    }(std::make_index_sequence<8>{});
+  }
+  return i;
+}
+template <int... kBits>
+constexpr auto MakeGroupUnpackers(std::integer_sequence<int, kBits...>) {
+  return std::array<size_t (*)(const uint8_t*, size_t, size_t, uint32_t*), sizeof...(kBits)>{
+      &UnpackHorizontalGroups<kBits>...};
+}
+constexpr auto kGroupUnpackers = MakeGroupUnpackers(std::make_integer_sequence<int, kMaxBits + 1>{});
+
 // REQUIRES: `in` holds PayloadSize(n, bits) bytes; nothing after is read.
 void UnpackHorizontal(const uint8_t* in, size_t n, int bits, uint32_t* out) {
   const size_t size = PayloadSize(n, bits);
   const uint64_t mask = LowMask(bits);
-  size_t i = 0;
+  size_t i = kGroupUnpackers[bits](in, n, size, out);
   // A value starts at bit (i*bits)%8 of its first byte and ends within 5
   // bytes, so one 8-byte load covers it while 8 bytes remain.
   for (; i < n && (i * bits) / 8 + 8 <= size; ++i) {
