@@ -68,6 +68,55 @@ class BinSets {
   TermTable* table_;
 };
 
+void DropBinsOutOfRange(uint32_t bins, QueryPlan* plan) {
+  plan->bins.erase(std::remove_if(plan->bins.begin(), plan->bins.end(),
+                                  [bins](uint32_t b) { return b >= bins; }),
+                   plan->bins.end());
+  plan->empty = plan->bins.empty();
+}
+
+bool IsPureConjunction(const QueryNode& root) {
+  if (root.kind == QueryNode::Kind::kTerm) return !root.negated;
+  return root.kind == QueryNode::Kind::kAnd &&
+         std::all_of(root.children.begin(), root.children.end(), [](const QueryNode& c) {
+           return c.kind == QueryNode::Kind::kTerm && !c.negated;
+         });
+}
+
+// The common query, a conjunction of terms, planned straight from its
+// distinct terms (plan->highlight): their entries are looked up together
+// and sit in that order, the bins are the rarest term's bins that every
+// other term's refs also name (one merge per term), and no tree is walked.
+Status PlanConjunction(const GlobalIndexReader* global, uint32_t bins, QueryPlan* plan) {
+  TermTable& table = plan->terms;
+  DPS_RETURN_IF_ERROR(table.AddAll(global, plan->highlight));  // entries[i] is highlight[i]
+  const size_t n = table.entries.size();
+  plan->pure_and = true;
+  plan->and_entries.resize(n);
+  for (size_t i = 0; i < n; ++i) plan->and_entries[i] = i;
+  std::sort(plan->and_entries.begin(), plan->and_entries.end(), [&table](size_t a, size_t b) {
+    const uint64_t da = table.entries[a].second.df, db = table.entries[b].second.df;
+    return da != db ? da < db : a < b;
+  });
+  table.entries[plan->and_entries[0]].second.Bins(&plan->bins);
+  for (size_t k = 1; k < n && !plan->bins.empty(); ++k) {
+    const auto& refs = table.entries[plan->and_entries[k]].second.refs;
+    size_t r = 0, kept = 0;
+    for (const uint32_t b : plan->bins) {
+      while (r < refs.size() && refs[r].bin < b) ++r;
+      if (r < refs.size() && refs[r].bin == b) plan->bins[kept++] = b;
+    }
+    plan->bins.resize(kept);
+  }
+  DropBinsOutOfRange(bins, plan);
+  for (const auto& [term, info] : table.entries) plan->estimated_postings += info.df;
+  if (n > 1) {
+    const uint64_t rarest = table.entries[plan->and_entries[0]].second.df;
+    plan->estimated_postings = std::min(plan->estimated_postings, rarest * 32 * n);
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Result<QueryPlan> PlanQuery(QueryNode root_node, const GlobalIndexReader* global,
@@ -81,49 +130,19 @@ Result<QueryPlan> PlanQuery(QueryNode root_node, const GlobalIndexReader* global
     plan.empty = true;
     return plan;
   }
-  BinSets sets(global, &plan.terms);
   plan.terms.entries.reserve(plan.highlight.size() + 2);
+  if (IsPureConjunction(root)) {
+    DPS_RETURN_IF_ERROR(PlanConjunction(global, bins, &plan));
+    return plan;
+  }
+  BinSets sets(global, &plan.terms);
   DPS_RETURN_IF_ERROR(plan.terms.AddAll(global, plan.highlight));
   DPS_RETURN_IF_ERROR(sets.Of(root, &plan.bins));
-  plan.bins.erase(std::remove_if(plan.bins.begin(), plan.bins.end(),
-                                 [bins](uint32_t b) { return b >= bins; }),
-                  plan.bins.end());
-  plan.empty = plan.bins.empty();
-  // Pure conjunction: every term positive, no OR anywhere.
-  if (root.kind == QueryNode::Kind::kTerm) {
-    plan.pure_and = true;
-    DPS_ASSIGN_OR_RETURN(size_t e, sets.Entry(root.term));
-    plan.and_entries = {e};
-    plan.estimated_postings = plan.terms.entries[e].second.df;
-  } else if (root.kind == QueryNode::Kind::kAnd &&
-             std::all_of(root.children.begin(), root.children.end(), [](const QueryNode& c) {
-               return c.kind == QueryNode::Kind::kTerm && !c.negated;
-             })) {
-    plan.pure_and = true;
-    std::vector<std::pair<uint64_t, size_t>> by_df;  // (df, entry)
-    by_df.reserve(root.children.size());
-    plan.and_entries.reserve(root.children.size());
-    for (const auto& c : root.children) {
-      DPS_ASSIGN_OR_RETURN(size_t e, sets.Entry(c.term));
-      by_df.emplace_back(plan.terms.entries[e].second.df, e);
-    }
-    std::sort(by_df.begin(), by_df.end());
-    by_df.erase(std::unique(by_df.begin(), by_df.end()), by_df.end());
-    for (auto& [df, e] : by_df) plan.and_entries.push_back(e);
-  }
-  if (root.kind != QueryNode::Kind::kTerm) {
-    for (const auto& t : plan.highlight) {  // the positive terms
-      DPS_ASSIGN_OR_RETURN(const GlobalTermInfo* info, sets.Lookup(t));
-      plan.estimated_postings += info->df;
-    }
-  }
-  if (plan.pure_and && plan.and_entries.size() > 1) {
-    // A conjunction led by a rare term seeks the others once per candidate
-    // (a seek decodes at most a 32-docid part), so its cost follows the
-    // rarest list, however long the others are.
-    const uint64_t rarest = plan.terms.entries[plan.and_entries[0]].second.df;
-    plan.estimated_postings =
-        std::min(plan.estimated_postings, rarest * 32 * plan.and_entries.size());
+  DropBinsOutOfRange(bins, &plan);
+  // Anything but a pure conjunction may decode every positive term's list.
+  for (const auto& t : plan.highlight) {
+    DPS_ASSIGN_OR_RETURN(const GlobalTermInfo* info, sets.Lookup(t));
+    plan.estimated_postings += info->df;
   }
   return plan;
 }

@@ -42,38 +42,96 @@ BinSet ModelBins(const QueryNode& q, const std::map<std::string, BinSet>& bins_o
   return acc;
 }
 
-TEST(Planner, VisitsExactlyTheBinsThatCanMatch) {
-  constexpr uint32_t kBins = 16;
-  std::mt19937_64 rng(11);
+// An index of few documents over many bins (a rare term misses most bins),
+// with each term's bins and document frequency counted from the documents.
+struct SmallIndex {
+  static constexpr uint32_t kBins = 16;
   testing::TempDir dir;
-  IndexOptions options;
-  options.bins = kBins;
-  options.tablets = 4;
-  auto writer = IndexWriter::Open(dir.path(), options);
-  ASSERT_TRUE(writer.ok());
-  // Few documents over many bins, so a rare term misses most bins.
-  const auto docs = testing::RandomCorpus(rng, 60, 80, 6);
-  ASSERT_TRUE((*writer)->Commit(testing::ToAnalyzed(docs)).ok());
+  std::unique_ptr<IndexReader> index;
   std::map<std::string, BinSet> bins_of_term;
-  for (const auto& d : docs) {
-    for (const auto& [term, tf] : d.terms) {
-      bins_of_term[term].insert(static_cast<uint32_t>(StableHash64(d.id) % kBins));
+  std::map<std::string, uint64_t> df;
+
+  explicit SmallIndex(std::mt19937_64& rng) {
+    IndexOptions options;
+    options.bins = kBins;
+    options.tablets = 4;
+    auto writer = IndexWriter::Open(dir.path(), options);
+    EXPECT_TRUE(writer.ok());
+    const auto docs = testing::RandomCorpus(rng, 60, 80, 6);
+    EXPECT_TRUE((*writer)->Commit(testing::ToAnalyzed(docs)).ok());
+    for (const auto& d : docs) {
+      for (const auto& [term, tf] : d.terms) {
+        bins_of_term[term].insert(static_cast<uint32_t>(StableHash64(d.id) % kBins));
+        ++df[term];
+      }
     }
+    auto r = IndexReader::Open(dir.path());
+    EXPECT_TRUE(r.ok());
+    index = std::move(r).value();
   }
-  auto index = IndexReader::Open(dir.path());
-  ASSERT_TRUE(index.ok());
+};
+
+TEST(Planner, VisitsExactlyTheBinsThatCanMatch) {
+  std::mt19937_64 rng(11);
+  SmallIndex small(rng);
   size_t partial = 0;
   for (int k = 0; k < 300; ++k) {
     const QueryNode q = testing::RandomQuery(rng, 80);
-    auto plan = PlanQuery(q, (*index)->global(), kBins);
+    auto plan = PlanQuery(q, small.index->global(), SmallIndex::kBins);
     ASSERT_TRUE(plan.ok()) << plan.status().ToString();
-    const BinSet want = ModelBins(q, bins_of_term);
+    const BinSet want = ModelBins(q, small.bins_of_term);
     EXPECT_EQ(BinSet(plan->bins.begin(), plan->bins.end()), want) << q.ToString();
     EXPECT_TRUE(std::is_sorted(plan->bins.begin(), plan->bins.end()));
     EXPECT_EQ(plan->empty, want.empty());
-    partial += !want.empty() && want.size() < kBins;
+    partial += !want.empty() && want.size() < SmallIndex::kBins;
   }
   EXPECT_GT(partial, 30u) << "too few queries restrict the bins to test anything";
+}
+
+// A conjunction of terms (repeated and absent ones included) lists each
+// distinct term once, rarest first, visits exactly the bins every term
+// holds, and estimates its cost from the documents' frequencies.
+TEST(Planner, ConjunctionsListDistinctTermsRarestFirst) {
+  std::mt19937_64 rng(12);
+  SmallIndex small(rng);
+  std::vector<std::string> vocabulary;
+  for (const auto& [term, bins] : small.bins_of_term) vocabulary.push_back(term);
+  vocabulary.push_back("zzabsent");
+  size_t restricted = 0;
+  for (int k = 0; k < 400; ++k) {
+    std::vector<QueryNode> terms;
+    const size_t n = 1 + rng() % 4;
+    for (size_t i = 0; i < n; ++i) terms.push_back(QueryNode::Term(vocabulary[rng() % vocabulary.size()]));
+    if (rng() % 5 == 0) terms.push_back(terms.front());  // a repeated term
+    const QueryNode q = terms.size() == 1 ? terms[0] : QueryNode::And(terms);
+    auto plan = PlanQuery(q, small.index->global(), SmallIndex::kBins);
+    ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+    ASSERT_TRUE(plan->pure_and) << q.ToString();
+    std::set<std::string> distinct;
+    for (const auto& t : terms) distinct.insert(t.term);
+    ASSERT_EQ(plan->and_entries.size(), distinct.size()) << q.ToString();
+    std::set<std::string> listed;
+    uint64_t previous_df = 0, sum = 0;
+    for (size_t e : plan->and_entries) {
+      const auto& [term, info] = plan->terms.entries[e];
+      listed.insert(term);
+      const uint64_t want_df = small.df.count(term) ? small.df.at(term) : 0;
+      EXPECT_EQ(info.df, want_df) << term;
+      EXPECT_GE(info.df, previous_df) << "not rarest first: " << q.ToString();
+      previous_df = info.df;
+      sum += info.df;
+    }
+    EXPECT_EQ(listed, distinct);
+    const BinSet want = ModelBins(q, small.bins_of_term);
+    EXPECT_EQ(BinSet(plan->bins.begin(), plan->bins.end()), want) << q.ToString();
+    EXPECT_TRUE(std::is_sorted(plan->bins.begin(), plan->bins.end()));
+    EXPECT_EQ(plan->empty, want.empty());
+    const uint64_t rarest = plan->terms.entries[plan->and_entries[0]].second.df;
+    EXPECT_EQ(plan->estimated_postings,
+              distinct.size() > 1 ? std::min<uint64_t>(sum, rarest * 32 * distinct.size()) : sum);
+    restricted += !want.empty() && want.size() < SmallIndex::kBins;
+  }
+  EXPECT_GT(restricted, 30u) << "too few conjunctions restrict the bins to test anything";
 }
 
 }  // namespace
