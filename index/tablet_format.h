@@ -1,4 +1,4 @@
-// Constants and the bin directory of the tablet file, format version 1.
+// Constants and the bin directory of the tablet file.
 // Byte layout: docs/FORMAT.md ("Tablet file"). On-disk values are never
 // renumbered; a new layout gets a new version and the reader keeps the old.
 #pragma once
@@ -9,7 +9,7 @@
 namespace dps {
 
 inline constexpr uint64_t kTabletMagic = 0x0031424154535044ULL;  // "DPSTAB1\0" little-endian
-inline constexpr uint32_t kTabletFormatVersion = 2;
+inline constexpr uint32_t kTabletFormatVersion = 3;
 inline constexpr size_t kTabletHeaderSize = 16;
 // Header flag bits; the others are reserved and must be zero.
 inline constexpr uint32_t kTabletFlagStoredText = 1u << 0;
@@ -36,8 +36,6 @@ void EncodeBinInfo(const BinInfo& info, std::string* out);
 // REQUIRES: p points at kBinInfoSize readable bytes.
 BinInfo DecodeBinInfo(const uint8_t* p);
 
-// Bytes per entry of a bin's id index: IdHash32(external id) u32, docid u32.
-inline constexpr size_t kIdIndexEntrySize = 8;
 // The id index's hash: the high half of XXH3-64 (the low bits pick the bin,
 // so within a bin they are not uniform). Collisions only add candidates,
 // which are confirmed against the doc store.

@@ -2,6 +2,7 @@
 
 #include "common/checksum.h"
 #include "common/coding.h"
+#include "index/id_index.h"
 
 namespace dps {
 
@@ -59,7 +60,7 @@ Status TabletReader::OpenBin(Bin* bin) {
   if (!in_body(b.postings_offset, b.postings_len) || b.dict_offset != 0 || b.dict_len != 0 ||
       !in_body(b.docs_offset, b.docs_len) || !in_body(b.ids_offset, b.ids_len) ||
       !in_body(b.tombstones_offset, b.tombstones_len) || b.reserved != 0 ||
-      b.ids_len != uint64_t{b.num_docs} * kIdIndexEntrySize) {
+      (b.ids_len == 0) != (b.num_docs == 0)) {
     return Status::Corruption(Where(file_->directory_offset()) + ": bad directory entry");
   }
   DPS_RETURN_IF_ERROR(bin->docs.Open(file_.get(), b.docs_offset, b.docs_len));
@@ -138,21 +139,11 @@ Status TabletReader::FindIdCandidates(size_t i, std::string_view id,
                                       std::vector<DocId>* docids) const {
   const BinInfo& b = bins_[i].info;
   if (b.num_docs == 0) return Status::OK();
-  DPS_ASSIGN_OR_RETURN(std::string_view ids, file_->Read(b.ids_offset, b.ids_len));
-  auto* p = reinterpret_cast<const uint8_t*>(ids.data());
-  const uint32_t hash = IdHash32(StableHash64(id));
-  size_t lo = 0, hi = b.num_docs;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (DecodeFixed32(p + mid * kIdIndexEntrySize) < hash) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  for (; lo < b.num_docs && DecodeFixed32(p + lo * kIdIndexEntrySize) == hash; ++lo) {
-    docids->push_back(DecodeFixed32(p + lo * kIdIndexEntrySize + 4));
-  }
+  DPS_ASSIGN_OR_RETURN(std::string_view region, file_->Read(b.ids_offset, b.ids_len));
+  IdIndexReader ids;
+  Status s = ids.Open(region, b.num_docs, b.min_docid);
+  if (s.ok()) s = ids.Find(IdHash32(StableHash64(id)), docids);
+  if (!s.ok()) return Status::Corruption(Where(b.ids_offset) + ": " + s.message());
   return Status::OK();
 }
 

@@ -4,6 +4,7 @@
 
 #include "common/checksum.h"
 #include "common/coding.h"
+#include "index/id_index.h"
 #include "index/posting_list.h"
 
 namespace dps {
@@ -122,12 +123,8 @@ Status TabletWriter::FinishBin() {
 
   DPS_RETURN_IF_ERROR(term_list_->EndBin());
 
-  std::sort(ids_.begin(), ids_.end());
   std::string region;
-  for (const auto& [hash, docid] : ids_) {
-    PutFixed32(&region, hash);
-    PutFixed32(&region, docid);
-  }
+  EncodeIdIndex(&ids_, bin_.min_docid, bin_.max_docid, &region);
   bin_.ids_offset = file_->offset();
   bin_.ids_len = region.size();
   DPS_RETURN_IF_ERROR(Append(region));
