@@ -105,7 +105,17 @@ class TermDictReader {
   uint32_t block_count_ = 0;
   uint32_t index_offset_ = 0;  // relative to offset_: the end of the blocks
   const uint8_t* base_ = nullptr;
-  std::vector<uint64_t> prefixes_;  // KeyPrefix of each block, for FindBlock
+  struct TreeSlot {
+    uint64_t prefix = 0;
+    uint32_t block = 0;
+    uint32_t offset = 0;  // BlockOffset(block)
+  };
+  void BuildEytzinger();
+  // The slot of the last block whose prefix <= prefix, or null.
+  const TreeSlot* LastSlotAtOrBelow(uint64_t prefix) const;
+  std::vector<uint64_t> prefixes_;  // KeyPrefix of each block while Open checks them
+  // For FindBlock: the blocks in Eytzinger order (slot 0 unused).
+  std::vector<TreeSlot> tree_;
 };
 
 // Iterates the entries in key order, with Seek. Views are valid until the

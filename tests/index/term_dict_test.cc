@@ -74,7 +74,7 @@ std::map<std::string, std::string> RandomEntries(std::mt19937_64& rng, size_t n)
 
 TEST(TermDict, FindsEveryKeyAndRejectsAbsentOnes) {
   std::mt19937_64 rng(7);
-  for (size_t n : {1, 2, 31, 32, 33, 64, 65, 1000}) {
+  for (size_t n : {1, 2, 31, 32, 33, 64, 65, 1000, 20000}) {  // up to 625 blocks: a deep search tree
     auto entries = RandomEntries(rng, n);
     DictFixture f(entries);
     for (const auto& [k, v] : entries) {
