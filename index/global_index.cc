@@ -32,6 +32,7 @@ std::span<const TermRef> GlobalTermInfo::RefsOf(uint32_t bin) const {
 
 void GlobalTermInfo::Bins(std::vector<uint32_t>* out) const {
   out->clear();
+  out->reserve(refs.size());  // one allocation, not one per doubling
   for (const TermRef& r : refs) {
     if (out->empty() || out->back() != r.bin) out->push_back(r.bin);
   }

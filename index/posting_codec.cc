@@ -221,6 +221,14 @@ struct GapsToDocsSink {
   const __m128i one = _mm_set1_epi32(1);
 };
 
+// GapsToDocs four values at a time (partial blocks, unpacked horizontally).
+void GapsToDocsSse2(uint32_t* v, size_t n, uint32_t prev) {
+  const size_t whole = n / 4 * 4;
+  GapsToDocsSink sink(v, prev);  // stores each vector where it was loaded from
+  for (size_t i = 0; i < whole; i += 4) sink(_mm_loadu_si128(reinterpret_cast<const __m128i*>(v + i)));
+  GapsToDocs(v + whole, n - whole, whole > 0 ? v[whole - 1] : prev);
+}
+
 template <int kBits>
 void DecodeFullDocsSse2(const uint8_t* in, uint32_t prev, uint32_t* docs) {
   GapsToDocsSink sink(docs, prev);
@@ -344,7 +352,17 @@ const uint8_t* DecodeDocs(const uint8_t* p, const uint8_t* end, size_t n, uint32
   if (bits > kMaxBits) return nullptr;
   const size_t size = PayloadSize(n, bits);
   if (static_cast<size_t>(end - p) < size || !PaddingIsZero(p, n, bits)) return nullptr;
-  if (!Unpack<kPath>(p, n, bits, prev, /*docs=*/true, docs)) GapsToDocs(docs, n, prev);
+  if (!Unpack<kPath>(p, n, bits, prev, /*docs=*/true, docs)) {
+#if defined(__SSE2__)
+    if constexpr (kPath == CodecPath::kSse2) {
+      GapsToDocsSse2(docs, n, prev);
+    } else {
+      GapsToDocs(docs, n, prev);
+    }
+#else
+    GapsToDocs(docs, n, prev);
+#endif
+  }
   if (!DocsIncrease(docs, n, prev, bits)) return nullptr;
   return p + size;
 }
