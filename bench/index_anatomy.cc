@@ -29,19 +29,6 @@ struct Tally {
   }
 };
 
-size_t VarintSize(uint64_t v) {
-  size_t n = 1;
-  while (v >= 0x80) {
-    v >>= 7;
-    ++n;
-  }
-  return n;
-}
-
-size_t PayloadBytes(size_t n, int bits) {
-  return n == dps::kBlockSize ? 16 * static_cast<size_t>(bits) : (n * bits + 7) / 8;
-}
-
 struct Anatomy {
   Tally keys, values, value_len_prefix, ref_head, ref_file, ref_df, ref_offset, ref_len,
       singleton_w1, singleton_w;
@@ -57,9 +44,9 @@ struct Anatomy {
   static size_t PforCost(const uint32_t* gaps, size_t n) {
     size_t best = SIZE_MAX;
     for (int b = 0; b <= 32; ++b) {
-      size_t cost = 2 + PayloadBytes(n, b);
+      size_t cost = 2 + dps::PayloadSize(n, b);
       for (size_t i = 0; i < n; ++i) {
-        if (b < 32 && (gaps[i] >> b) != 0) cost += 1 + VarintSize(gaps[i] >> b);
+        if (b < 32 && (gaps[i] >> b) != 0) cost += 1 + dps::VarintLength(gaps[i] >> b);
       }
       best = std::min(best, cost);
     }
@@ -103,7 +90,7 @@ struct Anatomy {
     const uint8_t* q = docs;
     for (size_t b = 0; b < blocks; ++b) {
       const size_t n = std::min<size_t>(dps::kBlockSize, df - b * dps::kBlockSize);
-      const size_t len = 1 + PayloadBytes(n, q[0]);
+      const size_t len = 1 + dps::PayloadSize(n, q[0]);
       doc_blocks.Add(len);
       q += len;
     }
@@ -165,7 +152,7 @@ int main(int argc, char** argv) {
     a.keys.Add(1 + key.size() - shared);  // head byte + suffix (approximate for block starts)
     previous.assign(key);
     a.values.Add(value.size());
-    a.value_len_prefix.Add(VarintSize(value.size()));
+    a.value_len_prefix.Add(dps::VarintLength(value.size()));
     if (dps::Status s = global->ParseValue(value, &info); !s.ok()) {
       std::fprintf(stderr, "%s\n", s.ToString().c_str());
       return 1;
@@ -175,19 +162,19 @@ int main(int argc, char** argv) {
       const dps::TermRef& ref = info.refs[r];
       const uint64_t gap = r == 0 ? ref.bin : ref.bin - last_bin;
       last_bin = ref.bin;
-      a.ref_head.Add(VarintSize(gap * 8 + 7));
-      if (ref.file != 0) a.ref_file.Add(VarintSize(ref.file));
+      a.ref_head.Add(dps::VarintLength(gap * 8 + 7));
+      if (ref.file != 0) a.ref_file.Add(dps::VarintLength(ref.file));
       if (ref.df == 1) {
         if (ref.inline_weight == 1) {
-          a.singleton_w1.Add(VarintSize(ref.inline_doc));
+          a.singleton_w1.Add(dps::VarintLength(ref.inline_doc));
         } else {
-          a.singleton_w.Add(VarintSize(ref.inline_doc) + VarintSize(ref.inline_weight));
+          a.singleton_w.Add(dps::VarintLength(ref.inline_doc) + dps::VarintLength(ref.inline_weight));
         }
         continue;
       }
-      a.ref_df.Add(VarintSize(ref.df));
-      a.ref_offset.Add(VarintSize(ref.offset));
-      a.ref_len.Add(VarintSize(ref.len));
+      a.ref_df.Add(dps::VarintLength(ref.df));
+      a.ref_offset.Add(dps::VarintLength(ref.offset));
+      a.ref_len.Add(dps::VarintLength(ref.len));
       const dps::Tablet& tablet = reader.TabletOf(dps::BinId{ref.bin});
       const auto& file = tablet.files()[ref.file];
       const int i = file->FindBin(dps::BinId{ref.bin});

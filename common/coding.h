@@ -12,6 +12,11 @@
 
 namespace dps {
 
+inline void PutFixed16(std::string* out, uint16_t v) {
+  out->push_back(static_cast<char>(v));
+  out->push_back(static_cast<char>(v >> 8));
+}
+
 inline void PutFixed32(std::string* out, uint32_t v) {
   char buf[4];
   for (int i = 0; i < 4; ++i) buf[i] = static_cast<char>(v >> (8 * i));
@@ -22,6 +27,12 @@ inline void PutFixed64(std::string* out, uint64_t v) {
   char buf[8];
   for (int i = 0; i < 8; ++i) buf[i] = static_cast<char>(v >> (8 * i));
   out->append(buf, 8);
+}
+
+inline uint16_t DecodeFixed16(const uint8_t* p) {
+  uint16_t v;
+  std::memcpy(&v, p, 2);
+  return v;
 }
 
 inline uint32_t DecodeFixed32(const uint8_t* p) {

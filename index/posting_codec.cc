@@ -27,12 +27,6 @@ constexpr CodecPath kDefaultPath = CodecPath::kSse2;
 constexpr CodecPath kDefaultPath = CodecPath::kScalar;
 #endif
 
-// Bytes of packed payload for n values of `bits` bits each. Full blocks have
-// no padding: 4 lanes x 32 values x bits = 16 * bits bytes.
-constexpr size_t PayloadSize(size_t n, int bits) {
-  return n == kBlockSize ? 16 * static_cast<size_t>(bits) : (n * bits + 7) / 8;
-}
-
 constexpr uint32_t LowMask(int bits) { return static_cast<uint32_t>((uint64_t{1} << bits) - 1); }
 
 // ---------------------------------------------------------------- packing
@@ -302,14 +296,22 @@ bool PaddingIsZero(const uint8_t* in, size_t n, int bits) {
   return used == 0 || (in[PayloadSize(n, bits) - 1] >> used) == 0;
 }
 
-// Unpacks n values of `bits` bits; on the SSE2 path full blocks are also
-// post-processed there (docs: gaps to docids, weights: +1), and the return
-// value says so.
+// Unpacks n values of `bits` bits; on the SSE2 path docids are also
+// post-processed there (gaps to docids; for full blocks weights too: +1),
+// and the return value says so.
 template <CodecPath kPath>
 bool Unpack(const uint8_t* in, size_t n, int bits, [[maybe_unused]] uint32_t prev,
             [[maybe_unused]] bool docs, uint32_t* out) {
   if (n != kBlockSize) {
     UnpackHorizontal(in, n, bits, out);
+#if defined(__SSE2__)
+    if constexpr (kPath == CodecPath::kSse2) {
+      if (docs) {
+        GapsToDocsSse2(out, n, prev);
+        return true;
+      }
+    }
+#endif
     return false;
   }
 #if defined(__SSE2__)
@@ -352,17 +354,7 @@ const uint8_t* DecodeDocs(const uint8_t* p, const uint8_t* end, size_t n, uint32
   if (bits > kMaxBits) return nullptr;
   const size_t size = PayloadSize(n, bits);
   if (static_cast<size_t>(end - p) < size || !PaddingIsZero(p, n, bits)) return nullptr;
-  if (!Unpack<kPath>(p, n, bits, prev, /*docs=*/true, docs)) {
-#if defined(__SSE2__)
-    if constexpr (kPath == CodecPath::kSse2) {
-      GapsToDocsSse2(docs, n, prev);
-    } else {
-      GapsToDocs(docs, n, prev);
-    }
-#else
-    GapsToDocs(docs, n, prev);
-#endif
-  }
+  if (!Unpack<kPath>(p, n, bits, prev, /*docs=*/true, docs)) GapsToDocs(docs, n, prev);
   if (!DocsIncrease(docs, n, prev, bits)) return nullptr;
   return p + size;
 }

@@ -29,6 +29,13 @@ inline constexpr size_t kBlockSize = 128;
 inline constexpr size_t kBlockParts = 4;
 inline constexpr size_t kBlockPartSize = kBlockSize / kBlockParts;
 
+// Bytes of packed payload for n values of `bits` bits each (FORMAT.md's
+// P(n, b)). Full blocks have no padding: 4 lanes x 32 values x bits = 16 *
+// bits bytes.
+constexpr size_t PayloadSize(size_t n, int bits) {
+  return n == kBlockSize ? 16 * static_cast<size_t>(bits) : (n * static_cast<size_t>(bits) + 7) / 8;
+}
+
 // Appends the docid block for docs[0..n). REQUIRES: 1 <= n <= kBlockSize,
 // docs strictly increasing, docs[0] > prev unless prev == UINT32_MAX (which
 // stands for "no previous docid").

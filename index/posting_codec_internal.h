@@ -21,8 +21,9 @@ inline constexpr bool kHaveSse2Path = true;
 inline constexpr bool kHaveSse2Path = false;
 #endif
 
-// DecodeDocBlock / DecodeWeightBlock with the full-block unpacker chosen by
-// `path`. Partial blocks are decoded by the same scalar code on both paths.
+// DecodeDocBlock / DecodeWeightBlock with the unpacker chosen by `path`.
+// Partial blocks are unpacked by the same scalar code on both paths; the
+// SSE2 path then turns their gaps into docids four at a time.
 const uint8_t* DecodeDocBlockOn(CodecPath path, const uint8_t* p, const uint8_t* end, size_t n,
                                 uint32_t prev, uint32_t* docs);
 const uint8_t* DecodeWeightBlockOn(CodecPath path, const uint8_t* p, const uint8_t* end, size_t n,

@@ -19,11 +19,6 @@ SkipLayout ChooseSkipLayout(std::span<const uint32_t> last_doc, std::span<const 
   return SkipLayout::kNarrow;
 }
 
-void PutFixed16(std::string* out, uint32_t v) {
-  out->push_back(static_cast<char>(v));
-  out->push_back(static_cast<char>(v >> 8));
-}
-
 }  // namespace
 
 size_t SkipTableSize(size_t blocks, SkipLayout layout) {
@@ -56,7 +51,7 @@ void EncodePostingList(std::span<const DocId> docs, std::span<const uint32_t> we
     for (uint32_t v : last_doc) PutFixed32(out, v);
     for (size_t i = 0; i < part_last.size(); ++i) {
       if (layout == SkipLayout::kNarrow) {
-        PutFixed16(out, last_doc[i / 3] - part_last[i]);
+        PutFixed16(out, static_cast<uint16_t>(last_doc[i / 3] - part_last[i]));
       } else {
         PutFixed32(out, part_last[i]);
       }
@@ -158,7 +153,7 @@ DocId PostingCursor::LoadBlock(size_t b) {
     docs_[0] = kEndDoc;
     return kEndDoc;
   }
-  const size_t n = std::min<size_t>(kBlockSize, df_ - b * kBlockSize);
+  const size_t n = BlockPostings(b);
   const uint8_t* begin = docs_at_;
   const uint8_t* end = end_;
   uint32_t prev = UINT32_MAX;
@@ -204,7 +199,7 @@ bool PostingCursor::LoadPart(size_t part) {
 }
 
 DocId PostingCursor::LoadBlockFor(size_t b, DocId target) {
-  if (b >= num_blocks_ || num_blocks_ == 1 || df_ - b * kBlockSize < kBlockSize) {
+  if (b >= num_blocks_ || num_blocks_ == 1 || BlockPostings(b) < kBlockSize) {
     if (LoadBlock(b) == kEndDoc) return kEndDoc;
     pos_ = static_cast<uint32_t>(LowerBoundInBlock(docs_, block_len_, target));
     return docs_[pos_];
@@ -271,10 +266,6 @@ uint32_t PostingCursor::weight() {
     // Weight blocks have no offsets in the skip table: walk their headers
     // from the last one decoded (a cursor only moves forward, so the walk
     // over a whole list costs one header per block).
-    if (weight_block_ > block_) {
-      weight_block_ = 0;
-      weight_next_ = weights_at_;
-    }
     for (; weight_block_ < block_; ++weight_block_) {
       weight_next_ = SkipWeightBlock(weight_next_, end_, BlockPostings(weight_block_));
       if (weight_next_ == nullptr) {

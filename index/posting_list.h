@@ -114,10 +114,7 @@ class PostingCursor {
   // The last docid of part `part` of block b (part 3: the block's last).
   uint32_t PartLast(size_t b, size_t part) const {
     if (part == 3) return SkipLastDoc(b);
-    if (narrow_) {
-      const uint8_t* p = parts_at_ + 6 * b + 2 * part;
-      return SkipLastDoc(b) - (uint32_t{p[0]} | uint32_t{p[1]} << 8);
-    }
+    if (narrow_) return SkipLastDoc(b) - DecodeFixed16(parts_at_ + 6 * b + 2 * part);
     return DecodeFixed32(parts_at_ + 12 * b + 4 * part);
   }
   // Decodes block `b`, positions on its first docid. Returns doc().

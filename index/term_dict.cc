@@ -219,10 +219,8 @@ Status TermDictReader::FirstKey(size_t block, std::string_view* key) const {
   return Status::OK();
 }
 
-Result<int64_t> TermDictReader::FindBlock(std::string_view key) const {
-  const uint64_t prefix = TermDictKeyPrefix(key);
-  if (block_count_ == 0) return int64_t{-1};
-  const TreeSlot* slot = LastSlotAtOrBelow(prefix);
+Result<int64_t> TermDictReader::BlockOf(const TreeSlot* slot, uint64_t prefix,
+                                        std::string_view key) const {
   if (slot == nullptr) return int64_t{-1};
   int64_t block = slot->block;
   // Blocks whose prefix equals the key's: the whole first key decides
@@ -238,6 +236,12 @@ Result<int64_t> TermDictReader::FindBlock(std::string_view key) const {
   return block;
 }
 
+Result<int64_t> TermDictReader::FindBlock(std::string_view key) const {
+  if (block_count_ == 0) return int64_t{-1};
+  const uint64_t prefix = TermDictKeyPrefix(key);
+  return BlockOf(LastSlotAtOrBelow(prefix), prefix, key);
+}
+
 Status TermDictReader::Find(std::string_view key, bool* found, std::string_view* value) const {
   *found = false;
   if (block_count_ == 0) return Status::OK();
@@ -246,20 +250,16 @@ Status TermDictReader::Find(std::string_view key, bool* found, std::string_view*
 }
 
 Result<int64_t> TermDictReader::Locate(std::string_view key) const {
+  if (block_count_ == 0) return int64_t{-1};
   const uint64_t prefix = TermDictKeyPrefix(key);
-  const TreeSlot* slot = block_count_ == 0 ? nullptr : LastSlotAtOrBelow(prefix);
-  int64_t block;
-  uint32_t offset;
-  if (slot != nullptr && slot->prefix != prefix) {  // no tie: the slot has it all
-    block = slot->block;
-    offset = slot->offset;
-  } else {
-    DPS_ASSIGN_OR_RETURN(block, FindBlock(key));
-    if (block < 0) return block;
-    offset = BlockOffset(static_cast<size_t>(block));
-  }
+  const TreeSlot* slot = LastSlotAtOrBelow(prefix);
+  DPS_ASSIGN_OR_RETURN(int64_t block, BlockOf(slot, prefix, key));
+  if (block < 0) return block;
   // The block's bytes (usually a cache miss, the lookup's largest cost) and
-  // its index entry, which FindInBlock reads for the block's end.
+  // its index entry, which FindInBlock reads for the block's end. The slot
+  // holds the offset unless a tie moved to an earlier block.
+  const uint32_t offset =
+      block == int64_t{slot->block} ? slot->offset : BlockOffset(static_cast<size_t>(block));
   const uint8_t* p = base_ + offset;
   for (int line = 0; line < 4; ++line) __builtin_prefetch(p + 64 * line);
   __builtin_prefetch(base_ + index_offset_ + static_cast<size_t>(block) * kTermDictIndexEntrySize);

@@ -113,6 +113,9 @@ class TermDictReader {
   void BuildEytzinger();
   // The slot of the last block whose prefix <= prefix, or null.
   const TreeSlot* LastSlotAtOrBelow(uint64_t prefix) const;
+  // FindBlock's answer from the LastSlotAtOrBelow slot of the key's prefix:
+  // that block, or an earlier one when blocks share the key's prefix.
+  Result<int64_t> BlockOf(const TreeSlot* slot, uint64_t prefix, std::string_view key) const;
   std::vector<uint64_t> prefixes_;  // KeyPrefix of each block while Open checks them
   // For FindBlock: the blocks in Eytzinger order (slot 0 unused).
   std::vector<TreeSlot> tree_;

@@ -13,25 +13,26 @@ struct Token {
   size_t pos;
 };
 
+bool IsQuerySpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
 std::vector<Token> Lex(std::string_view s) {
   std::vector<Token> out;
   out.reserve(8);
   size_t i = 0;
-  auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
   while (i < s.size()) {
-    if (is_space(s[i])) {
+    if (IsQuerySpace(s[i])) {
       ++i;
     } else if (s[i] == '(' || s[i] == ')') {
       out.push_back({s[i] == '(' ? Token::Kind::kOpen : Token::Kind::kClose, s.substr(i, 1), i});
       ++i;
-    } else if (s[i] == '-' && i + 1 < s.size() && !is_space(s[i + 1]) &&
+    } else if (s[i] == '-' && i + 1 < s.size() && !IsQuerySpace(s[i + 1]) &&
                (out.empty() || out.back().kind != Token::Kind::kWord ||
                 out.back().pos + out.back().text.size() < i)) {
       out.push_back({Token::Kind::kMinus, s.substr(i, 1), i});  // "-term", not "a-b"
       ++i;
     } else {
       size_t j = i;
-      while (j < s.size() && !is_space(s[j]) && s[j] != '(' && s[j] != ')') ++j;
+      while (j < s.size() && !IsQuerySpace(s[j]) && s[j] != '(' && s[j] != ')') ++j;
       const std::string_view w = s.substr(i, j - i);
       Token::Kind kind = Token::Kind::kWord;
       if (w == "AND") kind = Token::Kind::kAnd;
@@ -163,12 +164,6 @@ class Parser {
   std::vector<std::string> tokens_buf_;
 };
 
-}  // namespace
-
-namespace {
-
-bool IsQuerySpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-
 // True when the grammar would read `text` as words only: no parenthesis,
 // no operator word, no '-' starting a word.
 bool IsPlainWordList(std::string_view text) {
@@ -193,18 +188,20 @@ bool IsPlainWordList(std::string_view text) {
 Result<QueryNode> ParseWordList(std::string_view text, Analyzer* analyzer) {
   thread_local std::vector<std::string> tokens;
   tokens.clear();
+  bool any_word = false;
   size_t i = 0;
   while (i < text.size()) {
     while (i < text.size() && IsQuerySpace(text[i])) ++i;
     size_t j = i;
     while (j < text.size() && !IsQuerySpace(text[j])) ++j;
-    if (j > i) analyzer->Analyze(text.substr(i, j - i), &tokens, nullptr);
+    if (j > i) {
+      any_word = true;
+      analyzer->Analyze(text.substr(i, j - i), &tokens, nullptr);
+    }
     i = j;
   }
   if (tokens.empty()) {
-    return Status::InvalidArgument(text.find_first_not_of(" \t\n\r") == std::string_view::npos
-                                       ? "empty query"
-                                       : "the query has no searchable words");
+    return Status::InvalidArgument(any_word ? "the query has no searchable words" : "empty query");
   }
   if (tokens.size() == 1) return QueryNode::Term(std::move(tokens[0]));
   QueryNode root;

@@ -110,6 +110,9 @@ Status PlanConjunction(const GlobalIndexReader* global, uint32_t bins, QueryPlan
   }
   DropBinsOutOfRange(bins, plan);
   for (const auto& [term, info] : table.entries) plan->estimated_postings += info.df;
+  // Led by a rare term, a conjunction seeks the others once per candidate
+  // (a seek decodes at most a 32-docid part), so its cost follows the
+  // rarest list, however long the others are.
   if (n > 1) {
     const uint64_t rarest = table.entries[plan->and_entries[0]].second.df;
     plan->estimated_postings = std::min(plan->estimated_postings, rarest * 32 * n);

@@ -6,11 +6,6 @@ namespace dps {
 
 namespace {
 
-void PutFixed16(std::string* out, uint16_t v) {
-  out->push_back(static_cast<char>(v & 0xff));
-  out->push_back(static_cast<char>(v >> 8));
-}
-
 // Writes the header once the payload is known.
 class FrameWriter {
  public:
@@ -41,7 +36,7 @@ class WireReader {
   }
   uint16_t U16(const char* field) {
     if (!Need(2, field)) return 0;
-    const uint16_t v = static_cast<uint16_t>(p_[0] | (p_[1] << 8));
+    const uint16_t v = DecodeFixed16(p_);
     p_ += 2;
     return v;
   }

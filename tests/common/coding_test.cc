@@ -59,10 +59,13 @@ TEST(Coding, FixedRoundTrip) {
   std::string buf;
   PutFixed32(&buf, 0xdeadbeef);
   PutFixed64(&buf, 0x0123456789abcdefULL);
+  PutFixed16(&buf, 0xbeef);
   auto* p = reinterpret_cast<const uint8_t*>(buf.data());
   EXPECT_EQ(DecodeFixed32(p), 0xdeadbeefu);
   EXPECT_EQ(DecodeFixed64(p + 4), 0x0123456789abcdefULL);
+  EXPECT_EQ(DecodeFixed16(p + 12), 0xbeefu);
   EXPECT_EQ(static_cast<uint8_t>(buf[0]), 0xef);  // little-endian on disk
+  EXPECT_EQ(static_cast<uint8_t>(buf[12]), 0xef);
 }
 
 TEST(Checksum, DetectsSingleBitFlips) {

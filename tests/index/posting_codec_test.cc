@@ -39,7 +39,6 @@ std::vector<CodecPath> Paths() {
   return {CodecPath::kScalar};
 }
 
-size_t PayloadSize(size_t n, int bits) { return n == kBlockSize ? 16 * bits : (n * bits + 7) / 8; }
 
 std::vector<uint32_t> DocsFromGaps(const std::vector<uint32_t>& gaps, uint32_t prev) {
   std::vector<uint32_t> docs;
@@ -613,32 +612,42 @@ TEST(PostingCodecCorruption, RandomBytesNeverCrashAndPathsAgree) {
 TEST(PostingCodecSse2, MatchesScalarOnEveryWidth) {
   if (!internal::kHaveSse2Path) GTEST_SKIP() << "SSE2 path not compiled";
   Rng rng(5);
-  for (int bits = 0; bits <= 32; ++bits) {
-    for (int rep = 0; rep < 20; ++rep) {
-      // Arbitrary payload bits: every pattern a width can hold, not only
-      // the ones valid docid lists produce.
-      std::string buf(2 + 16 * bits, '\0');
-      for (char& c : buf) c = static_cast<char>(rng());
-      buf[0] = static_cast<char>(bits);
-      buf[1] = '\0';
-      ExactBuffer docs_in(buf.substr(0, 1 + 16 * bits));
-      ExactBuffer weights_in(buf);
-      for (bool docs : {true, false}) {
-        const ExactBuffer& in = docs ? docs_in : weights_in;
-        std::vector<uint32_t> scalar(kBlockSize), sse2(kBlockSize);
-        const uint32_t prev = rep % 2 ? kNone : static_cast<uint32_t>(rng() % 1000);
-        const uint8_t* a =
-            docs ? internal::DecodeDocBlockOn(CodecPath::kScalar, in.begin(), in.end(), kBlockSize,
-                                              prev, scalar.data())
-                 : internal::DecodeWeightBlockOn(CodecPath::kScalar, in.begin(), in.end(),
-                                                 kBlockSize, scalar.data());
-        const uint8_t* b = docs ? internal::DecodeDocBlockOn(CodecPath::kSse2, in.begin(), in.end(),
-                                                             kBlockSize, prev, sse2.data())
-                                : internal::DecodeWeightBlockOn(CodecPath::kSse2, in.begin(),
-                                                                in.end(), kBlockSize, sse2.data());
-        ASSERT_EQ(a, b) << "bits " << bits;
-        if (a != nullptr) {
-          ASSERT_EQ(scalar, sse2) << "bits " << bits;
+  // Full blocks (vertical unpack) and partial ones (horizontal unpack, then
+  // an SSE2 prefix sum over whole groups of four plus a scalar tail).
+  for (size_t n : {kBlockSize, size_t{1}, size_t{3}, size_t{4}, size_t{5}, size_t{64}, size_t{127}}) {
+    for (int bits = 0; bits <= 32; ++bits) {
+      for (int rep = 0; rep < 20; ++rep) {
+        // Arbitrary payload bits: every pattern a width can hold, not only
+        // the ones valid docid lists produce (padding bits cleared, else
+        // both paths reject the block alike).
+        const size_t size = PayloadSize(n, bits);
+        std::string buf(2 + size, '\0');
+        for (char& c : buf) c = static_cast<char>(rng());
+        buf[0] = static_cast<char>(bits);
+        buf[1] = '\0';
+        if ((n * bits) % 8 != 0) buf[size] &= static_cast<char>((1u << ((n * bits) % 8)) - 1);
+        ExactBuffer docs_in(buf.substr(0, 1 + size));
+        ExactBuffer weights_in(buf);
+        for (bool docs : {true, false}) {
+          const ExactBuffer& in = docs ? docs_in : weights_in;
+          std::vector<uint32_t> scalar(kBlockSize), sse2(kBlockSize);
+          const uint32_t prev = rep % 2 ? kNone : static_cast<uint32_t>(rng() % 1000);
+          const uint8_t* a =
+              docs ? internal::DecodeDocBlockOn(CodecPath::kScalar, in.begin(), in.end(), n, prev,
+                                                scalar.data())
+                   : internal::DecodeWeightBlockOn(CodecPath::kScalar, in.begin(), in.end(), n,
+                                                   scalar.data());
+          const uint8_t* b =
+              docs ? internal::DecodeDocBlockOn(CodecPath::kSse2, in.begin(), in.end(), n, prev,
+                                                sse2.data())
+                   : internal::DecodeWeightBlockOn(CodecPath::kSse2, in.begin(), in.end(), n,
+                                                   sse2.data());
+          ASSERT_EQ(a, b) << "n " << n << " bits " << bits;
+          if (a != nullptr) {
+            scalar.resize(n);
+            sse2.resize(n);
+            ASSERT_EQ(scalar, sse2) << "n " << n << " bits " << bits;
+          }
         }
       }
     }
