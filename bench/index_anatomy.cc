@@ -1,13 +1,14 @@
 // dps_index_anatomy: where the bytes of an existing index go, field by
 // field: the global index's keys and refs (heads, file positions, df,
 // offsets, lengths, inline singletons), the posting lists' skip tables
-// (narrow / wide), doc and weight blocks (and how many weight blocks need no
-// exceptions), and the tablet files' id index, doc store, tombstones and
-// page tables. Guides format work (bench/RESULTS.md); reads, never writes.
+// (narrow / wide), doc and weight blocks (and how many have exceptions),
+// and the tablet files' id index, doc store, tombstones and page tables.
+// Guides format work (bench/RESULTS.md); reads, never writes.
 //
-//   dps_index_anatomy INDEXDIR [--pfor]   (--pfor: also estimate the doc
-//   blocks as patched frame of reference, decoding every list)
+//   dps_index_anatomy INDEXDIR [--for]   (--for: also what the doc blocks
+//   would take as plain frame of reference, decoding every list)
 #include <algorithm>
+#include <bit>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -33,27 +34,22 @@ struct Anatomy {
   Tally keys, values, value_len_prefix, ref_head, ref_file, ref_df, ref_offset, ref_len,
       singleton_w1, singleton_w;
   Tally small_df[5];  // one-block lists of df 2, 3, 4, 5-16, 17-128
-  Tally lists_one_block, lists_multi, skip_narrow, skip_wide, doc_blocks, weight_blocks,
+  Tally lists_one_block, lists_multi, skip_narrow, skip_wide, doc_blocks, doc_with_exceptions,
+      weight_blocks,
       weight_no_exceptions, weight_all_ones;
 
-  bool pfor = false;
-  uint64_t pfor_doc_bytes = 0;  // doc blocks if coded with patched exceptions
+  bool plain_for = false;
+  uint64_t for_doc_bytes = 0;  // doc blocks if coded without exceptions
 
-  // What the gaps of one block would cost as PFOR (the weight blocks' rule:
-  // a 2-byte header, b-bit payload, a position byte and varint per exception).
-  static size_t PforCost(const uint32_t* gaps, size_t n) {
-    size_t best = SIZE_MAX;
-    for (int b = 0; b <= 32; ++b) {
-      size_t cost = 2 + dps::PayloadSize(n, b);
-      for (size_t i = 0; i < n; ++i) {
-        if (b < 32 && (gaps[i] >> b) != 0) cost += 1 + dps::VarintLength(gaps[i] >> b);
-      }
-      best = std::min(best, cost);
-    }
-    return best;
+  // What the gaps of one block would cost as plain FOR (tablet format 3's
+  // docid blocks): a width byte and the payload at the widest gap's width.
+  static size_t ForCost(const uint32_t* gaps, size_t n) {
+    uint32_t all = 0;
+    for (size_t i = 0; i < n; ++i) all |= gaps[i];
+    return 1 + dps::PayloadSize(n, static_cast<int>(std::bit_width(all)));
   }
 
-  bool AddPfor(const uint8_t* p, const uint8_t* end, uint32_t df) {
+  bool AddFor(const uint8_t* p, const uint8_t* end, uint32_t df) {
     dps::PostingCursor c;
     if (!c.Init(p, end - p, df, nullptr, 0).ok()) return false;
     uint32_t gaps[dps::kBlockSize];
@@ -63,17 +59,17 @@ struct Anatomy {
       gaps[n++] = d - prev - 1;
       prev = d;
       if (n == dps::kBlockSize) {
-        pfor_doc_bytes += PforCost(gaps, n);
+        for_doc_bytes += ForCost(gaps, n);
         n = 0;
       }
     }
-    if (n > 0) pfor_doc_bytes += PforCost(gaps, n);
+    if (n > 0) for_doc_bytes += ForCost(gaps, n);
     return c.status().ok();
   }
 
   // Walks one encoded list: its skip table, doc blocks and weight blocks.
   bool AddList(const uint8_t* p, const uint8_t* end, uint32_t df) {
-    if (pfor && !AddPfor(p, end, df)) return false;
+    if (plain_for && !AddFor(p, end, df)) return false;
     const size_t blocks = (df + dps::kBlockSize - 1) / dps::kBlockSize;
     const uint8_t* docs = p;
     if (blocks > 1) {
@@ -90,17 +86,19 @@ struct Anatomy {
     const uint8_t* q = docs;
     for (size_t b = 0; b < blocks; ++b) {
       const size_t n = std::min<size_t>(dps::kBlockSize, df - b * dps::kBlockSize);
-      const size_t len = 1 + dps::PayloadSize(n, q[0]);
-      doc_blocks.Add(len);
-      q += len;
+      const uint8_t* next = dps::SkipBlock(q, end, n);
+      if (next == nullptr) return false;
+      doc_blocks.Add(next - q);
+      if (q[0] & 0x80) doc_with_exceptions.Add(next - q);  // FORMAT.md "Block layout"
+      q = next;
     }
     for (size_t b = 0; b < blocks; ++b) {
       const size_t n = std::min<size_t>(dps::kBlockSize, df - b * dps::kBlockSize);
-      const uint8_t* next = dps::SkipWeightBlock(q, end, n);
+      const uint8_t* next = dps::SkipBlock(q, end, n);
       if (next == nullptr) return false;
       weight_blocks.Add(next - q);
-      if (q[1] == 0) weight_no_exceptions.Add(next - q);
-      if (q[0] == 0 && q[1] == 0) weight_all_ones.Add(next - q);
+      if ((q[0] & 0x80) == 0) weight_no_exceptions.Add(next - q);
+      if (q[0] == 0) weight_all_ones.Add(next - q);
       q = next;
     }
     return q == end;
@@ -117,7 +115,7 @@ void Print(const char* name, const Tally& t, uint64_t total) {
 
 int main(int argc, char** argv) {
   if (argc < 2 || argc > 3) {
-    std::fprintf(stderr, "usage: %s INDEXDIR [--pfor]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s INDEXDIR [--for]\n", argv[0]);
     return 2;
   }
   auto index = dps::IndexReader::Open(argv[1]);
@@ -128,7 +126,7 @@ int main(int argc, char** argv) {
   const dps::IndexReader& reader = **index;
   const dps::GlobalIndexReader* global = reader.global();
   Anatomy a;
-  a.pfor = argc == 3 && std::string(argv[2]) == "--pfor";
+  a.plain_for = argc == 3 && std::string(argv[2]) == "--for";
   uint64_t total = 0, ids = 0, docstore = 0, tombstones = 0, page_tables = 0, postings_regions = 0;
   for (size_t t = 0; t < reader.tablet_count(); ++t) {
     for (const auto& f : reader.tablet(t).files()) {
@@ -220,7 +218,8 @@ int main(int argc, char** argv) {
   Print("    skip tables, narrow", a.skip_narrow, total);
   Print("    skip tables, wide", a.skip_wide, total);
   Print("  doc blocks", a.doc_blocks, total);
-  if (a.pfor) Print("    as PFOR (estimate)", Tally{0, a.pfor_doc_bytes}, total);
+  Print("    of which with exceptions", a.doc_with_exceptions, total);
+  if (a.plain_for) Print("    as plain FOR (estimate)", Tally{0, a.for_doc_bytes}, total);
   Print("  weight blocks", a.weight_blocks, total);
   Print("    of which without exceptions", a.weight_no_exceptions, total);
   Print("    of which all ones", a.weight_all_ones, total);

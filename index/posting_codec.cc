@@ -248,6 +248,15 @@ void DecodePartDocsSse2(const uint8_t* in, uint32_t prev, uint32_t* docs) {
 }
 
 template <int kBits>
+void DecodeFullPlainSse2(const uint8_t* in, uint32_t* values) {
+  struct {
+    __m128i* out;
+    [[gnu::always_inline]] void operator()(__m128i v) { _mm_storeu_si128(out++, v); }
+  } sink{reinterpret_cast<__m128i*>(values)};
+  UnpackVerticalSse2<kBits>(in, sink);
+}
+
+template <int kBits>
 void DecodeFullWeightsSse2(const uint8_t* in, uint32_t* weights) {
   struct {
     __m128i* out;
@@ -284,6 +293,13 @@ constexpr std::array<PartDecoders, 4> kPartDocDecoders = {
     MakePartDecoders<3>(std::make_integer_sequence<int, kMaxBits + 1>{})};
 constexpr auto kFullWeightDecoders =
     MakeWeightDecoders(std::make_integer_sequence<int, kMaxBits + 1>{});
+template <int... kBits>
+constexpr auto MakePlainDecoders(std::integer_sequence<int, kBits...>) {
+  return std::array<void (*)(const uint8_t*, uint32_t*), sizeof...(kBits)>{
+      &DecodeFullPlainSse2<kBits>...};
+}
+constexpr auto kFullPlainDecoders =
+    MakePlainDecoders(std::make_integer_sequence<int, kMaxBits + 1>{});
 
 #endif  // __SSE2__
 
@@ -294,6 +310,13 @@ constexpr auto kFullWeightDecoders =
 bool PaddingIsZero(const uint8_t* in, size_t n, int bits) {
   const size_t used = (n * bits) % 8;
   return used == 0 || (in[PayloadSize(n, bits) - 1] >> used) == 0;
+}
+
+// The same for a horizontal stream of any length (exception highs: up to
+// 128 values, never vertical).
+bool HorizontalPaddingIsZero(const uint8_t* in, size_t n, int bits) {
+  const size_t used = (n * bits) % 8;
+  return used == 0 || (in[(n * bits + 7) / 8 - 1] >> used) == 0;
 }
 
 // Unpacks n values of `bits` bits; on the SSE2 path docids are also
@@ -328,6 +351,34 @@ bool Unpack(const uint8_t* in, size_t n, int bits, [[maybe_unused]] uint32_t pre
   return false;
 }
 
+// Unpacks n values of `bits` bits as they are (gaps of a block with
+// exceptions, which are patched before the prefix sum).
+template <CodecPath kPath>
+void UnpackPlain(const uint8_t* in, size_t n, int bits, uint32_t* out) {
+  if (n != kBlockSize) {
+    UnpackHorizontal(in, n, bits, out);
+    return;
+  }
+#if defined(__SSE2__)
+  if constexpr (kPath == CodecPath::kSse2) {
+    kFullPlainDecoders[bits](in, out);
+    return;
+  }
+#endif
+  UnpackVerticalScalar(in, bits, out);
+}
+
+template <CodecPath kPath>
+void PrefixSumGaps(uint32_t* v, size_t n, uint32_t prev) {
+#if defined(__SSE2__)
+  if constexpr (kPath == CodecPath::kSse2) {
+    GapsToDocsSse2(v, n, prev);
+    return;
+  }
+#endif
+  GapsToDocs(v, n, prev);
+}
+
 // Docids are increasing unless the true last docid, first + sum(g[i] + 1) - 1,
 // passes UINT32_MAX, which only corruption produces. Each g[i] + 1 is at most
 // 2^bits, so most blocks cannot overflow at their width, which one comparison
@@ -346,87 +397,231 @@ bool DocsIncrease(const uint32_t* docs, size_t n, uint32_t prev, int bits) {
   return true;
 }
 
+// The header of both block kinds (FORMAT.md "Block layout"): the width in
+// the low six bits of the first byte, and in its top bit whether exceptions
+// follow the payload, announced by two more header bytes: their count and
+// the width of their high bits. Most blocks have no exceptions and spend
+// one byte on the header.
+constexpr uint8_t kHasExceptions = 0x80;
+
+// A full docid block takes exceptions only when they make it more than this
+// many bytes smaller than plain FOR (one bit per docid).
+constexpr size_t kFullDocBlockMinSaving = kBlockSize / 8;
+
+struct BlockHeader {
+  int bits = 0;
+  size_t exceptions = 0;
+  int high_bits = 0;
+  size_t payload = 0;  // PayloadSize(n, bits)
+  // After the payload: exception positions (one byte each), then their high
+  // bits packed at high_bits each (horizontal layout).
+  const uint8_t* positions = nullptr;
+  const uint8_t* highs = nullptr;
+  size_t highs_size = 0;
+  const uint8_t* end = nullptr;    // the byte after the block
+  const uint8_t* limit = nullptr;  // the end of the bytes given (>= end)
+};
+
+// Parses a block's header, checked against n and the bytes given: the block
+// must fit, its padding bits must be zero. Returns the payload, or nullptr.
+// A count of 0 is corruption (that block has a one-byte header); so is a
+// high width of 0 or one that lets a value pass 32 bits.
+[[gnu::always_inline]] inline const uint8_t* ParseHeader(const uint8_t* p, const uint8_t* end,
+                                                         size_t n, BlockHeader* h) {
+  if (n == 0 || n > kBlockSize || p >= end) return nullptr;
+  const uint8_t head = *p++;
+  h->bits = head & ~kHasExceptions;
+  if (h->bits > kMaxBits) return nullptr;
+  h->payload = PayloadSize(n, h->bits);
+  h->limit = end;
+  if ((head & kHasExceptions) == 0) {
+    h->exceptions = 0;
+    if (static_cast<size_t>(end - p) < h->payload || !PaddingIsZero(p, n, h->bits)) return nullptr;
+    h->end = p + h->payload;
+    return p;
+  }
+  if (end - p < 2) return nullptr;
+  h->exceptions = p[0];
+  h->high_bits = p[1];
+  p += 2;
+  if (h->exceptions == 0 || h->exceptions > n || h->high_bits == 0 ||
+      h->high_bits > kMaxBits - h->bits) {
+    return nullptr;
+  }
+  h->highs_size = (h->exceptions * static_cast<size_t>(h->high_bits) + 7) / 8;
+  const size_t size = h->payload + h->exceptions + h->highs_size;
+  if (static_cast<size_t>(end - p) < size || !PaddingIsZero(p, n, h->bits)) return nullptr;
+  h->positions = p + h->payload;
+  h->highs = h->positions + h->exceptions;
+  h->end = h->highs + h->highs_size;
+  if (!HorizontalPaddingIsZero(h->highs, h->exceptions, h->high_bits)) return nullptr;
+  return p;
+}
+
+// High bits of exception i (horizontal layout, bounded reads).
+[[gnu::always_inline]] inline uint32_t HighAt(const BlockHeader& h, size_t i) {
+  const size_t bit = i * static_cast<size_t>(h.high_bits);
+  uint64_t word;
+  if (bit / 8 + 8 <= h.highs_size) {
+    word = DecodeFixed64(h.highs + bit / 8);
+  } else {
+    word = 0;
+    for (size_t k = bit / 8; k < h.highs_size; ++k) word |= uint64_t{h.highs[k]} << (8 * (k - bit / 8));
+  }
+  return static_cast<uint32_t>((word >> (bit % 8)) & LowMask(h.high_bits));
+}
+
+// Applies the exceptions to values[0..n), which hold their low `bits` bits
+// (weights: plus one): values[pos] += high << bits, in one pass over the
+// unpacked highs. Positions must strictly increase and stay below n; a high
+// of 0 is corruption (the value was no exception), and every sum must fit
+// 32 bits. *widest bounds the patched values' bit width. False on corruption.
+bool Patch(const BlockHeader& h, size_t n, uint32_t* values, int* widest) {
+  // The highs of most blocks fit one 8-byte word: one load (when the bytes
+  // given reach that far), then a shift per exception.
+  uint32_t highs[kBlockSize];
+  if (h.highs_size <= 8) {
+    uint64_t word = 0;
+    if (h.limit - h.highs >= 8) {
+      word = DecodeFixed64(h.highs);
+      if (h.highs_size < 8) word &= (uint64_t{1} << (8 * h.highs_size)) - 1;
+    } else {
+      for (size_t k = 0; k < h.highs_size; ++k) word |= uint64_t{h.highs[k]} << (8 * k);
+    }
+    const uint64_t mask = LowMask(h.high_bits);
+    for (size_t e = 0; e < h.exceptions; ++e) {
+      highs[e] = static_cast<uint32_t>((word >> (e * h.high_bits)) & mask);
+    }
+  } else {
+    UnpackHorizontal(h.highs, h.exceptions, h.high_bits, highs);
+  }
+  uint32_t next_pos = 0;
+  bool bad = false;
+  for (size_t e = 0; e < h.exceptions; ++e) {
+    const uint32_t pos = h.positions[e];
+    const uint32_t high = highs[e];
+    const uint64_t value = values[pos % kBlockSize] + (uint64_t{high} << h.bits);
+    // A bad position writes inside the 128-value buffer, to a result that is
+    // then thrown away: one test for the whole list.
+    bad |= pos < next_pos || pos >= n || high == 0 || value > UINT32_MAX;
+    values[pos % kBlockSize] = static_cast<uint32_t>(value);
+    next_pos = pos + 1;
+  }
+  *widest = h.bits + h.high_bits;
+  return !bad;
+}
+
 template <CodecPath kPath>
 const uint8_t* DecodeDocs(const uint8_t* p, const uint8_t* end, size_t n, uint32_t prev,
                           uint32_t* docs) {
-  if (n == 0 || n > kBlockSize || p >= end) return nullptr;
-  const int bits = *p++;
-  if (bits > kMaxBits) return nullptr;
-  const size_t size = PayloadSize(n, bits);
-  if (static_cast<size_t>(end - p) < size || !PaddingIsZero(p, n, bits)) return nullptr;
-  if (!Unpack<kPath>(p, n, bits, prev, /*docs=*/true, docs)) GapsToDocs(docs, n, prev);
-  if (!DocsIncrease(docs, n, prev, bits)) return nullptr;
-  return p + size;
-}
-
-// A weight block's header: width and exception count, checked against n
-// and the bytes left for the payload. Returns the payload, or nullptr.
-const uint8_t* ParseWeightHeader(const uint8_t* p, const uint8_t* end, size_t n, int* bits,
-                                 size_t* exceptions) {
-  if (n == 0 || n > kBlockSize || end - p < 2) return nullptr;
-  *bits = p[0];
-  *exceptions = p[1];
-  p += 2;
-  if (*bits > kMaxBits || *exceptions > n) return nullptr;
-  if (static_cast<size_t>(end - p) < PayloadSize(n, *bits)) return nullptr;
-  return p;
+  BlockHeader h;
+  p = ParseHeader(p, end, n, &h);
+  if (p == nullptr) return nullptr;
+  if (h.exceptions == 0) {  // plain FOR: the unpack can fuse the prefix sum
+    if (!Unpack<kPath>(p, n, h.bits, prev, /*docs=*/true, docs)) GapsToDocs(docs, n, prev);
+    if (!DocsIncrease(docs, n, prev, h.bits)) return nullptr;
+    return h.end;
+  }
+  UnpackPlain<kPath>(p, n, h.bits, docs);
+  int widest;
+  if (!Patch(h, n, docs, &widest)) return nullptr;
+  PrefixSumGaps<kPath>(docs, n, prev);
+  if (!DocsIncrease(docs, n, prev, widest)) return nullptr;
+  return h.end;
 }
 
 template <CodecPath kPath>
 const uint8_t* DecodeWeights(const uint8_t* p, const uint8_t* end, size_t n, uint32_t* weights) {
-  int bits;
-  size_t exceptions;
-  p = ParseWeightHeader(p, end, n, &bits, &exceptions);
-  if (p == nullptr || !PaddingIsZero(p, n, bits)) return nullptr;
-  const size_t size = PayloadSize(n, bits);
-  if (!Unpack<kPath>(p, n, bits, 0, /*docs=*/false, weights)) {
+  BlockHeader h;
+  p = ParseHeader(p, end, n, &h);
+  if (p == nullptr) return nullptr;
+  if (!Unpack<kPath>(p, n, h.bits, 0, /*docs=*/false, weights)) {
     for (size_t i = 0; i < n; ++i) ++weights[i];
   }
-  p += size;
-  // weights[pos] is low + 1 here; the exception adds high << bits. Strictly
-  // increasing positions and high >= 1 keep one block one byte string, and
-  // the sum must stay a valid weight (<= UINT32_MAX, so w - 1 did not wrap).
-  int last = -1;
-  for (size_t e = 0; e < exceptions; ++e) {
-    if (p == end) return nullptr;
-    const int pos = *p++;
-    uint32_t high;
-    p = GetVarint32(p, end, &high);
-    if (p == nullptr || pos <= last || static_cast<size_t>(pos) >= n || high == 0) return nullptr;
-    const uint64_t weight = weights[pos] + (uint64_t{high} << bits);
-    if (weight > UINT32_MAX) return nullptr;
-    weights[pos] = static_cast<uint32_t>(weight);
-    last = pos;
-  }
+  int widest;
+  if (h.exceptions != 0 && !Patch(h, n, weights, &widest)) return nullptr;
   // Only a 32-bit payload can hold UINT32_MAX, which wrapped to weight 0.
-  if (bits == kMaxBits && std::find(weights, weights + n, 0u) != weights + n) return nullptr;
-  return p;
+  if (h.bits == kMaxBits && std::find(weights, weights + n, 0u) != weights + n) return nullptr;
+  return h.end;
 }
 
-// Bytes a weight block takes at width `bits`, less the 2 header bytes, given
-// how many values have each bit width (none wider than max_width). A value
-// of width w > bits is an exception: a position byte plus the varint of its
-// w - bits high bits.
-size_t WeightCost(const size_t (&count_by_width)[kMaxBits + 1], int max_width, size_t n,
-                  int bits) {
-  size_t cost = PayloadSize(n, bits);
-  for (int w = bits + 1; w <= max_width; ++w) cost += count_by_width[w] * (1 + (w - bits + 6) / 7);
-  return cost;
+// Bytes a block takes at width `bits`, less the head byte, given how many
+// values have each bit width (none wider than max_width). Below max_width
+// there are exceptions: two more header bytes, a position byte each, and
+// their high bits packed at max_width - bits each.
+size_t PatchedCost(const size_t (&count_by_width)[kMaxBits + 1], int max_width, size_t n,
+                   int bits) {
+  size_t exceptions = 0;
+  for (int w = bits + 1; w <= max_width; ++w) exceptions += count_by_width[w];
+  const size_t payload = PayloadSize(n, bits);
+  if (exceptions == 0) return payload;
+  return payload + 2 + exceptions + (exceptions * static_cast<size_t>(max_width - bits) + 7) / 8;
+}
+
+// Appends values[0..n) as a block with patched exceptions (PFOR) at the
+// width that makes the block smallest, but plain FOR unless exceptions make
+// it more than `min_saving` bytes smaller than FOR would.
+void EncodePatched(const uint32_t* values, size_t n, size_t min_saving, std::string* out) {
+  size_t count_by_width[kMaxBits + 1] = {};
+  uint32_t all = 0;
+  for (size_t i = 0; i < n; ++i) {
+    all |= values[i];
+    ++count_by_width[std::bit_width(values[i])];
+  }
+  // Widths from the widest value's up cost only their payload: of those,
+  // the widest with the same payload wins (ties go to the wider width:
+  // fewer exceptions to patch when decoding). Narrower widths add their
+  // exceptions; the cheapest of those (ties again to the wider) competes.
+  const int max_width = static_cast<int>(std::bit_width(all));
+  const size_t plain = PayloadSize(n, max_width);
+  int bits = max_width;
+  while (bits < kMaxBits && PayloadSize(n, bits + 1) == plain) ++bits;
+  size_t best = SIZE_MAX;
+  int best_patched = -1;
+  for (int b = max_width - 1; b >= 0; --b) {
+    const size_t cost = PatchedCost(count_by_width, max_width, n, b);
+    if (cost < best) {
+      best = cost;
+      best_patched = b;
+    }
+  }
+  if (best_patched >= 0 && best + min_saving < plain) bits = best_patched;
+  if (bits >= max_width) {
+    out->push_back(static_cast<char>(bits));
+    Pack(values, n, bits, out);
+    return;
+  }
+  uint32_t highs[kBlockSize];
+  std::string positions;
+  for (size_t i = 0; i < n; ++i) {
+    if (values[i] >> bits != 0) {
+      highs[positions.size()] = values[i] >> bits;
+      positions.push_back(static_cast<char>(i));
+    }
+  }
+  out->push_back(static_cast<char>(bits | kHasExceptions));
+  out->push_back(static_cast<char>(positions.size()));
+  out->push_back(static_cast<char>(max_width - bits));
+  Pack(values, n, bits, out);
+  out->append(positions);
+  PackHorizontal(highs, positions.size(), max_width - bits, out);
 }
 
 }  // namespace
 
 void EncodeDocBlock(const uint32_t* docs, size_t n, uint32_t prev, std::string* out) {
   uint32_t gaps[kBlockSize];
-  uint32_t all = 0;
   for (size_t i = 0; i < n; ++i) {
     gaps[i] = docs[i] - prev - 1;  // wraps to docs[0] for prev == UINT32_MAX
     prev = docs[i];
-    all |= gaps[i];
   }
-  const int bits = static_cast<int>(std::bit_width(all));
-  out->push_back(static_cast<char>(bits));
-  Pack(gaps, n, bits, out);
+  // A seek decodes one 32-docid part of a full block at a fixed offset;
+  // exceptions cost it a search of the positions and a carry over the part
+  // (+35% instructions for the median synthetic query when every full
+  // block took them; +8% with this rule). So a full block takes exceptions
+  // only when they save more than one bit per docid. Partial blocks are
+  // always decoded whole.
+  EncodePatched(gaps, n, n == kBlockSize ? kFullDocBlockMinSaving : 0, out);
 }
 
 const uint8_t* DecodeDocBlock(const uint8_t* p, const uint8_t* end, size_t n, uint32_t prev,
@@ -436,61 +631,75 @@ const uint8_t* DecodeDocBlock(const uint8_t* p, const uint8_t* end, size_t n, ui
 
 const uint8_t* DecodeDocBlockPart(const uint8_t* p, const uint8_t* end, size_t part,
                                   uint32_t prev, uint32_t* docs) {
-  if (p >= end || part >= kBlockParts) return nullptr;
-  const int bits = *p;
-  if (bits > kMaxBits) return nullptr;
-  const size_t size = PayloadSize(kBlockSize, bits);
-  if (static_cast<size_t>(end - p - 1) < size) return nullptr;
+  if (part >= kBlockParts) return nullptr;
+  BlockHeader h;
+  p = ParseHeader(p, end, kBlockSize, &h);
+  if (p == nullptr) return nullptr;
+  // The part's docids from the low bits of its gaps.
 #if defined(__SSE2__)
-  kPartDocDecoders[part][bits](p + 1, prev, docs);
+  kPartDocDecoders[part][h.bits](p, prev, docs);
 #else
   // Reference path: unpack the block, then rebuild the part from its gaps.
   uint32_t all[kBlockSize];
-  UnpackVerticalScalar(p + 1, bits, all);
+  UnpackVerticalScalar(p, h.bits, all);
   std::copy(all + part * kBlockPartSize, all + (part + 1) * kBlockPartSize, docs);
   GapsToDocs(docs, kBlockPartSize, prev);
 #endif
+  int bits = h.bits;
+  if (h.exceptions != 0) {
+    // The part's exceptions are a run of the sorted positions, found by
+    // binary search: a seek pays for the exceptions it uses, not for the
+    // whole list. (The positions used and the last one are checked here;
+    // DecodeDocBlock checks them all.) An exception's high
+    // bits raise its own docid and every later one of the part: a running
+    // carry.
+    const uint8_t* const positions = h.positions;
+    const uint32_t first = static_cast<uint32_t>(part * kBlockPartSize);
+    const auto lower_bound = [&](uint32_t key) {
+      size_t lo = 0, len = h.exceptions;
+      while (len > 0) {
+        const size_t half = len / 2;
+        if (positions[lo + half] < key) {
+          lo += half + 1;
+          len -= half + 1;
+        } else {
+          len = half;
+        }
+      }
+      return lo;
+    };
+    const size_t begin = lower_bound(first);
+    const size_t end_e = lower_bound(first + static_cast<uint32_t>(kBlockPartSize));
+    bool bad = positions[h.exceptions - 1] >= kBlockSize;
+    uint32_t carry = 0, next_pos = first;
+    size_t corrected = 0;  // docs[0..corrected) have their carry
+    for (size_t e = begin; e < end_e; ++e) {
+      const uint32_t pos = positions[e];
+      const uint32_t high = HighAt(h, e);
+      // Unsigned: a position outside the part (only in a corrupt, unsorted
+      // list) is caught and clamped, never written past docs[31].
+      const uint32_t at = pos - first;
+      bad |= pos < next_pos || at >= kBlockPartSize || high == 0;
+      next_pos = pos + 1;
+      const size_t upto = std::min<size_t>(at, kBlockPartSize);
+      if (e == begin) corrected = upto;  // nothing to add before the first
+      for (; corrected < upto; ++corrected) docs[corrected] += carry;
+      carry += high << h.bits;
+    }
+    if (bad) return nullptr;
+    if (begin < end_e) {
+      for (; corrected < kBlockPartSize; ++corrected) docs[corrected] += carry;
+      bits = h.bits + h.high_bits;
+    }
+  }
   if (!DocsIncrease(docs, kBlockPartSize, prev, bits)) return nullptr;
-  return p + 1 + size;
+  return h.end;
 }
-
 
 void EncodeWeightBlock(const uint32_t* weights, size_t n, std::string* out) {
   uint32_t values[kBlockSize];
-  size_t count_by_width[kMaxBits + 1] = {};
-  uint32_t all = 0;
-  for (size_t i = 0; i < n; ++i) {
-    values[i] = weights[i] - 1;
-    all |= values[i];
-    ++count_by_width[std::bit_width(values[i])];
-  }
-  // Widths from the widest value's up cost only their payload: of those,
-  // the widest with the same payload wins (ties go to the wider width:
-  // fewer exceptions to patch when decoding). Narrower widths add their
-  // exceptions, summed over the widths present.
-  const int max_width = static_cast<int>(std::bit_width(all));
-  size_t best = PayloadSize(n, max_width);
-  int bits = max_width;
-  while (bits < kMaxBits && PayloadSize(n, bits + 1) == best) ++bits;
-  for (int b = max_width - 1; b >= 0; --b) {
-    const size_t cost = WeightCost(count_by_width, max_width, n, b);
-    if (cost < best) {
-      best = cost;
-      bits = b;
-    }
-  }
-  size_t exceptions = 0;
-  for (int w = bits + 1; w <= max_width; ++w) exceptions += count_by_width[w];
-  out->push_back(static_cast<char>(bits));
-  out->push_back(static_cast<char>(exceptions));
-  Pack(values, n, bits, out);
-  if (exceptions == 0) return;
-  for (size_t i = 0; i < n; ++i) {
-    if (values[i] >> bits != 0) {  // bits < 32 here, or there would be no exceptions
-      out->push_back(static_cast<char>(i));
-      PutVarint32(out, values[i] >> bits);
-    }
-  }
+  for (size_t i = 0; i < n; ++i) values[i] = weights[i] - 1;
+  EncodePatched(values, n, 0, out);
 }
 
 const uint8_t* DecodeWeightBlock(const uint8_t* p, const uint8_t* end, size_t n,
@@ -498,20 +707,9 @@ const uint8_t* DecodeWeightBlock(const uint8_t* p, const uint8_t* end, size_t n,
   return DecodeWeights<kDefaultPath>(p, end, n, weights);
 }
 
-const uint8_t* SkipWeightBlock(const uint8_t* p, const uint8_t* end, size_t n) {
-  int bits;
-  size_t exceptions;
-  p = ParseWeightHeader(p, end, n, &bits, &exceptions);
-  if (p == nullptr) return nullptr;
-  p += PayloadSize(n, bits);
-  for (size_t e = 0; e < exceptions; ++e) {
-    if (p == end) return nullptr;
-    ++p;  // position
-    uint32_t high;
-    p = GetVarint32(p, end, &high);
-    if (p == nullptr) return nullptr;
-  }
-  return p;
+const uint8_t* SkipBlock(const uint8_t* p, const uint8_t* end, size_t n) {
+  BlockHeader h;
+  return ParseHeader(p, end, n, &h) == nullptr ? nullptr : h.end;
 }
 
 size_t LowerBoundInBlock(const uint32_t* docs, size_t n, uint32_t target) {

@@ -2,14 +2,17 @@
 // coded in separate blocks of up to kBlockSize values so that a count-only
 // AND never decodes a weight.
 //
-// Docid blocks: gaps d[i] - d[i-1] - 1 (the first gap relative to the last
-// docid of the previous block, or to "-1" for the first block), bit-packed
-// with the block's maximum width (FOR). Full blocks use a 4-lane vertical
+// Docid blocks code the gaps d[i] - d[i-1] - 1 (the first gap relative to the
+// last docid of the previous block, or to "-1" for the first block), weight
+// blocks w - 1. Both are bit-packed at one width per block with patched
+// exceptions (PFOR, Zukowski et al. 2006): the few values wider than the
+// width that makes the block smallest keep their high bits in a list after
+// the payload, so one large gap or term frequency does not widen the whole
+// block; a block without exceptions is plain FOR and decodes with the
+// prefix sum fused into the unpack. Full blocks use a 4-lane vertical
 // layout so SSE2 unpacks four values per instruction (Lemire & Boytsov,
 // "Decoding billions of integers per second through vectorization", 2015);
 // partial blocks (the tail) are packed horizontally, LSB first.
-// Weight blocks: w - 1, bit-packed with patched exceptions (PFOR, Zukowski et
-// al. 2006) so a rare large term frequency does not widen the whole block.
 // The exact bytes are specified in docs/FORMAT.md ("Posting blocks").
 //
 // Decoders take an explicit end pointer and validate every header field;
@@ -65,9 +68,10 @@ void EncodeWeightBlock(const uint32_t* weights, size_t n, std::string* out);
 const uint8_t* DecodeWeightBlock(const uint8_t* p, const uint8_t* end, size_t n,
                                  uint32_t* weights);
 
-// The byte after the weight block of n values at p, from its header and
-// exception list, without decoding it; nullptr on corruption.
-const uint8_t* SkipWeightBlock(const uint8_t* p, const uint8_t* end, size_t n);
+// The byte after the block (docid or weight: they share the layout) of n
+// values at p, from its header and exception list, without decoding it;
+// nullptr on corruption.
+const uint8_t* SkipBlock(const uint8_t* p, const uint8_t* end, size_t n);
 
 // Index of the first docs[i] >= target in the sorted docs[0..n), or n.
 size_t LowerBoundInBlock(const uint32_t* docs, size_t n, uint32_t target);

@@ -267,7 +267,7 @@ uint32_t PostingCursor::weight() {
     // from the last one decoded (a cursor only moves forward, so the walk
     // over a whole list costs one header per block).
     for (; weight_block_ < block_; ++weight_block_) {
-      weight_next_ = SkipWeightBlock(weight_next_, end_, BlockPostings(weight_block_));
+      weight_next_ = SkipBlock(weight_next_, end_, BlockPostings(weight_block_));
       if (weight_next_ == nullptr) {
         Fail("malformed weight block", weight_block_);
         return 0;

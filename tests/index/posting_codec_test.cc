@@ -46,16 +46,34 @@ std::vector<uint32_t> DocsFromGaps(const std::vector<uint32_t>& gaps, uint32_t p
   return docs;
 }
 
+// Every part of the full block in `in` decodes alone, given its predecessor.
+void ExpectPartsDecode(const ExactBuffer& in, const std::vector<uint32_t>& docs, uint32_t prev) {
+  for (size_t part = 0; part < kBlockParts; ++part) {
+    uint32_t out[kBlockPartSize];
+    const uint32_t before = part == 0 ? prev : docs[part * kBlockPartSize - 1];
+    ASSERT_EQ(DecodeDocBlockPart(in.begin(), in.end(), part, before, out), in.end());
+    ASSERT_TRUE(std::equal(out, out + kBlockPartSize, docs.begin() + part * kBlockPartSize))
+        << "part " << part;
+  }
+}
+
 // Encodes, checks the size the format promises, then decodes on every path
 // from a buffer of exactly the encoded size and compares.
 void ExpectDocsRoundTrip(const std::vector<uint32_t>& docs, uint32_t prev) {
   std::string buf;
   EncodeDocBlock(docs.data(), docs.size(), prev, &buf);
   ASSERT_FALSE(buf.empty());
-  const int bits = static_cast<uint8_t>(buf[0]);
-  ASSERT_LE(bits, 32);
-  EXPECT_EQ(buf.size(), 1 + PayloadSize(docs.size(), bits));
+  // PFOR never loses to plain FOR at the widest gap's width, and a block
+  // without exceptions is exactly that.
+  uint32_t all = 0;
+  for (size_t i = 0; i < docs.size(); ++i) all |= docs[i] - (i == 0 ? prev : docs[i - 1]) - 1;
+  const size_t plain = 1 + PayloadSize(docs.size(), std::bit_width(all));
+  EXPECT_LE(buf.size(), plain);
+  if ((buf[0] & 0x80) == 0) {
+    EXPECT_EQ(buf.size(), plain);
+  }
   ExactBuffer in(buf);
+  if (docs.size() == kBlockSize) ExpectPartsDecode(in, docs, prev);
   for (CodecPath path : Paths()) {
     std::vector<uint32_t> out(kBlockSize);
     const uint8_t* next =
@@ -69,15 +87,16 @@ void ExpectDocsRoundTrip(const std::vector<uint32_t>& docs, uint32_t prev) {
 void ExpectWeightsRoundTrip(const std::vector<uint32_t>& weights) {
   std::string buf;
   EncodeWeightBlock(weights.data(), weights.size(), &buf);
-  ASSERT_GE(buf.size(), 2u);
-  // PFOR never loses to plain FOR at the widest value's width.
+  ASSERT_GE(buf.size(), 1u);
+  // PFOR never loses to plain FOR at the widest value's width (one header
+  // byte, no exceptions).
   uint32_t all = 0;
   for (uint32_t w : weights) all |= w - 1;
-  EXPECT_LE(buf.size(), 2 + PayloadSize(weights.size(), std::bit_width(all)));
+  EXPECT_LE(buf.size(), 1 + PayloadSize(weights.size(), std::bit_width(all)));
   ExactBuffer in(buf);
   // Skipping a block (the cursor's walk to later weight blocks) ends where
   // decoding it does.
-  EXPECT_EQ(SkipWeightBlock(in.begin(), in.end(), weights.size()), in.end());
+  EXPECT_EQ(SkipBlock(in.begin(), in.end(), weights.size()), in.end());
   for (CodecPath path : Paths()) {
     std::vector<uint32_t> out(kBlockSize);
     const uint8_t* next =
@@ -126,6 +145,61 @@ std::string ReferencePayload(const std::vector<uint32_t>& values, int bits) {
   return out;
 }
 
+// `values` at `bits` bits each as one horizontal stream, bit by bit.
+std::string ReferenceHorizontal(const std::vector<uint32_t>& values, int bits) {
+  std::string out((values.size() * bits + 7) / 8, '\0');
+  for (size_t i = 0; i < values.size(); ++i) {
+    for (int t = 0; t < bits; ++t) {
+      const size_t s = i * bits + t;
+      if ((values[i] >> t) & 1) out[s / 8] = static_cast<char>(out[s / 8] | (1 << (s % 8)));
+    }
+  }
+  return out;
+}
+
+// The whole block at width `bits`, from FORMAT.md ("Block layout"): head,
+// then with exceptions their count and high width, the payload, then the
+// exceptions' positions and high bits.
+std::string ReferenceBlock(const std::vector<uint32_t>& values, int bits) {
+  uint32_t all = 0;
+  for (uint32_t v : values) all |= v;
+  const int high_bits = std::max(0, static_cast<int>(std::bit_width(all)) - bits);
+  std::string positions;
+  std::vector<uint32_t> highs;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (bits < 32 && values[i] >> bits != 0) {
+      positions.push_back(static_cast<char>(i));
+      highs.push_back(values[i] >> bits);
+    }
+  }
+  if (highs.empty()) return std::string(1, static_cast<char>(bits)) + ReferencePayload(values, bits);
+  std::string block(1, static_cast<char>(bits | 0x80));
+  block.push_back(static_cast<char>(highs.size()));
+  block.push_back(static_cast<char>(high_bits));
+  return block + ReferencePayload(values, bits) + positions + ReferenceHorizontal(highs, high_bits);
+}
+
+// The width FORMAT.md says the writer picks, by brute force over every
+// width: the smallest block, ties to the wider width; but a full docid
+// block takes exceptions only if they save more than 16 bytes.
+int BestWidth(const std::vector<uint32_t>& values, bool docs) {
+  uint32_t all = 0;
+  for (uint32_t v : values) all |= v;
+  const int widest = static_cast<int>(std::bit_width(all));
+  const size_t min_saving = docs && values.size() == kBlockSize ? 16 : 0;
+  size_t plain_size = SIZE_MAX, patched_size = SIZE_MAX;
+  int plain_bits = -1, patched_bits = -1;
+  for (int b = 0; b <= 32; ++b) {
+    const size_t size = ReferenceBlock(values, b).size();
+    size_t& best_size = b < widest ? patched_size : plain_size;
+    if (size <= best_size) {
+      best_size = size;
+      (b < widest ? patched_bits : plain_bits) = b;
+    }
+  }
+  return patched_bits >= 0 && patched_size + min_saving < plain_size ? patched_bits : plain_bits;
+}
+
 TEST(PostingCodecDocBlock, RoundTripsEveryLengthAndWidth) {
   Rng rng(1);
   for (size_t n = 1; n <= kBlockSize; ++n) {
@@ -135,8 +209,7 @@ TEST(PostingCodecDocBlock, RoundTripsEveryLengthAndWidth) {
       std::vector<uint32_t> docs = DocsFromGaps(gaps, kNone);
       std::string buf;
       EncodeDocBlock(docs.data(), n, kNone, &buf);
-      EXPECT_EQ(static_cast<uint8_t>(buf[0]), bits);
-      EXPECT_EQ(buf.substr(1), ReferencePayload(gaps, bits));
+      EXPECT_EQ(buf, ReferenceBlock(gaps, BestWidth(gaps, /*docs=*/true)));
       ExpectDocsRoundTrip(docs, kNone);
       // The same gaps shifted so the last docid is 2^32-1.
       const uint32_t shift = UINT32_MAX - docs.back();
@@ -147,29 +220,103 @@ TEST(PostingCodecDocBlock, RoundTripsEveryLengthAndWidth) {
   }
 }
 
+// Gaps all of width `bits` leave no cheaper width with exceptions: the block
+// is plain FOR, its payload laid out as FORMAT.md says.
+TEST(PostingCodecDocBlock, GapsOfOneWidthArePlainFor) {
+  Rng rng(11);
+  for (size_t n = 1; n <= kBlockSize; ++n) {
+    for (int bits = 1; bits <= 24; ++bits) {
+      SCOPED_TRACE("n=" + std::to_string(n) + " bits=" + std::to_string(bits));
+      std::vector<uint32_t> gaps(n);
+      const uint32_t low = 1u << (bits - 1);
+      for (uint32_t& g : gaps) g = low + static_cast<uint32_t>(rng() % low);
+      const std::vector<uint32_t> docs = DocsFromGaps(gaps, kNone);
+      std::string buf;
+      EncodeDocBlock(docs.data(), n, kNone, &buf);
+      // Partial blocks may widen to the widest width of the same payload.
+      const int width = static_cast<uint8_t>(buf[0]);
+      EXPECT_TRUE(width == bits || (n < kBlockSize && width > bits &&
+                                    PayloadSize(n, width) == PayloadSize(n, bits)))
+          << width;
+      EXPECT_EQ(buf.substr(1), ReferencePayload(gaps, width));
+      ExpectDocsRoundTrip(docs, kNone);
+    }
+  }
+}
+
 TEST(PostingCodecDocBlock, EveryPartDecodesLikeTheWholeBlock) {
   Rng rng(17);
   for (int bits = 0; bits <= 32; ++bits) {
-    SCOPED_TRACE("bits=" + std::to_string(bits));
-    const std::vector<uint32_t> gaps = GapsOfWidth(kBlockSize, bits, rng);
-    // Wide gaps start at docid 0 so that 128 of them stay within 32 bits.
-    const uint32_t prev = bits >= 25 ? kNone : 1000;
-    std::vector<uint32_t> docs = DocsFromGaps(gaps, prev);
-    std::string buf;
-    EncodeDocBlock(docs.data(), kBlockSize, prev, &buf);
-    const auto* p = reinterpret_cast<const uint8_t*>(buf.data());
-    for (size_t part = 0; part < kBlockParts; ++part) {
-      uint32_t out[kBlockPartSize];
-      const uint32_t before = part == 0 ? prev : docs[part * kBlockPartSize - 1];
-      ASSERT_EQ(DecodeDocBlockPart(p, p + buf.size(), part, before, out), p + buf.size());
-      for (size_t i = 0; i < kBlockPartSize; ++i) {
-        ASSERT_EQ(out[i], docs[part * kBlockPartSize + i]) << "part " << part << " i " << i;
+    // One wide gap among narrow ones (an exception), then gaps all of one
+    // width (plain FOR; 128 of them fit 32 bits only up to width 24).
+    for (bool one_wide : {true, false}) {
+      SCOPED_TRACE("bits=" + std::to_string(bits) + " one_wide=" + std::to_string(one_wide));
+      if (!one_wide && (bits == 0 || bits > 24)) continue;
+      std::vector<uint32_t> gaps = GapsOfWidth(kBlockSize, bits, rng);
+      if (!one_wide) {
+        for (uint32_t& g : gaps) g |= 1u << (bits - 1);
+      } else if (bits >= 8) {  // the others narrow
+        const auto wide = std::max_element(gaps.begin(), gaps.end());
+        for (auto g = gaps.begin(); g != gaps.end(); ++g) *g = g == wide ? *g : *g & 15;
       }
-      // Truncated input and a bad part index are rejected.
-      EXPECT_EQ(DecodeDocBlockPart(p, p + buf.size() - 1, part, before, out), nullptr);
+      // Wide gaps start at docid 0 so that 128 of them stay within 32 bits.
+      const uint32_t prev = bits >= 25 ? kNone : 1000;
+      std::vector<uint32_t> docs = DocsFromGaps(gaps, prev);
+      std::string buf;
+      EncodeDocBlock(docs.data(), kBlockSize, prev, &buf);
+      // One wide gap among 4-bit ones saves far more than 16 bytes as an
+      // exception; gaps of one width need none.
+      if (!one_wide) {
+        EXPECT_EQ(buf[0] & 0x80, 0);
+      } else if (bits >= 8) {
+        EXPECT_NE(buf[0] & 0x80, 0);
+      }
+      const auto* p = reinterpret_cast<const uint8_t*>(buf.data());
+      for (size_t part = 0; part < kBlockParts; ++part) {
+        uint32_t out[kBlockPartSize];
+        const uint32_t before = part == 0 ? prev : docs[part * kBlockPartSize - 1];
+        ASSERT_EQ(DecodeDocBlockPart(p, p + buf.size(), part, before, out), p + buf.size());
+        for (size_t i = 0; i < kBlockPartSize; ++i) {
+          ASSERT_EQ(out[i], docs[part * kBlockPartSize + i]) << "part " << part << " i " << i;
+        }
+        // Truncated input and a bad part index are rejected.
+        EXPECT_EQ(DecodeDocBlockPart(p, p + buf.size() - 1, part, before, out), nullptr);
+      }
+      uint32_t out[kBlockPartSize];
+      EXPECT_EQ(DecodeDocBlockPart(p, p + buf.size(), kBlockParts, prev, out), nullptr);
     }
-    uint32_t out[kBlockPartSize];
-    EXPECT_EQ(DecodeDocBlockPart(p, p + buf.size(), kBlockParts, prev, out), nullptr);
+  }
+}
+
+// Full docid blocks with exceptions, built by the reference encoder at every
+// width below the widest gap's (most of them no writer would choose), decode
+// whole and part by part.
+TEST(PostingCodecDocBlock, FullBlocksWithExceptionsDecodeWholeAndByPart) {
+  Rng rng(23);
+  for (int rep = 0; rep < 200; ++rep) {
+    std::geometric_distribution<uint32_t> small(0.05 + 0.9 * (rng() % 100) / 100.0);
+    std::vector<uint32_t> gaps(kBlockSize);
+    for (uint32_t& g : gaps) g = rng() % 10 == 0 ? static_cast<uint32_t>(rng() >> 44) : small(rng);
+    const uint32_t prev = rep % 2 ? kNone : static_cast<uint32_t>(rng() % 1000);
+    const std::vector<uint32_t> docs = DocsFromGaps(gaps, prev);
+    uint32_t all = 0;
+    for (uint32_t g : gaps) all |= g;
+    for (int bits = 0; bits < static_cast<int>(std::bit_width(all)); ++bits) {
+      SCOPED_TRACE("rep " + std::to_string(rep) + " bits " + std::to_string(bits));
+      const std::string block = ReferenceBlock(gaps, bits);
+      ASSERT_NE(block[0] & 0x80, 0);
+      ExactBuffer in(block);
+      for (CodecPath path : Paths()) {
+        std::vector<uint32_t> out(kBlockSize);
+        ASSERT_EQ(internal::DecodeDocBlockOn(path, in.begin(), in.end(), kBlockSize, prev,
+                                             out.data()),
+                  in.end());
+        ASSERT_EQ(out, docs);
+      }
+      ExpectPartsDecode(in, docs, prev);
+      ExactBuffer cut(block, block.size() - 1);
+      EXPECT_EQ(DecodeDocBlockPart(cut.begin(), cut.end(), 0, prev, nullptr), nullptr);
+    }
   }
 }
 
@@ -232,15 +379,23 @@ TEST(PostingCodecDocBlock, GoldenBytes) {
   EncodeDocBlock(partial.data(), partial.size(), kNone, &buf);
   EXPECT_EQ(buf, std::string("\x03\x45\x61", 3));
 
+  // FORMAT.md's exceptions example: gaps 0 0 0 299 0, the values of the
+  // weight block example.
+  const std::vector<uint32_t> wide = {0, 1, 2, 302, 303};
+  buf.clear();
+  EncodeDocBlock(wide.data(), wide.size(), kNone, &buf);
+  EXPECT_EQ(buf, std::string("\x81\x01\x08\x08\x03\x95", 6));
+
+  // FORMAT.md's vertical example: lane 1 all ones, and value 6.
   std::vector<uint32_t> gaps(kBlockSize, 0);
-  gaps[1] = 1;  // lane 1, bit 0 of its first word
-  gaps[6] = 1;  // lane 2, bit 1 of its first word
+  gaps[6] = 1;
+  for (size_t i = 1; i < kBlockSize; i += 4) gaps[i] = 1;
   const std::vector<uint32_t> full = DocsFromGaps(gaps, kNone);
   buf.clear();
   EncodeDocBlock(full.data(), kBlockSize, kNone, &buf);
   EXPECT_EQ(buf, std::string("\x01"
                              "\x00\x00\x00\x00"
-                             "\x01\x00\x00\x00"
+                             "\xff\xff\xff\xff"
                              "\x02\x00\x00\x00"
                              "\x00\x00\x00\x00",
                              17));
@@ -293,12 +448,12 @@ TEST(PostingCodecWeightBlock, RoundTripsEveryLengthAndWidth) {
   }
 }
 
-TEST(PostingCodecWeightBlock, AllOnesCostTwoBytes) {
+TEST(PostingCodecWeightBlock, AllOnesCostOneByte) {
   for (size_t n = 1; n <= kBlockSize; ++n) {
     const std::vector<uint32_t> ones(n, 1);
     std::string buf;
     EncodeWeightBlock(ones.data(), n, &buf);
-    EXPECT_EQ(buf, std::string(2, '\0')) << n;
+    EXPECT_EQ(buf, std::string(1, '\0')) << n;
     ExpectWeightsRoundTrip(ones);
   }
 }
@@ -311,10 +466,11 @@ TEST(PostingCodecWeightBlock, OneHugeWeightAmongOnesIsAnException) {
       weights[n / 2] = huge;
       std::string buf;
       EncodeWeightBlock(weights.data(), n, &buf);
-      std::string expected("\x00\x01", 2);  // width 0, one exception
-      expected.push_back(static_cast<char>(n / 2));
-      PutVarint32(&expected, huge - 1);
-      EXPECT_EQ(buf, expected);
+      // Width 0, one exception at n / 2 whose high is all of huge - 1.
+      std::vector<uint32_t> values(n, 0);
+      values[n / 2] = huge - 1;
+      EXPECT_EQ(buf, ReferenceBlock(values, 0));
+      EXPECT_EQ(buf.substr(0, 2), std::string("\x80\x01", 2));
       ExpectWeightsRoundTrip(weights);
     }
   }
@@ -324,7 +480,12 @@ TEST(PostingCodecWeightBlock, GoldenBytes) {
   const std::vector<uint32_t> weights = {1, 1, 1, 300, 1};
   std::string buf;
   EncodeWeightBlock(weights.data(), weights.size(), &buf);
-  EXPECT_EQ(buf, std::string("\x00\x01\x03\xab\x02", 5));
+  EXPECT_EQ(buf, std::string("\x81\x01\x08\x08\x03\x95", 6));
+  // Without exceptions the header is the width alone: weights 1..4 at 2 bits.
+  const std::vector<uint32_t> small = {1, 2, 3, 4};
+  buf.clear();
+  EncodeWeightBlock(small.data(), small.size(), &buf);
+  EXPECT_EQ(buf, std::string("\x02\xe4", 2));
 }
 
 TEST(PostingCodecWeightBlock, AllDistinctAndMaximal) {
@@ -353,35 +514,31 @@ TEST(PostingCodecWeightBlock, SkewedRandomBlocksRoundTrip) {
 
 // The documented choice (FORMAT.md "Weight block"), by brute force over
 // every width: the smallest block, ties to the wider width.
-TEST(PostingCodecWeightBlock, WidthIsTheSmallestBlocksWidestTie) {
-  auto varint_len = [](uint32_t v) { return v < (1u << 7) ? 1 : v < (1u << 14) ? 2 : v < (1u << 21) ? 3 : v < (1u << 28) ? 4 : 5; };
+// Both kinds follow the documented choice (FORMAT.md "Block layout"), by
+// brute force over every width: the smallest block, ties to the wider width.
+TEST(PostingCodecBlock, WidthIsTheSmallestBlocksWidestTie) {
   for (uint64_t seed = 1; seed <= 2000; ++seed) {
     SCOPED_TRACE("seed=" + std::to_string(seed));
     Rng rng(seed);
     // Short blocks too: their payloads round up to bytes, so several widths tie.
     const size_t n = seed % 3 == 0 ? kBlockSize : 1 + rng() % 12;
     std::geometric_distribution<uint32_t> small(0.2 + 0.7 * (rng() % 100) / 100.0);
+    std::vector<uint32_t> values(n);
+    for (uint32_t& v : values) {
+      v = rng() % 8 == 0 ? static_cast<uint32_t>(rng() >> (40 + rng() % 24)) : small(rng);
+    }
     std::vector<uint32_t> weights(n);
-    for (uint32_t& w : weights) {
-      w = 1 + (rng() % 8 == 0 ? static_cast<uint32_t>(rng() >> (33 + rng() % 31)) : small(rng));
-    }
-    size_t best_size = SIZE_MAX;
-    int best_bits = -1;
-    for (int b = 0; b <= 32; ++b) {
-      size_t size = 2 + (n == kBlockSize ? 16 * static_cast<size_t>(b) : (n * b + 7) / 8);
-      for (uint32_t w : weights) {
-        const uint32_t v = w - 1;
-        if (b < 32 && (v >> b) != 0) size += 1 + varint_len(v >> b);
-      }
-      if (size <= best_size) {
-        best_size = size;
-        best_bits = b;
-      }
-    }
+    for (size_t i = 0; i < n; ++i) weights[i] = values[i] + 1;
     std::string block;
     EncodeWeightBlock(weights.data(), n, &block);
-    EXPECT_EQ(static_cast<int>(static_cast<uint8_t>(block[0])), best_bits);
-    EXPECT_EQ(block.size(), best_size);
+    EXPECT_EQ(block, ReferenceBlock(values, BestWidth(values, /*docs=*/false)));
+    ExpectWeightsRoundTrip(weights);
+    // The same values as gaps, from docid 0 (they sum to well below 2^32).
+    const std::vector<uint32_t> docs = DocsFromGaps(values, kNone);
+    block.clear();
+    EncodeDocBlock(docs.data(), n, kNone, &block);
+    EXPECT_EQ(block, ReferenceBlock(values, BestWidth(values, /*docs=*/true)));
+    ExpectDocsRoundTrip(docs, kNone);
   }
 }
 
@@ -481,7 +638,9 @@ TEST(PostingCodecDocBlock, RejectsBadLength) {
   EXPECT_EQ(DecodeWeightBlock(in.begin(), in.end(), 0, out.data()), nullptr);
 }
 
-TEST(PostingCodecWeightBlock, RejectsBadExceptions) {
+// Both kinds share the header and exception list. (As docid blocks from
+// prev 0 the "2^32" values are gaps that wrap past the docid space.)
+TEST(PostingCodecBlock, RejectsBadHeadersAndExceptions) {
   std::vector<uint32_t> out(kBlockSize);
   struct Case {
     const char* what;
@@ -489,28 +648,50 @@ TEST(PostingCodecWeightBlock, RejectsBadExceptions) {
     size_t n;
   };
   const Case cases[] = {
-      {"width above 32", std::string("\x21\x00", 2) + std::string(200, '\0'), 4},
-      {"more exceptions than values", std::string("\x00\x05", 2), 4},
-      {"position past n", std::string("\x00\x01\x04\x01", 4), 4},
-      {"positions not increasing", std::string("\x00\x02\x02\x01\x02\x01", 6), 4},
-      {"high bits zero", std::string("\x00\x01\x02\x00", 4), 4},
-      {"high bits past 32 (width 1)", std::string("\x01\x01\x00\x00\x80\x80\x80\x80\x08", 9), 1},
-      {"weight 2^32 (width 0)", std::string("\x00\x01\x00\xff\xff\xff\xff\x0f", 8), 1},
-      {"weight 2^32 (width 32)", std::string("\x20\x00\xff\xff\xff\xff", 6), 1},
-      {"exception at width 32", std::string("\x20\x01\x00\x00\x00\x00\x00\x01", 8), 1},
-      {"overlong varint", std::string("\x00\x01\x00\xff\xff\xff\xff\xff\x01", 9), 1},
-      {"nonzero padding", std::string("\x01\x00\x02", 3), 1},
+      {"width above 32", std::string("\x21", 1) + std::string(200, '\0'), 4},
+      {"width above 32 with exceptions", std::string("\xa1\x01\x01", 3) + std::string(200, '\0'), 4},
+      {"reserved head bit 6", std::string("\x40", 1) + std::string(200, '\0'), 4},
+      {"exception count 0", std::string("\x80\x00\x01", 3) + std::string(200, '\0'), 4},
+      {"more exceptions than values", std::string("\x80\x05\x01", 3) + std::string(200, '\0'), 4},
+      {"high width 0", std::string("\x80\x01\x00", 3) + std::string(200, '\0'), 4},
+      {"high width past 32 - b", std::string("\x81\x01\x20", 3) + std::string(200, '\0'), 4},
+      {"position past n", std::string("\x80\x01\x01\x04\x01", 5), 4},
+      {"positions not increasing", std::string("\x80\x02\x01\x02\x02\x03", 6), 4},
+      {"high zero", std::string("\x80\x01\x01\x02\x00", 5), 4},
+      {"nonzero padding in the highs", std::string("\x80\x01\x01\x02\x03", 5), 4},
+      {"highs cut short", std::string("\x80\x02\x08\x00\x01\xff", 6), 4},
+      {"weight 2^32 (width 0)", std::string("\x80\x01\x20\x00\xff\xff\xff\xff", 8), 1},
+      {"weight 2^32 (width 32)", std::string("\x20\xff\xff\xff\xff", 5), 1},
+      {"nonzero padding", std::string("\x01\x02", 2), 1},
   };
   for (const Case& c : cases) {
     ExactBuffer in(c.bytes);
     for (CodecPath path : Paths()) {
-      EXPECT_EQ(Decode(false, in, c.n, path, out.data()), nullptr) << c.what;
+      for (bool docs : {false, true}) {
+        EXPECT_EQ(Decode(docs, in, c.n, path, out.data()), nullptr) << c.what << " docs " << docs;
+      }
     }
   }
-  // Control: the largest valid exception at width 1 decodes.
-  ExactBuffer ok(std::string("\x01\x01\x00\x00\xff\xff\xff\xff\x07", 9));
+  // Control: the largest valid exception at width 1 (a 31-bit high)
+  // decodes, as the weight 2^32 - 1 and as the gap 2^32 - 2 (docid 2^32 - 1
+  // after docid 0).
+  ExactBuffer ok(std::string("\x81\x01\x1f\x00\x00\xff\xff\xff\x7f", 9));
   ASSERT_EQ(DecodeWeightBlock(ok.begin(), ok.end(), 1, out.data()), ok.end());
   EXPECT_EQ(out[0], UINT32_MAX);
+  ASSERT_EQ(DecodeDocBlock(ok.begin(), ok.end(), 1, 0, out.data()), ok.end());
+  EXPECT_EQ(out[0], UINT32_MAX);
+  // A part decoder checks the positions it uses (the block decoder checks
+  // them all; page checksums stand before both).
+  const std::string full("\x80\x02\x01\x05\x05\x03", 6);  // positions not increasing
+  ExactBuffer bad_full(full);
+  uint32_t part[kBlockPartSize];
+  EXPECT_EQ(DecodeDocBlockPart(bad_full.begin(), bad_full.end(), 0, 0, part), nullptr);
+  EXPECT_EQ(DecodeDocBlock(bad_full.begin(), bad_full.end(), kBlockSize, 0, out.data()), nullptr);
+  const std::string past("\x80\x01\x01\x80\x01", 5);  // position 128
+  ExactBuffer bad_past(past);
+  for (size_t p = 0; p < kBlockParts; ++p) {
+    EXPECT_EQ(DecodeDocBlockPart(bad_past.begin(), bad_past.end(), p, 0, part), nullptr) << p;
+  }
 }
 
 // Blocks of every kind and region: partial and full, narrow and wide, with
@@ -549,7 +730,7 @@ TEST(PostingCodecCorruption, TruncationAtEveryByteIsRejected) {
               << " cut=" << cut;
         }
         if (!docs) {
-          ASSERT_EQ(SkipWeightBlock(in.begin(), in.end(), n), nullptr) << "cut=" << cut;
+          ASSERT_EQ(SkipBlock(in.begin(), in.end(), n), nullptr) << "cut=" << cut;
         }
       }
     }
@@ -594,7 +775,9 @@ TEST(PostingCodecCorruption, RandomBytesNeverCrashAndPathsAgree) {
     const size_t n = 1 + rng() % kBlockSize;
     std::string buf(rng() % 600, '\0');
     for (char& c : buf) c = static_cast<char>(rng());
-    if (!buf.empty() && rng() % 2 == 0) buf[0] = static_cast<char>(buf[0] & 31);  // valid width
+    if (!buf.empty() && rng() % 2 == 0) {  // a valid width, half the time with exceptions
+      buf[0] = static_cast<char>((buf[0] & 31) | (rng() % 2 ? 0x80 : 0));
+    }
     if (buf.size() > 1 && rng() % 2 == 0) buf[1] = static_cast<char>(rng() % 4);  // few exceptions
     ExactBuffer in(buf);
     for (bool docs : {true, false}) {
@@ -619,15 +802,29 @@ TEST(PostingCodecSse2, MatchesScalarOnEveryWidth) {
       for (int rep = 0; rep < 20; ++rep) {
         // Arbitrary payload bits: every pattern a width can hold, not only
         // the ones valid docid lists produce (padding bits cleared, else
-        // both paths reject the block alike).
+        // both paths reject the block alike). Every third block has a few
+        // exceptions (unpacked, patched, then summed).
         const size_t size = PayloadSize(n, bits);
-        std::string buf(2 + size, '\0');
-        for (char& c : buf) c = static_cast<char>(rng());
-        buf[0] = static_cast<char>(bits);
-        buf[1] = '\0';
-        if ((n * bits) % 8 != 0) buf[size] &= static_cast<char>((1u << ((n * bits) % 8)) - 1);
-        ExactBuffer docs_in(buf.substr(0, 1 + size));
-        ExactBuffer weights_in(buf);
+        std::string payload(size, '\0');
+        for (char& c : payload) c = static_cast<char>(rng());
+        if ((n * bits) % 8 != 0) payload[size - 1] &= static_cast<char>((1u << ((n * bits) % 8)) - 1);
+        std::string positions;
+        std::vector<uint32_t> highs;
+        const int high_bits = bits < 32 ? 1 + static_cast<int>(rng() % std::min(8, 32 - bits)) : 0;
+        if (rep % 3 == 2 && bits < 32) {
+          for (size_t i = rng() % 3; i < n; i += 1 + rng() % 40) {
+            positions.push_back(static_cast<char>(i));
+            highs.push_back(1 + static_cast<uint32_t>(rng() % ((1u << high_bits) - 1)));
+          }
+        }
+        std::string buf(1, static_cast<char>(bits | (highs.empty() ? 0 : 0x80)));
+        if (!highs.empty()) {
+          buf.push_back(static_cast<char>(highs.size()));
+          buf.push_back(static_cast<char>(high_bits));
+        }
+        buf += payload + positions + ReferenceHorizontal(highs, high_bits);
+        ExactBuffer docs_in(buf);
+        const ExactBuffer& weights_in = docs_in;
         for (bool docs : {true, false}) {
           const ExactBuffer& in = docs ? docs_in : weights_in;
           std::vector<uint32_t> scalar(kBlockSize), sse2(kBlockSize);
