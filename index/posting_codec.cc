@@ -306,17 +306,12 @@ constexpr auto kFullPlainDecoders =
 // ---------------------------------------------------------------- decoding
 
 // Partial blocks end in a byte whose bits above the stream are zero; anything
-// else is corruption (and keeps one block one byte string).
+// else is corruption (and keeps one block one byte string). Also right for
+// the exception highs, a horizontal stream of up to 128 values: at n = 128
+// every stream ends on a byte boundary.
 bool PaddingIsZero(const uint8_t* in, size_t n, int bits) {
   const size_t used = (n * bits) % 8;
   return used == 0 || (in[PayloadSize(n, bits) - 1] >> used) == 0;
-}
-
-// The same for a horizontal stream of any length (exception highs: up to
-// 128 values, never vertical).
-bool HorizontalPaddingIsZero(const uint8_t* in, size_t n, int bits) {
-  const size_t used = (n * bits) % 8;
-  return used == 0 || (in[(n * bits + 7) / 8 - 1] >> used) == 0;
 }
 
 // Unpacks n values of `bits` bits; on the SSE2 path docids are also
@@ -454,40 +449,41 @@ struct BlockHeader {
   h->positions = p + h->payload;
   h->highs = h->positions + h->exceptions;
   h->end = h->highs + h->highs_size;
-  if (!HorizontalPaddingIsZero(h->highs, h->exceptions, h->high_bits)) return nullptr;
+  if (!PaddingIsZero(h->highs, h->exceptions, h->high_bits)) return nullptr;
   return p;
 }
 
-// High bits of exception i (horizontal layout, bounded reads).
+// Up to 8 bytes of the highs from byte `at`, zero past their end: one load
+// when the bytes given reach that far, else byte by byte.
+[[gnu::always_inline]] inline uint64_t HighsWord(const BlockHeader& h, size_t at) {
+  const size_t left = h.highs_size - at;
+  if (h.limit - (h.highs + at) >= 8) {
+    const uint64_t word = DecodeFixed64(h.highs + at);
+    return left >= 8 ? word : word & ((uint64_t{1} << (8 * left)) - 1);
+  }
+  uint64_t word = 0;
+  for (size_t k = 0; k < left && k < 8; ++k) word |= uint64_t{h.highs[at + k]} << (8 * k);
+  return word;
+}
+
+// High bits of exception i.
 [[gnu::always_inline]] inline uint32_t HighAt(const BlockHeader& h, size_t i) {
   const size_t bit = i * static_cast<size_t>(h.high_bits);
-  uint64_t word;
-  if (bit / 8 + 8 <= h.highs_size) {
-    word = DecodeFixed64(h.highs + bit / 8);
-  } else {
-    word = 0;
-    for (size_t k = bit / 8; k < h.highs_size; ++k) word |= uint64_t{h.highs[k]} << (8 * (k - bit / 8));
-  }
-  return static_cast<uint32_t>((word >> (bit % 8)) & LowMask(h.high_bits));
+  return static_cast<uint32_t>((HighsWord(h, bit / 8) >> (bit % 8)) & LowMask(h.high_bits));
 }
 
 // Applies the exceptions to values[0..n), which hold their low `bits` bits
 // (weights: plus one): values[pos] += high << bits, in one pass over the
 // unpacked highs. Positions must strictly increase and stay below n; a high
 // of 0 is corruption (the value was no exception), and every sum must fit
-// 32 bits. *widest bounds the patched values' bit width. False on corruption.
-bool Patch(const BlockHeader& h, size_t n, uint32_t* values, int* widest) {
-  // The highs of most blocks fit one 8-byte word: one load (when the bytes
-  // given reach that far), then a shift per exception.
+// 32 bits (the patched values are then at most bits + high_bits wide).
+// False on corruption.
+bool Patch(const BlockHeader& h, size_t n, uint32_t* values) {
+  // The highs of most blocks fit one 8-byte word: one load, then a shift
+  // per exception.
   uint32_t highs[kBlockSize];
   if (h.highs_size <= 8) {
-    uint64_t word = 0;
-    if (h.limit - h.highs >= 8) {
-      word = DecodeFixed64(h.highs);
-      if (h.highs_size < 8) word &= (uint64_t{1} << (8 * h.highs_size)) - 1;
-    } else {
-      for (size_t k = 0; k < h.highs_size; ++k) word |= uint64_t{h.highs[k]} << (8 * k);
-    }
+    const uint64_t word = HighsWord(h, 0);
     const uint64_t mask = LowMask(h.high_bits);
     for (size_t e = 0; e < h.exceptions; ++e) {
       highs[e] = static_cast<uint32_t>((word >> (e * h.high_bits)) & mask);
@@ -507,7 +503,6 @@ bool Patch(const BlockHeader& h, size_t n, uint32_t* values, int* widest) {
     values[pos % kBlockSize] = static_cast<uint32_t>(value);
     next_pos = pos + 1;
   }
-  *widest = h.bits + h.high_bits;
   return !bad;
 }
 
@@ -523,10 +518,9 @@ const uint8_t* DecodeDocs(const uint8_t* p, const uint8_t* end, size_t n, uint32
     return h.end;
   }
   UnpackPlain<kPath>(p, n, h.bits, docs);
-  int widest;
-  if (!Patch(h, n, docs, &widest)) return nullptr;
+  if (!Patch(h, n, docs)) return nullptr;
   PrefixSumGaps<kPath>(docs, n, prev);
-  if (!DocsIncrease(docs, n, prev, widest)) return nullptr;
+  if (!DocsIncrease(docs, n, prev, h.bits + h.high_bits)) return nullptr;
   return h.end;
 }
 
@@ -538,8 +532,7 @@ const uint8_t* DecodeWeights(const uint8_t* p, const uint8_t* end, size_t n, uin
   if (!Unpack<kPath>(p, n, h.bits, 0, /*docs=*/false, weights)) {
     for (size_t i = 0; i < n; ++i) ++weights[i];
   }
-  int widest;
-  if (h.exceptions != 0 && !Patch(h, n, weights, &widest)) return nullptr;
+  if (h.exceptions != 0 && !Patch(h, n, weights)) return nullptr;
   // Only a 32-bit payload can hold UINT32_MAX, which wrapped to weight 0.
   if (h.bits == kMaxBits && std::find(weights, weights + n, 0u) != weights + n) return nullptr;
   return h.end;
@@ -591,20 +584,21 @@ void EncodePatched(const uint32_t* values, size_t n, size_t min_saving, std::str
     Pack(values, n, bits, out);
     return;
   }
-  uint32_t highs[kBlockSize];
-  std::string positions;
-  for (size_t i = 0; i < n; ++i) {
-    if (values[i] >> bits != 0) {
-      highs[positions.size()] = values[i] >> bits;
-      positions.push_back(static_cast<char>(i));
-    }
-  }
+  size_t exceptions = 0;
+  for (int w = bits + 1; w <= max_width; ++w) exceptions += count_by_width[w];
   out->push_back(static_cast<char>(bits | kHasExceptions));
-  out->push_back(static_cast<char>(positions.size()));
+  out->push_back(static_cast<char>(exceptions));
   out->push_back(static_cast<char>(max_width - bits));
   Pack(values, n, bits, out);
-  out->append(positions);
-  PackHorizontal(highs, positions.size(), max_width - bits, out);
+  uint32_t highs[kBlockSize];
+  size_t e = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (values[i] >> bits != 0) {
+      out->push_back(static_cast<char>(i));  // positions, then the highs
+      highs[e++] = values[i] >> bits;
+    }
+  }
+  PackHorizontal(highs, exceptions, max_width - bits, out);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
-// Wire protocol v1: every frame round-trips; truncated, mutated, oversized
-// and unknown frames are rejected with an error (never a crash: this runs
-// under ASan/UBSan in scripts/test.sh).
+// Wire protocol (docs/PROTOCOL.md): the handshake's bytes are as documented;
+// every frame round-trips; truncated, mutated, oversized and unknown frames
+// are rejected with an error (never a crash: this runs under ASan/UBSan in
+// scripts/test.sh).
 #include "shards/protocol.h"
 
 #include <gtest/gtest.h>
@@ -34,6 +35,26 @@ void ExpectTruncationsFail(std::string_view payload,
     EXPECT_FALSE(decode(payload.substr(0, n)).ok()) << "prefix of " << n << " bytes decoded";
   }
   EXPECT_FALSE(decode(std::string(payload) + "x").ok()) << "trailing byte accepted";
+}
+
+// Round trips cannot see a byte order that encoder and decoder share: pin
+// the Hello frame to PROTOCOL.md's table (u32 length, u8 type, u32 magic,
+// u16 version, lp-string token; little-endian).
+TEST(Protocol, HelloBytesAreAsDocumented) {
+  ASSERT_EQ(kWireVersion, 2);  // PROTOCOL.md's version
+  const std::string expected("\x0e\x00\x00\x00"  // length: type + 13 payload bytes
+                             "\x01"              // Hello
+                             "DPSW"               // magic 0x57535044
+                             "\x02\x00"          // version 2
+                             "\x06s3cret",        // token
+                             18);
+  std::string f;
+  EncodeHello({kWireVersion, "s3cret"}, &f);
+  EXPECT_EQ(f, expected);
+  Hello h;
+  ASSERT_TRUE(DecodeHello(Payload(expected, FrameType::kHello), &h).ok());
+  EXPECT_EQ(h.version, 2);
+  EXPECT_EQ(h.token, "s3cret");
 }
 
 TEST(Protocol, HelloAndWelcomeRoundTrip) {
