@@ -127,13 +127,12 @@ int main(int argc, char** argv) {
   const dps::GlobalIndexReader* global = reader.global();
   Anatomy a;
   a.plain_for = argc == 3 && std::string(argv[2]) == "--for";
-  uint64_t total = 0, ids = 0, docstore = 0, tombstones = 0, page_tables = 0, postings_regions = 0;
+  uint64_t total = 0, docstore = 0, tombstones = 0, page_tables = 0, postings_regions = 0;
   for (size_t t = 0; t < reader.tablet_count(); ++t) {
     for (const auto& f : reader.tablet(t).files()) {
       total += f->file_size();
       page_tables += 8 * ((f->file().body_size() + 32767) / 32768) + 56;
       for (size_t i = 0; i < f->bin_count(); ++i) {
-        ids += f->bin(i).ids_len;
         docstore += f->bin(i).docs_len;
         tombstones += f->bin(i).tombstones_len;
         postings_regions += f->bin(i).postings_len;
@@ -224,7 +223,6 @@ int main(int argc, char** argv) {
   Print("    of which without exceptions", a.weight_no_exceptions, total);
   Print("    of which all ones", a.weight_all_ones, total);
   std::printf("tablet files, besides postings:\n");
-  Print("  id index", Tally{0, ids}, total);
   Print("  doc store", Tally{0, docstore}, total);
   Print("  tombstones", Tally{0, tombstones}, total);
   Print("  page tables + footers", Tally{0, page_tables}, total);

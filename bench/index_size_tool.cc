@@ -82,13 +82,12 @@ int main(int argc, char** argv) {
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  uint64_t ids = 0, docstore = 0, total = 0;
+  uint64_t docstore = 0, total = 0;
   auto index = dps::IndexReader::Open(argv[2]);
   for (size_t t = 0; t < (*index)->tablet_count(); ++t) {
     for (const auto& f : (*index)->tablet(t).files()) {
       total += f->file_size();
       for (size_t i = 0; i < f->bin_count(); ++i) {
-        ids += f->bin(i).ids_len;
         docstore += f->bin(i).docs_len;
       }
     }
@@ -114,7 +113,6 @@ int main(int argc, char** argv) {
   std::printf("posting lists     %llu bytes  %.2f bits/posting (df>=2), %.2f bits/posting (all)\n",
               static_cast<unsigned long long>(list_bytes), bits(list_bytes),
               8.0 * static_cast<double>(list_bytes) / static_cast<double>(postings));
-  std::printf("id index          %llu bytes\n", static_cast<unsigned long long>(ids));
   std::printf("doc store         %llu bytes (ids and titles only)\n", static_cast<unsigned long long>(docstore));
   std::printf("global index      %llu bytes\n", static_cast<unsigned long long>(gix));
   std::printf("tablet files      %llu bytes; index total %llu bytes\n",

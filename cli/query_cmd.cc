@@ -285,7 +285,7 @@ void RegisterQuery(CLI::App& app) {
       const Tablet& tablet = (*index)->TabletOf(BinId{r.bin});
       for (DocId d : r.docs) {
         StoredDoc doc;
-        Status ds = tablet.GetDocument(BinId{r.bin}, d, &doc, &cache);
+        Status ds = tablet.GetDocument(BinId{r.bin}, d, &doc, &cache, /*with_text=*/format != "tsv");
         if (!ds.ok()) {
           fetch_status = ds;
           return false;

@@ -3,42 +3,134 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <memory>
 
 #include "common/coding.h"
 
 namespace dps {
 
+namespace {
+
+enum IdKind : uint8_t { kIdStrings = 0, kIdDecimal = 1 };
+
+// "0" or up to 19 digits without a leading zero: the ids that print back
+// exactly from their value (every such value fits a uint64).
+bool IsCanonicalDecimal(std::string_view s, uint64_t* value) {
+  if (s.empty() || s.size() > 19 || (s[0] == '0' && s.size() > 1)) return false;
+  uint64_t v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + static_cast<uint64_t>(c - '0');
+  }
+  *value = v;
+  return true;
+}
+
+uint64_t ZigZag(uint64_t delta) { return (delta << 1) ^ (0 - (delta >> 63)); }
+uint64_t UnZigZag(uint64_t z) { return (z >> 1) ^ (0 - (z & 1)); }
+
+size_t SharedPrefix(std::string_view a, std::string_view b) {
+  const size_t n = std::min(a.size(), b.size());
+  size_t i = 0;
+  while (i < n && a[i] == b[i]) ++i;
+  return i;
+}
+
+void PutFrontCoded(std::string* out, const std::vector<std::string>& column) {
+  std::string_view prev;
+  for (const std::string& s : column) {
+    const size_t shared = SharedPrefix(prev, s);
+    PutVarint64(out, shared);
+    PutLengthPrefixed(out, std::string_view(s).substr(shared));
+    prev = s;
+  }
+}
+
+// Decodes n front-coded strings from [p, end), appending them to `strings`
+// and their spans to `spans`. nullptr on malformed input.
+const uint8_t* GetFrontCoded(const uint8_t* p, const uint8_t* end, size_t n, std::string* strings,
+                             std::vector<std::pair<uint32_t, uint32_t>>* spans) {
+  std::string cur;
+  for (size_t i = 0; i < n; ++i) {
+    uint64_t shared;
+    std::string_view suffix;
+    p = GetVarint64(p, end, &shared);
+    if (p == nullptr || shared > cur.size()) return nullptr;
+    p = GetLengthPrefixed(p, end, &suffix);
+    if (p == nullptr || strings->size() + shared + suffix.size() > kMaxDocBlockRaw) return nullptr;
+    cur.resize(shared);
+    cur.append(suffix);
+    spans->emplace_back(static_cast<uint32_t>(strings->size()), static_cast<uint32_t>(cur.size()));
+    strings->append(cur);
+  }
+  return p;
+}
+
+std::string Compress(std::string_view raw, int level) {
+  std::string out(ZSTD_compressBound(raw.size()), '\0');
+  const size_t n = ZSTD_compress(out.data(), out.size(), raw.data(), raw.size(), level);
+  // ZSTD_compress only fails on a too-small buffer, impossible with the bound.
+  out.resize(ZSTD_isError(n) ? 0 : n);
+  return out;
+}
+
+std::string_view Span(const std::string& s, std::pair<uint32_t, uint32_t> span) {
+  return std::string_view(s).substr(span.first, span.second);
+}
+
+}  // namespace
+
 Status DocStoreWriter::Add(DocId docid, std::string_view id, std::string_view title,
                            std::string_view text) {
-  if (raw_.empty()) {
-    block_first_ = docid;
-    last_ = docid;
-  }
-  PutVarint32(&raw_, docid - last_);
-  last_ = docid;
-  PutLengthPrefixed(&raw_, id);
-  PutLengthPrefixed(&raw_, title);
-  PutLengthPrefixed(&raw_, text);
-  if (raw_.size() >= kDocBlockTarget) return FlushBlock();
+  docids_.push_back(docid);
+  ids_.emplace_back(id);
+  titles_.emplace_back(title);
+  PutLengthPrefixed(&texts_, text);
+  any_text_ |= !text.empty();
+  raw_bytes_ += id.size() + title.size() + text.size() + 3;
+  if (raw_bytes_ >= kDocBlockTarget) return FlushBlock();
   return Status::OK();
 }
 
 Status DocStoreWriter::FlushBlock() {
-  if (raw_.empty()) return Status::OK();
-  std::string compressed(ZSTD_compressBound(raw_.size()), '\0');
-  size_t n = ZSTD_compress(compressed.data(), compressed.size(), raw_.data(), raw_.size(),
-                           zstd_level_);
-  // ZSTD_compress only fails on a too-small buffer, impossible with the bound.
-  compressed.resize(ZSTD_isError(n) ? 0 : n);
-  PutFixed32(&index_, block_first_);
+  if (docids_.empty()) return Status::OK();
+  const size_t n = docids_.size();
+  std::string meta;
+  PutVarint64(&meta, n);
+  for (size_t i = 1; i < n; ++i) PutVarint32(&meta, docids_[i] - docids_[i - 1]);
+  bool decimal = true;
+  std::vector<uint64_t> values(n);
+  for (size_t i = 0; i < n && decimal; ++i) decimal = IsCanonicalDecimal(ids_[i], &values[i]);
+  meta.push_back(static_cast<char>(decimal ? kIdDecimal : kIdStrings));
+  if (decimal) {
+    uint64_t prev = 0;
+    for (uint64_t v : values) {
+      PutVarint64(&meta, ZigZag(v - prev));
+      prev = v;
+    }
+  } else {
+    PutFrontCoded(&meta, ids_);
+  }
+  PutFrontCoded(&meta, titles_);
+  const std::string meta_z = Compress(meta, kDocMetaZstdLevel);
+  const std::string text_z = any_text_ ? Compress(texts_, zstd_level_) : std::string();
+  PutFixed32(&index_, docids_[0]);
   PutFixed32(&index_, static_cast<uint32_t>(region_bytes_));
-  PutFixed32(&index_, static_cast<uint32_t>(compressed.size()));
-  PutFixed32(&index_, static_cast<uint32_t>(raw_.size()));
-  region_bytes_ += compressed.size();
-  raw_.clear();
+  PutFixed32(&index_, static_cast<uint32_t>(meta_z.size()));
+  PutFixed32(&index_, static_cast<uint32_t>(meta.size()));
+  PutFixed32(&index_, static_cast<uint32_t>(text_z.size()));
+  PutFixed32(&index_, any_text_ ? static_cast<uint32_t>(texts_.size()) : 0);
+  region_bytes_ += meta_z.size() + text_z.size();
+  docids_.clear();
+  ids_.clear();
+  titles_.clear();
+  texts_.clear();
+  any_text_ = false;
+  raw_bytes_ = 0;
   ++blocks_;
-  return sink_(compressed);
+  DPS_RETURN_IF_ERROR(sink_(meta_z));
+  return text_z.empty() ? Status::OK() : sink_(text_z);
 }
 
 Status DocStoreWriter::Finish() {
@@ -47,7 +139,6 @@ Status DocStoreWriter::Finish() {
   PutFixed32(&tail, blocks_);
   Status s = sink_(tail);
   index_.clear();
-  raw_.clear();
   blocks_ = 0;
   region_bytes_ = 0;
   return s;
@@ -74,83 +165,142 @@ Status DocStoreReader::Open(const PagedFileReader* file, uint64_t offset, uint64
   DPS_ASSIGN_OR_RETURN(std::string_view index,
                        file->Read(offset + index_at, uint64_t{blocks} * kDocBlockIndexEntrySize));
   index_ = reinterpret_cast<const uint8_t*>(index.data());
+  uint64_t expected_offset = 0;
   for (uint32_t b = 0; b < blocks; ++b) {
     const uint8_t* e = index_ + b * kDocBlockIndexEntrySize;
-    const uint64_t off = DecodeFixed32(e + 4), comp = DecodeFixed32(e + 8);
-    if (off > index_at || comp > index_at - off || DecodeFixed32(e + 12) > kMaxDocBlockRaw ||
+    const uint64_t off = DecodeFixed32(e + 4), meta_comp = DecodeFixed32(e + 8);
+    const uint64_t meta_raw = DecodeFixed32(e + 12), text_comp = DecodeFixed32(e + 16);
+    const uint64_t text_raw = DecodeFixed32(e + 20);
+    // Blocks are back to back, a meta frame each; a text frame iff texts.
+    if (off != expected_offset || meta_comp == 0 || meta_raw == 0 ||
+        meta_comp + text_comp > index_at - off || meta_raw > kMaxDocBlockRaw ||
+        text_raw > kMaxDocBlockRaw || (text_comp == 0) != (text_raw == 0) ||
         (b > 0 && DecodeFixed32(e) <= DecodeFixed32(e - kDocBlockIndexEntrySize))) {
       return Status::Corruption(Where(index_at + b * kDocBlockIndexEntrySize) +
                                 ": bad block index entry " + std::to_string(b));
     }
+    expected_offset = off + meta_comp + text_comp;
+  }
+  if (expected_offset != index_at) {
+    return Status::Corruption(Where(index_at) + ": blocks end at " +
+                              std::to_string(expected_offset) + ", not at the block index");
   }
   blocks_ = blocks;
   return Status::OK();
 }
 
-Status DocStoreReader::ReadBlock(uint32_t block, DocBlockCache* cache) const {
+namespace {
+
+// Decompresses one frame of exactly `raw_len` bytes into `out`.
+bool Decompress(std::string_view frame, uint32_t raw_len, std::string* out, std::string* error) {
+  out->resize(raw_len);
+  // One decompression context per thread: ZSTD_decompress would allocate
+  // and initialise one per block.
+  thread_local std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> dctx(ZSTD_createDCtx(),
+                                                                       ZSTD_freeDCtx);
+  const size_t n = ZSTD_decompressDCtx(dctx.get(), out->data(), out->size(), frame.data(), frame.size());
+  if (!ZSTD_isError(n) && n == raw_len) return true;
+  *error = ZSTD_isError(n) ? ZSTD_getErrorName(n) : "wrong length";
+  return false;
+}
+
+}  // namespace
+
+Status DocStoreReader::ReadMeta(uint32_t block, DocBlockCache* cache) const {
   cache->reader = nullptr;
-  cache->records.clear();
+  cache->docids.clear();
+  cache->strings.clear();
+  cache->ids.clear();
+  cache->titles.clear();
+  cache->text_loaded = false;
+  cache->texts.clear();
   const uint8_t* e = index_ + block * kDocBlockIndexEntrySize;
   const uint32_t first = DecodeFixed32(e), off = DecodeFixed32(e + 4);
   const uint32_t comp = DecodeFixed32(e + 8), raw_len = DecodeFixed32(e + 12);
+  auto malformed = [&](const std::string& what) {
+    cache->docids.clear();
+    return Status::Corruption(Where(off) + ": block " + std::to_string(block) + ": " + what);
+  };
   DPS_ASSIGN_OR_RETURN(std::string_view bytes, file_->Read(offset_ + off, comp));
-  std::string& raw = cache->raw;
-  raw.resize(raw_len);
-  // One decompression context per thread: ZSTD_decompress would allocate
-  // and initialise one per block.
-  thread_local std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> dctx(ZSTD_createDCtx(), ZSTD_freeDCtx);
-  size_t n = ZSTD_decompressDCtx(dctx.get(), raw.data(), raw.size(), bytes.data(), bytes.size());
-  if (ZSTD_isError(n) || n != raw_len) {
-    return Status::Corruption(Where(off) + ": block " + std::to_string(block) + ": zstd: " +
-                              (ZSTD_isError(n) ? ZSTD_getErrorName(n) : "wrong length"));
-  }
-  const uint8_t* base = reinterpret_cast<const uint8_t*>(raw.data());
-  const uint8_t* p = base;
+  std::string raw, error;
+  if (!Decompress(bytes, raw_len, &raw, &error)) return malformed("zstd: " + error);
+  const uint8_t* p = reinterpret_cast<const uint8_t*>(raw.data());
   const uint8_t* end = p + raw.size();
-  DocId docid = first;
-  bool first_record = true;
-  while (p < end) {
-    uint32_t delta;
-    std::string_view id, title, text;
-    p = GetVarint32(p, end, &delta);
-    const uint8_t* record = p;
-    if (p != nullptr) p = GetLengthPrefixed(p, end, &id);
-    if (p != nullptr) p = GetLengthPrefixed(p, end, &title);
-    if (p != nullptr) p = GetLengthPrefixed(p, end, &text);
-    if (p == nullptr || (first_record ? delta != 0 : delta == 0) ||
-        uint64_t{docid} + delta > kMaxDocId) {
-      cache->records.clear();
-      return Status::Corruption(Where(off) + ": block " + std::to_string(block) +
-                                ": malformed record");
+  uint64_t n;
+  p = GetVarint64(p, end, &n);
+  // Every record spends at least a byte on its id and one on its title.
+  if (p == nullptr || n == 0 || n > raw.size()) return malformed("bad record count");
+  cache->docids.reserve(n);
+  cache->docids.push_back(first);
+  for (uint64_t i = 1; i < n; ++i) {
+    uint32_t gap;
+    p = GetVarint32(p, end, &gap);
+    if (p == nullptr || gap == 0 || uint64_t{cache->docids.back()} + gap > kMaxDocId) {
+      return malformed("bad docid gap");
     }
-    docid += delta;
-    first_record = false;
-    cache->records.emplace_back(docid, static_cast<uint32_t>(record - base));
+    cache->docids.push_back(cache->docids.back() + gap);
   }
+  if (p == end || *p > kIdDecimal) return malformed("bad id kind");
+  if (*p++ == kIdDecimal) {
+    uint64_t value = 0;
+    char digits[20];
+    for (uint64_t i = 0; i < n; ++i) {
+      uint64_t z;
+      p = GetVarint64(p, end, &z);
+      if (p == nullptr) return malformed("bad decimal id");
+      value += UnZigZag(z);
+      const auto r = std::to_chars(digits, digits + sizeof digits, value);
+      cache->ids.emplace_back(static_cast<uint32_t>(cache->strings.size()),
+                              static_cast<uint32_t>(r.ptr - digits));
+      cache->strings.append(digits, r.ptr);
+    }
+  } else {
+    p = GetFrontCoded(p, end, n, &cache->strings, &cache->ids);
+    if (p == nullptr) return malformed("bad id");
+  }
+  p = GetFrontCoded(p, end, n, &cache->strings, &cache->titles);
+  if (p != end) return malformed(p == nullptr ? "bad title" : "bytes after the titles");
   cache->reader = this;
   cache->block = block;
   return Status::OK();
 }
 
-namespace {
-
-// A record ReadBlock has validated: three length-prefixed strings.
-void DecodeRecord(const DocBlockCache& c, size_t i, StoredDoc* doc) {
-  const uint8_t* p = reinterpret_cast<const uint8_t*>(c.raw.data()) + c.records[i].second;
-  const uint8_t* end = reinterpret_cast<const uint8_t*>(c.raw.data()) + c.raw.size();
-  std::string_view id, title, text;
-  p = GetLengthPrefixed(p, end, &id);
-  p = GetLengthPrefixed(p, end, &title);
-  GetLengthPrefixed(p, end, &text);
-  doc->docid = c.records[i].first;
-  doc->id.assign(id);
-  doc->title.assign(title);
-  doc->text.assign(text);
+Status DocStoreReader::ReadText(DocBlockCache* cache) const {
+  const uint8_t* e = index_ + cache->block * kDocBlockIndexEntrySize;
+  const uint32_t off = DecodeFixed32(e + 4) + DecodeFixed32(e + 8);
+  const uint32_t comp = DecodeFixed32(e + 16), raw_len = DecodeFixed32(e + 20);
+  const size_t n = cache->docids.size();
+  cache->texts.clear();
+  if (comp == 0) {  // every text of the block is empty
+    cache->text.clear();
+    cache->texts.assign(n, {0, 0});
+    cache->text_loaded = true;
+    return Status::OK();
+  }
+  auto malformed = [&](const std::string& what) {
+    cache->texts.clear();
+    return Status::Corruption(Where(off) + ": block " + std::to_string(cache->block) +
+                              " texts: " + what);
+  };
+  DPS_ASSIGN_OR_RETURN(std::string_view bytes, file_->Read(offset_ + off, comp));
+  std::string error;
+  if (!Decompress(bytes, raw_len, &cache->text, &error)) return malformed("zstd: " + error);
+  const uint8_t* base = reinterpret_cast<const uint8_t*>(cache->text.data());
+  const uint8_t* p = base;
+  const uint8_t* end = base + cache->text.size();
+  for (size_t i = 0; i < n; ++i) {
+    std::string_view s;
+    p = GetLengthPrefixed(p, end, &s);
+    if (p == nullptr) return malformed("malformed text");
+    cache->texts.emplace_back(static_cast<uint32_t>(reinterpret_cast<const uint8_t*>(s.data()) - base),
+                              static_cast<uint32_t>(s.size()));
+  }
+  if (p != end) return malformed("bytes after the last text");
+  cache->text_loaded = true;
+  return Status::OK();
 }
 
-}  // namespace
-
-Status DocStoreReader::Get(DocId docid, StoredDoc* doc, DocBlockCache* cache) const {
+Status DocStoreReader::Get(DocId docid, StoredDoc* doc, DocBlockCache* cache, bool with_text) const {
   // Last block whose first docid <= docid.
   uint32_t lo = 0, hi = blocks_;
   while (lo < hi) {
@@ -164,24 +314,42 @@ Status DocStoreReader::Get(DocId docid, StoredDoc* doc, DocBlockCache* cache) co
   if (lo == 0) return Status::NotFound("docid " + std::to_string(docid));
   DocBlockCache local;
   DocBlockCache& c = cache != nullptr ? *cache : local;
-  if (c.reader != this || c.block != lo - 1) DPS_RETURN_IF_ERROR(ReadBlock(lo - 1, &c));
-  auto it = std::lower_bound(c.records.begin(), c.records.end(), docid,
-                             [](const auto& r, DocId id) { return r.first < id; });
-  if (it != c.records.end() && it->first == docid) {
-    DecodeRecord(c, it - c.records.begin(), doc);
-    return Status::OK();
+  if (c.reader != this || c.block != lo - 1) DPS_RETURN_IF_ERROR(ReadMeta(lo - 1, &c));
+  auto it = std::lower_bound(c.docids.begin(), c.docids.end(), docid);
+  if (it == c.docids.end() || *it != docid) return Status::NotFound("docid " + std::to_string(docid));
+  const size_t i = static_cast<size_t>(it - c.docids.begin());
+  doc->docid = docid;
+  doc->id.assign(Span(c.strings, c.ids[i]));
+  doc->title.assign(Span(c.strings, c.titles[i]));
+  doc->text.clear();
+  if (with_text) {
+    if (!c.text_loaded) DPS_RETURN_IF_ERROR(ReadText(&c));
+    doc->text.assign(Span(c.text, c.texts[i]));
   }
-  return Status::NotFound("docid " + std::to_string(docid));
+  return Status::OK();
 }
 
 Status DocStoreReader::ReadAll(std::vector<StoredDoc>* docs) const {
   DocBlockCache c;
   for (uint32_t b = 0; b < blocks_; ++b) {
-    DPS_RETURN_IF_ERROR(ReadBlock(b, &c));
-    for (size_t i = 0; i < c.records.size(); ++i) {
-      docs->emplace_back();
-      DecodeRecord(c, i, &docs->back());
+    DPS_RETURN_IF_ERROR(ReadMeta(b, &c));
+    DPS_RETURN_IF_ERROR(ReadText(&c));
+    for (size_t i = 0; i < c.docids.size(); ++i) {
+      StoredDoc& doc = docs->emplace_back();
+      doc.docid = c.docids[i];
+      doc.id.assign(Span(c.strings, c.ids[i]));
+      doc.title.assign(Span(c.strings, c.titles[i]));
+      doc.text.assign(Span(c.text, c.texts[i]));
     }
+  }
+  return Status::OK();
+}
+
+Status DocStoreReader::ForEachId(const std::function<void(DocId, std::string_view)>& fn) const {
+  DocBlockCache c;
+  for (uint32_t b = 0; b < blocks_; ++b) {
+    DPS_RETURN_IF_ERROR(ReadMeta(b, &c));
+    for (size_t i = 0; i < c.docids.size(); ++i) fn(c.docids[i], Span(c.strings, c.ids[i]));
   }
   return Status::OK();
 }

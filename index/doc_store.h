@@ -1,16 +1,19 @@
 // The stored documents of one bin: external id, title and (optionally) text
-// per docid, in zstd-compressed blocks of about kDocBlockTarget raw bytes,
-// followed by a block index so a lookup decompresses one block. Layout:
-// docs/FORMAT.md ("Doc store").
+// per docid, in blocks of about kDocBlockTarget raw bytes. A block is two
+// zstd frames: its ids and titles as columns (decimal ids as deltas, titles
+// front-coded), then its texts, so that reading ids never decompresses
+// text. A block index ends the region so a lookup decompresses one block.
+// Layout: docs/FORMAT.md ("Doc store").
 //
 // Writer: one thread. Reader: immutable, shareable; callers pass a
-// DocBlockCache to keep the last decompressed block.
+// DocBlockCache to keep the last decoded block.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/status.h"
@@ -20,9 +23,14 @@
 namespace dps {
 
 inline constexpr size_t kDocBlockTarget = 64 * 1024;
-inline constexpr size_t kDocBlockIndexEntrySize = 16;  // first_docid, offset, comp_len, raw_len
-// A corrupt raw_len must not make us allocate gigabytes.
+// first_docid, offset, meta_comp, meta_raw, text_comp, text_raw.
+inline constexpr size_t kDocBlockIndexEntrySize = 24;
+// A corrupt raw length must not make us allocate gigabytes.
 inline constexpr uint32_t kMaxDocBlockRaw = 256u << 20;
+// Ids and titles are a few percent of a block's bytes, read whenever a
+// result is shown or an id is looked for: worth a slower, tighter level
+// (gcide: 725 KB at level 3, 682 KB at 9).
+inline constexpr int kDocMetaZstdLevel = 9;
 
 struct StoredDoc {
   DocId docid = 0;
@@ -51,35 +59,49 @@ class DocStoreWriter {
   Sink sink_;
   uint64_t region_bytes_ = 0;
   std::string index_;
-  std::string raw_;
-  uint32_t block_first_ = 0;
   uint32_t blocks_ = 0;
-  DocId last_ = 0;
+  // The block being filled.
+  std::vector<DocId> docids_;
+  std::vector<std::string> ids_;
+  std::vector<std::string> titles_;
+  std::string texts_;  // length-prefixed, in docid order
+  bool any_text_ = false;
+  size_t raw_bytes_ = 0;
 };
 
-// The last decompressed block of one caller (results of a bin arrive in
-// docid order, so consecutive lookups mostly hit the same 64 KiB block):
-// the raw bytes and where each record starts, so a lookup copies only the
-// document asked for. One per thread; cheap to create.
+// The last decoded block of one caller (results of a bin arrive in docid
+// order, so consecutive lookups mostly hit the same block). Its text frame
+// is decompressed only when a lookup asks for text. One per thread; cheap
+// to create.
 struct DocBlockCache {
   const void* reader = nullptr;
   uint32_t block = UINT32_MAX;
-  std::string raw;
-  std::vector<std::pair<DocId, uint32_t>> records;  // docid, offset of its id in raw
+  std::vector<DocId> docids;
+  std::string strings;                                    // ids and titles
+  std::vector<std::pair<uint32_t, uint32_t>> ids, titles;  // offset, length in strings
+  bool text_loaded = false;
+  std::string text;
+  std::vector<std::pair<uint32_t, uint32_t>> texts;  // offset, length in text
 };
 
 class DocStoreReader {
  public:
   Status Open(const PagedFileReader* file, uint64_t offset, uint64_t len);
   // NotFound if docid is not stored here. With a cache, a lookup in the
-  // block of the previous one decompresses nothing.
-  Status Get(DocId docid, StoredDoc* doc, DocBlockCache* cache = nullptr) const;
+  // block of the previous one decompresses nothing. Without `with_text`,
+  // doc->text is left empty and no text is decompressed.
+  Status Get(DocId docid, StoredDoc* doc, DocBlockCache* cache = nullptr,
+             bool with_text = true) const;
   // Every document in docid order (scan, compaction).
   Status ReadAll(std::vector<StoredDoc>* docs) const;
+  // Every (docid, external id) in docid order, decompressing no text.
+  Status ForEachId(const std::function<void(DocId, std::string_view)>& fn) const;
 
  private:
-  // Decompresses and validates one block into cache->raw / cache->records.
-  Status ReadBlock(uint32_t block, DocBlockCache* cache) const;
+  // Decompresses and validates one block's ids and titles into `cache`.
+  Status ReadMeta(uint32_t block, DocBlockCache* cache) const;
+  // Decompresses and validates the cached block's texts.
+  Status ReadText(DocBlockCache* cache) const;
   std::string Where(uint64_t rel) const;
   const PagedFileReader* file_ = nullptr;
   uint64_t offset_ = 0;

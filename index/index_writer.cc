@@ -11,6 +11,7 @@
 #include <queue>
 #include <random>
 #include <set>
+#include <unordered_set>
 
 #include "common/checksum.h"
 #include "common/file.h"
@@ -101,24 +102,15 @@ std::string IndexWriter::AllocateFileName(const char* ext) {
   return buf;
 }
 
-Status IndexWriter::FindLive(uint32_t bin, std::string_view id, bool* found, DocId* docid) const {
-  *found = false;
+Status IndexWriter::ForEachLiveId(uint32_t bin,
+                                  const std::function<void(DocId, std::string_view)>& fn) const {
   const Tablet& tablet = current_->TabletOf(BinId{bin});
-  const std::string wanted(id);
   for (const auto& file : tablet.files()) {
-    int i = file->FindBin(BinId{bin});
+    const int i = file->FindBin(BinId{bin});
     if (i < 0) continue;
-    std::vector<DocId> candidates;
-    DPS_RETURN_IF_ERROR(file->FindIdCandidates(static_cast<size_t>(i), wanted, &candidates));
-    for (DocId d : candidates) {
-      if (tablet.IsDeleted(BinId{bin}, d)) continue;
-      StoredDoc doc;
-      DPS_RETURN_IF_ERROR(file->docs(static_cast<size_t>(i)).Get(d, &doc));
-      if (doc.id == wanted) {
-        *found = true;
-        *docid = d;
-      }
-    }
+    DPS_RETURN_IF_ERROR(file->docs(static_cast<size_t>(i)).ForEachId([&](DocId d, std::string_view id) {
+      if (!tablet.IsDeleted(BinId{bin}, d)) fn(d, id);
+    }));
   }
   return Status::OK();
 }
@@ -163,16 +155,17 @@ Status IndexWriter::Commit(std::vector<AnalyzedDocument> docs, CommitStats* stat
                                        " would exceed 2^32-2 docids; compact first");
       }
       std::vector<DocId> tombstones;
+      std::unordered_set<std::string_view> incoming;
+      for (const AnalyzedDocument* doc : list) incoming.insert(doc->id);
+      DPS_RETURN_IF_ERROR(ForEachLiveId(bin, [&](DocId d, std::string_view id) {
+        if (incoming.count(id) != 0) {
+          tombstones.push_back(d);
+          ++stats->replaced;
+        }
+      }));
       std::vector<Posting> postings;
       for (size_t k = 0; k < list.size(); ++k) {
         const AnalyzedDocument* doc = list[k];
-        bool found;
-        DocId old;
-        DPS_RETURN_IF_ERROR(FindLive(bin, doc->id, &found, &old));
-        if (found) {
-          tombstones.push_back(old);
-          ++stats->replaced;
-        }
         for (const auto& [term, tf] : doc->terms) {
           if (term.empty() || tf == 0) {
             return Status::InvalidArgument("document '" + doc->id + "': empty term or zero tf");
@@ -222,15 +215,15 @@ Status IndexWriter::Delete(const std::vector<std::string>& ids, CommitStats* sta
   CommitStats local;
   if (stats == nullptr) stats = &local;
   *stats = CommitStats();
+  std::map<uint32_t, std::unordered_set<std::string_view>> wanted;  // bin -> ids
+  for (const auto& id : ids) wanted[static_cast<uint32_t>(StableHash64(id) % manifest_.bins)].insert(id);
   std::map<size_t, std::map<uint32_t, std::vector<DocId>>> doomed;  // tablet -> bin -> docids
-  for (const auto& id : ids) {
-    const uint32_t bin = static_cast<uint32_t>(StableHash64(id) % manifest_.bins);
-    bool found;
-    DocId docid;
-    DPS_RETURN_IF_ERROR(FindLive(bin, id, &found, &docid));
-    if (!found) continue;
-    doomed[manifest_.TabletOf(bin)][bin].push_back(docid);
-    ++stats->deleted;
+  for (const auto& [bin, set] : wanted) {
+    DPS_RETURN_IF_ERROR(ForEachLiveId(bin, [&](DocId d, std::string_view id) {
+      if (set.count(id) == 0) return;
+      doomed[manifest_.TabletOf(bin)][bin].push_back(d);
+      ++stats->deleted;
+    }));
   }
   if (doomed.empty()) return Status::OK();
   std::vector<std::pair<size_t, std::string>> files;

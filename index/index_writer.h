@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -76,8 +77,12 @@ class IndexWriter {
   // ---- building blocks for the ingest pipeline, which writes tablet files
   // itself and then commits them here ----
 
-  // Finds the live docid of `id` in `bin` in the committed index.
-  Status FindLive(uint32_t bin, std::string_view id, bool* found, DocId* docid) const;
+  // Calls fn(docid, external id) for every live document of `bin` in the
+  // committed index, reading only the doc stores' id columns. Replacement
+  // and deletion join their ids against this scan: there is no id index on
+  // disk (docs/FORMAT.md, "Finding a document by id").
+  Status ForEachLiveId(uint32_t bin,
+                       const std::function<void(DocId, std::string_view)>& fn) const;
   // The first docid a new file may use in `bin`.
   DocId NextDocId(uint32_t bin) const;
   // Reserves a fresh file name ("000042.tab"); names never repeat, even if

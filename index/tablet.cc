@@ -81,14 +81,15 @@ Result<std::unique_ptr<TermIterator>> Tablet::OpenRefs(BinId bin,
   return std::make_unique<TermIterator>(std::move(parts), deleted(bin));
 }
 
-Status Tablet::GetDocument(BinId bin, DocId docid, StoredDoc* doc, DocBlockCache* cache) const {
+Status Tablet::GetDocument(BinId bin, DocId docid, StoredDoc* doc, DocBlockCache* cache,
+                           bool with_text) const {
   if (IsDeleted(bin, docid)) return Status::NotFound("docid " + std::to_string(docid) + " deleted");
   for (const auto& file : files_) {
     int i = file->FindBin(bin);
     if (i < 0) continue;
     const BinInfo& info = file->bin(static_cast<size_t>(i));
     if (info.num_docs == 0 || docid < info.min_docid || docid > info.max_docid) continue;
-    return file->docs(static_cast<size_t>(i)).Get(docid, doc, cache);
+    return file->docs(static_cast<size_t>(i)).Get(docid, doc, cache, with_text);
   }
   return Status::NotFound("bin " + std::to_string(bin.value) + " docid " + std::to_string(docid));
 }

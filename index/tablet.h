@@ -41,7 +41,9 @@ class Tablet {
   bool IsDeleted(BinId bin, DocId docid) const;
 
   // The stored document; NotFound if absent or deleted.
-  Status GetDocument(BinId bin, DocId docid, StoredDoc* doc, DocBlockCache* cache = nullptr) const;
+  // Without `with_text`, doc->text stays empty and no text is decompressed.
+  Status GetDocument(BinId bin, DocId docid, StoredDoc* doc, DocBlockCache* cache = nullptr,
+                     bool with_text = true) const;
 
  private:
   Tablet() = default;

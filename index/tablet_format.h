@@ -9,7 +9,7 @@
 namespace dps {
 
 inline constexpr uint64_t kTabletMagic = 0x0031424154535044ULL;  // "DPSTAB1\0" little-endian
-inline constexpr uint32_t kTabletFormatVersion = 4;
+inline constexpr uint32_t kTabletFormatVersion = 5;
 inline constexpr size_t kTabletHeaderSize = 16;
 // Header flag bits; the others are reserved and must be zero.
 inline constexpr uint32_t kTabletFlagStoredText = 1u << 0;
@@ -27,7 +27,9 @@ struct BinInfo {
   uint64_t postings_offset = 0, postings_len = 0;
   uint64_t dict_offset = 0, dict_len = 0;
   uint64_t docs_offset = 0, docs_len = 0;
-  uint64_t ids_offset = 0, ids_len = 0;
+  // Version 4's id index; reserved, must be zero (ids are found by
+  // scanning the doc store's id columns, IndexWriter::ForEachLiveId).
+  uint64_t reserved_ids_offset = 0, reserved_ids_len = 0;
   uint64_t tombstones_offset = 0, tombstones_len = 0;
 };
 inline constexpr size_t kBinInfoSize = 6 * 4 + 11 * 8;  // 112 bytes
@@ -35,10 +37,5 @@ inline constexpr size_t kBinInfoSize = 6 * 4 + 11 * 8;  // 112 bytes
 void EncodeBinInfo(const BinInfo& info, std::string* out);
 // REQUIRES: p points at kBinInfoSize readable bytes.
 BinInfo DecodeBinInfo(const uint8_t* p);
-
-// The id index's hash: the high half of XXH3-64 (the low bits pick the bin,
-// so within a bin they are not uniform). Collisions only add candidates,
-// which are confirmed against the doc store.
-inline uint32_t IdHash32(uint64_t stable_hash) { return static_cast<uint32_t>(stable_hash >> 32); }
 
 }  // namespace dps

@@ -2,7 +2,6 @@
 
 #include "common/checksum.h"
 #include "common/coding.h"
-#include "index/id_index.h"
 
 namespace dps {
 
@@ -58,9 +57,9 @@ Status TabletReader::OpenBin(Bin* bin) {
   auto in_body = [body](uint64_t off, uint64_t len) { return off <= body && len <= body - off; };
   // dict_offset/dict_len are reserved (0): a tablet's dictionaries live in the global index.
   if (!in_body(b.postings_offset, b.postings_len) || b.dict_offset != 0 || b.dict_len != 0 ||
-      !in_body(b.docs_offset, b.docs_len) || !in_body(b.ids_offset, b.ids_len) ||
+      !in_body(b.docs_offset, b.docs_len) || b.reserved_ids_offset != 0 || b.reserved_ids_len != 0 ||
       !in_body(b.tombstones_offset, b.tombstones_len) || b.reserved != 0 ||
-      (b.ids_len == 0) != (b.num_docs == 0)) {
+      (b.docs_len == 0) != (b.num_docs == 0)) {
     return Status::Corruption(Where(file_->directory_offset()) + ": bad directory entry");
   }
   DPS_RETURN_IF_ERROR(bin->docs.Open(file_.get(), b.docs_offset, b.docs_len));
@@ -133,18 +132,6 @@ Status TabletReader::OpenCursor(const PostingRef& ref, PostingCursor* cursor) co
   }
   DPS_RETURN_IF_ERROR(file_->Verify(ref.offset, ref.len));
   return cursor->Init(file_->data() + ref.offset, ref.len, ref.df, &path(), ref.offset);
-}
-
-Status TabletReader::FindIdCandidates(size_t i, std::string_view id,
-                                      std::vector<DocId>* docids) const {
-  const BinInfo& b = bins_[i].info;
-  if (b.num_docs == 0) return Status::OK();
-  DPS_ASSIGN_OR_RETURN(std::string_view region, file_->Read(b.ids_offset, b.ids_len));
-  IdIndexReader ids;
-  Status s = ids.Open(region, b.num_docs, b.min_docid);
-  if (s.ok()) s = ids.Find(IdHash32(StableHash64(id)), docids);
-  if (!s.ok()) return Status::Corruption(Where(b.ids_offset) + ": " + s.message());
-  return Status::OK();
 }
 
 }  // namespace dps

@@ -49,8 +49,6 @@ class TabletReader {
   const DocStoreReader& docs(size_t i) const { return bins_[i].docs; }
   // Docids this file deletes from older files of the tablet, ascending.
   const std::vector<DocId>& tombstones(size_t i) const { return bins_[i].tombstones; }
-  // Docids in bin i whose external id hashes like `id` (confirm with docs()).
-  Status FindIdCandidates(size_t i, std::string_view id, std::vector<DocId>* docids) const;
 
  private:
   struct Bin {

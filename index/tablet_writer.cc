@@ -4,7 +4,6 @@
 
 #include "common/checksum.h"
 #include "common/coding.h"
-#include "index/id_index.h"
 #include "index/posting_list.h"
 
 namespace dps {
@@ -40,7 +39,6 @@ Status TabletWriter::StartBin(BinId bin) {
   in_bin_ = have_bin_ = true;
   last_term_.clear();
   docs_started_ = false;
-  ids_.clear();
   tombstones_.clear();
   return term_list_->BeginBin(bin.value);
 }
@@ -97,7 +95,6 @@ Status TabletWriter::AddDocument(DocId docid, std::string_view id, std::string_v
     docs_started_ = true;
   }
   DPS_RETURN_IF_ERROR(docs_.Add(docid, id, title, options_.store_text ? text : std::string_view()));
-  ids_.emplace_back(IdHash32(StableHash64(id)), docid);
   if (bin_.num_docs == 0) bin_.min_docid = docid;
   bin_.max_docid = last_doc_ = docid;
   ++bin_.num_docs;
@@ -123,15 +120,9 @@ Status TabletWriter::FinishBin() {
 
   DPS_RETURN_IF_ERROR(term_list_->EndBin());
 
-  std::string region;
-  EncodeIdIndex(&ids_, bin_.min_docid, bin_.max_docid, &region);
-  bin_.ids_offset = file_->offset();
-  bin_.ids_len = region.size();
-  DPS_RETURN_IF_ERROR(Append(region));
-
   std::sort(tombstones_.begin(), tombstones_.end());
   tombstones_.erase(std::unique(tombstones_.begin(), tombstones_.end()), tombstones_.end());
-  region.clear();
+  std::string region;
   if (!tombstones_.empty()) {
     PutVarint32(&region, static_cast<uint32_t>(tombstones_.size()));
     DocId prev = 0;

@@ -76,7 +76,6 @@ class TabletWriter {
   bool docs_started_ = false;
   DocId last_doc_ = 0;
   DocStoreWriter docs_;
-  std::vector<std::pair<uint32_t, DocId>> ids_;  // (IdHash32, docid)
   std::vector<DocId> tombstones_;
   std::string directory_;
   uint32_t bins_ = 0;

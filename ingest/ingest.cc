@@ -115,6 +115,7 @@ class IngestRun {
     return buffer_.memory_bytes() + spill_.memory_bytes() + seen_entries_ * 48;
   }
   Status FlushRun();
+  Status TombstoneReplaced();
   Status WriteFinal();
 
   IndexWriter* writer_;
@@ -138,13 +139,6 @@ Status IngestRun::Place(RawDocument& raw, AnalyzedDoc& doc) {
     ++stats_->replaced;
   } else {
     ++seen_entries_;
-    bool found;
-    DocId old;
-    DPS_RETURN_IF_ERROR(writer_->FindLive(bin, raw.id, &found, &old));
-    if (found) {
-      tombstones_[bin].push_back(old);
-      ++stats_->replaced;
-    }
   }
   if (next_doc_[bin] > kMaxDocId) {
     return Status::InvalidArgument(raw.source + ": bin " + std::to_string(bin) +
@@ -194,8 +188,30 @@ Status IngestRun::FlushRun() {
   return Status::OK();
 }
 
+// Documents of earlier commits that this ingest brings again: one scan of
+// the stored ids of each bin it touched, joined against the ids it placed
+// (their 128-bit hashes, as within the ingest).
+Status IngestRun::TombstoneReplaced() {
+  std::vector<Status> results(bins_);
+  std::vector<uint64_t> replaced(bins_);
+  tbb::parallel_for(uint32_t{0}, bins_, [&](uint32_t b) {
+    if (seen_[b].empty()) return;
+    results[b] = writer_->ForEachLiveId(b, [&](DocId d, std::string_view id) {
+      if (seen_[b].count(XXH3_128bits(id.data(), id.size())) == 0) return;
+      tombstones_[b].push_back(d);
+      ++replaced[b];
+    });
+  });
+  for (uint32_t b = 0; b < bins_; ++b) {
+    DPS_RETURN_IF_ERROR(results[b]);
+    stats_->replaced += replaced[b];
+  }
+  return Status::OK();
+}
+
 Status IngestRun::WriteFinal() {
   DPS_RETURN_IF_ERROR(spill_.Finish());
+  DPS_RETURN_IF_ERROR(TombstoneReplaced());
   const bool spilled = stats_->runs > 0;
   if (spilled) {
     DPS_RETURN_IF_ERROR(FlushRun());

@@ -42,7 +42,7 @@ RunnerFactory LocalRunners(const IndexReader* index, unsigned threads, bool coun
         const Tablet& tablet = index->TabletOf(BinId{b.bin});
         for (DocId d : b.docs) {
           StoredDoc doc;
-          fetch = tablet.GetDocument(BinId{b.bin}, d, &doc, &cache);
+          fetch = tablet.GetDocument(BinId{b.bin}, d, &doc, &cache, /*with_text=*/false);
           if (!fetch.ok()) return false;
         }
         return true;

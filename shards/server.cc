@@ -360,7 +360,7 @@ class ShardServer::Impl::Connection : public std::enable_shared_from_this<Connec
         ResultBatch batch{req.id, bin, tablet, {}};
         for (size_t i = 0; i < take; ++i) {
           StoredDoc doc;
-          Status ds = t.GetDocument(BinId{bin}, resp.docs[i], &doc, &cache);
+          Status ds = t.GetDocument(BinId{bin}, resp.docs[i], &doc, &cache, /*with_text=*/false);
           if (!ds.ok()) {
             out.error = ds.message();
             return out;

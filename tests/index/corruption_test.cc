@@ -149,7 +149,7 @@ std::vector<size_t> Probes(const std::string& path, size_t size) {
   if (reader.ok()) {
     for (size_t b = 0; b < (*reader)->bin_count(); ++b) {
       const BinInfo& info = (*reader)->bin(b);
-      for (uint64_t off : {info.postings_offset, info.docs_offset, info.ids_offset,
+      for (uint64_t off : {info.postings_offset, info.docs_offset,
                            info.tombstones_offset}) {
         if (off < size) at.insert(off);
         if (off + 1 < size) at.insert(off + 1);
