@@ -32,7 +32,7 @@ struct Tally {
 
 struct Anatomy {
   Tally keys, values, value_len_prefix, ref_head, ref_file, ref_df, ref_offset, ref_len,
-      singleton_w1, singleton_w;
+      singleton_w1, singleton_w, inline_lists;
   Tally small_df[5];  // one-block lists of df 2, 3, 4, 5-16, 17-128
   Tally lists_one_block, lists_multi, skip_narrow, skip_wide, doc_blocks, doc_with_exceptions,
       weight_blocks,
@@ -169,6 +169,10 @@ int main(int argc, char** argv) {
         }
         continue;
       }
+      if (!ref.inline_postings.empty()) {
+        a.inline_lists.Add(dps::VarintLength(uint64_t{ref.df} << 1) + ref.inline_postings.size());
+        continue;
+      }
       a.ref_df.Add(dps::VarintLength(ref.df));
       a.ref_offset.Add(dps::VarintLength(ref.offset));
       a.ref_len.Add(dps::VarintLength(ref.len));
@@ -209,6 +213,7 @@ int main(int argc, char** argv) {
   Print("    list refs: len", a.ref_len, total);
   Print("    singletons, weight 1", a.singleton_w1, total);
   Print("    singletons, weight >= 2", a.singleton_w, total);
+  Print("    inline lists (df 2-4)", a.inline_lists, total);
   std::printf("posting regions: %llu bytes\n", static_cast<unsigned long long>(postings_regions));
   Print("  one-block lists", a.lists_one_block, total);
   const char* small_names[] = {"    df 2", "    df 3", "    df 4", "    df 5-16", "    df 17-128"};

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/coding.h"
+#include "index/inline_postings.h"
 
 namespace dps {
 
@@ -91,11 +92,13 @@ Status GlobalIndexWriter::Add(std::string_view term, const GlobalTermInfo& info)
     }
     // head = bin gap (the first bin absolute) << 3 | has_file << 2 | kind;
     // without has_file the ref is in the bin's oldest file (position 0).
-    // kind 0: a list (df, offset, len follow); 1: a singleton of weight 1
-    // (docid follows); 2: a singleton (docid, weight follow). Most refs of
-    // a natural corpus are singletons of weight 1: two or three bytes.
+    // kind 0: a list in the file (df, offset, len follow); 1: a singleton of
+    // weight 1 (docid follows); 2: a singleton (docid, weight follow); 3: a
+    // short list inline (df << 1 | has_weights, then its postings). Most
+    // refs of a natural corpus are singletons of weight 1: two or three bytes.
     const bool has_file = same_bin || r.file != 0;
-    const uint64_t kind = r.df >= 2 ? 0 : r.inline_weight == 1 ? 1 : 2;
+    const bool inline_list = r.df >= 2 && !r.inline_postings.empty();
+    const uint64_t kind = inline_list ? 3 : r.df >= 2 ? 0 : r.inline_weight == 1 ? 1 : 2;
     PutVarint64(&scratch_, (uint64_t{r.bin - (i > 0 ? prev_bin : 0)} << 3) |
                                (has_file ? 4 : 0) | kind);
     if (has_file) PutVarint32(&scratch_, r.file);
@@ -103,6 +106,9 @@ Status GlobalIndexWriter::Add(std::string_view term, const GlobalTermInfo& info)
       PutVarint32(&scratch_, r.df);
       PutVarint64(&scratch_, r.offset);
       PutVarint64(&scratch_, r.len);
+    } else if (kind == 3) {
+      PutVarint64(&scratch_, uint64_t{r.df} << 1 | (r.inline_weights ? 1 : 0));
+      scratch_.append(r.inline_postings);
     } else {
       PutVarint32(&scratch_, r.inline_doc);
       if (kind == 2) PutVarint32(&scratch_, r.inline_weight);
@@ -182,7 +188,7 @@ Status GlobalIndexReader::ParseValue(std::string_view value, GlobalTermInfo* inf
     const uint64_t kind = head & 3;
     const bool first = info->refs.empty();
     bin += gap;
-    if (bin > UINT32_MAX || kind == 3) return bad("head");
+    if (bin > UINT32_MAX) return bad("head");
     r.bin = static_cast<uint32_t>(bin);
     if (has_file) {
       p = GetVarint32(p, end, &r.file);
@@ -196,6 +202,16 @@ Status GlobalIndexReader::ParseValue(std::string_view value, GlobalTermInfo* inf
       if (p != nullptr) p = GetVarint64(p, end, &r.offset);
       if (p != nullptr) p = GetVarint64(p, end, &r.len);
       if (p == nullptr || r.df < 2 || r.len == 0) return bad("posting list");
+    } else if (kind == 3) {
+      uint64_t df_flag;
+      p = GetVarint64(p, end, &df_flag);
+      if (p == nullptr || df_flag >> 1 < 2 || df_flag >> 1 > kMaxInlineDfRead) return bad("inline list");
+      r.df = static_cast<uint32_t>(df_flag >> 1);
+      r.inline_weights = df_flag & 1;
+      const uint8_t* start = p;
+      p = ParseInlinePostings(p, end, r.df, r.inline_weights, nullptr, nullptr);
+      if (p == nullptr) return bad("inline list");
+      r.inline_postings = std::string_view(reinterpret_cast<const char*>(start), p - start);
     } else {
       r.df = 1;
       r.inline_weight = 1;

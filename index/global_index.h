@@ -25,7 +25,7 @@
 namespace dps {
 
 inline constexpr uint64_t kGlobalIndexMagic = 0x0031584947535044ULL;  // "DPSGIX1\0"
-inline constexpr uint32_t kGlobalIndexVersion = 3;
+inline constexpr uint32_t kGlobalIndexVersion = 4;
 
 // A term's postings in one (bin, file): the tablet dictionary's value, with
 // the file named by its position in its tablet's MANIFEST file list.
@@ -35,7 +35,12 @@ struct TermRef {
   uint32_t df = 0;
   DocId inline_doc = 0;       // df == 1
   uint32_t inline_weight = 0; // df == 1
-  uint64_t offset = 0;        // df >= 2: relative to the bin's postings region
+  // df >= 2 kept in the dictionary: the encoded postings (viewing the
+  // dictionary's bytes) and whether they carry weights; empty for a list in
+  // the file.
+  std::string_view inline_postings;
+  bool inline_weights = false;
+  uint64_t offset = 0;        // a list in the file: relative to the bin's postings region
   uint64_t len = 0;
 };
 

@@ -401,7 +401,9 @@ Status IndexWriter::RebuildGlobalIndex(Manifest* next, const std::vector<AddedFi
       r.df = ref.df;
       r.inline_doc = ref.inline_doc;
       r.inline_weight = ref.inline_weight;
-      if (ref.df >= 2) {
+      r.inline_postings = ref.inline_postings;  // the term list outlives the writer's Add
+      r.inline_weights = ref.inline_weights;
+      if (ref.df >= 2 && ref.inline_postings.empty()) {
         r.offset = ref.offset - bin.postings_offset;
         r.len = ref.len;
       }

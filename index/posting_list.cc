@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "common/coding.h"
+#include "index/inline_postings.h"
 
 namespace dps {
 
@@ -137,9 +138,27 @@ void PostingCursor::InitSingleton(DocId doc, uint32_t weight) {
   data_ = nullptr;
 }
 
+Status PostingCursor::InitInline(std::string_view payload, uint32_t df, bool has_weights) {
+  InitSingleton(kEndDoc, 0);
+  file_ = nullptr;  // errors name no file: the bytes are the dictionary's
+  file_offset_ = 0;
+  const auto* p = reinterpret_cast<const uint8_t*>(payload.data());
+  if (df < 2 || df > kMaxInlineDfRead ||
+      ParseInlinePostings(p, p + payload.size(), df, has_weights, docs_, weights_) !=
+          p + payload.size()) {
+    Fail("malformed inline postings", 0);
+    return status_;
+  }
+  static_assert(kMaxInlineDfRead <= kBlockSize, "inline lists fill one cursor block");
+  df_ = df;
+  block_len_ = block_size_ = df;
+  docs_[df] = kEndDoc;
+  return status_;
+}
+
 DocId PostingCursor::last_doc() const {
   if (!status_.ok() || df_ == 0) return kEndDoc;
-  if (data_ == nullptr) return docs_[0];  // singleton
+  if (data_ == nullptr) return docs_[df_ - 1];  // inline
   if (num_blocks_ > 1) return SkipLastDoc(num_blocks_ - 1);
   return block_ == 0 && block_len_ == df_ ? docs_[df_ - 1] : kEndDoc;
 }

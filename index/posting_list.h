@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "common/coding.h"
 #include "common/status.h"
@@ -70,6 +71,9 @@ class PostingCursor {
               uint64_t file_offset);
   // A list of one posting (stored inline in the term dictionary).
   void InitSingleton(DocId doc, uint32_t weight);
+  // A short list stored inline in the dictionary: `df` (2 to
+  // kMaxInlineDfRead) postings encoded as docs/FORMAT.md "Inline postings".
+  Status InitInline(std::string_view payload, uint32_t df, bool has_weights);
 
   DocId doc() const { return docs_[pos_]; }
   DocId Next() {

@@ -53,9 +53,11 @@ Status Tablet::ResolveRef(const TermRef& ref, const TabletReader** file, Posting
   out->df = ref.df;
   out->inline_doc = ref.inline_doc;
   out->inline_weight = ref.inline_weight;
+  out->inline_postings = ref.inline_postings;
+  out->inline_weights = ref.inline_weights;
   out->len = ref.len;
   out->offset = 0;
-  if (ref.df >= 2) {
+  if (ref.df >= 2 && ref.inline_postings.empty()) {
     if (ref.offset > b.postings_len || ref.len > b.postings_len - ref.offset) {
       return bad("postings range outside " + f->path() + "'s bin");
     }

@@ -2,6 +2,7 @@
 
 #include "common/checksum.h"
 #include "common/coding.h"
+#include "index/inline_postings.h"
 
 namespace dps {
 
@@ -104,12 +105,21 @@ Status TabletReader::ParsePostingRef(size_t i, std::string_view value, PostingRe
   const BinInfo& b = bins_[i].info;
   auto* p = reinterpret_cast<const uint8_t*>(value.data());
   auto* end = p + value.size();
-  p = GetVarint32(p, end, &ref->df);
-  if (p != nullptr && ref->df == 1) {
-    p = GetVarint32(p, end, &ref->inline_doc);
-    if (p != nullptr) p = GetVarint32(p, end, &ref->inline_weight);
-    if (p != nullptr && (ref->inline_doc > kMaxDocId || ref->inline_weight == 0)) p = nullptr;
-  } else if (p != nullptr && ref->df >= 2) {
+  uint64_t head = 0;
+  p = GetVarint64(p, end, &head);
+  const uint64_t df = head >> 2, form = head & 3;
+  ref->df = static_cast<uint32_t>(df);
+  ref->inline_postings = {};
+  ref->inline_weights = form == 2;
+  if (p == nullptr || df == 0 || df > UINT32_MAX || form == 3) {
+    p = nullptr;
+  } else if (form != 0 && df == 1) {
+    p = ParseInlinePostings(p, end, 1, form == 2, &ref->inline_doc, &ref->inline_weight);
+  } else if (form != 0) {
+    const uint8_t* start = p;
+    p = df > kMaxInlineDfRead ? nullptr : ParseInlinePostings(p, end, ref->df, form == 2, nullptr, nullptr);
+    if (p != nullptr) ref->inline_postings = std::string_view(reinterpret_cast<const char*>(start), p - start);
+  } else if (df >= 2) {
     uint64_t rel = 0;
     p = GetVarint64(p, end, &rel);
     if (p != nullptr) p = GetVarint64(p, end, &ref->len);
@@ -130,6 +140,7 @@ Status TabletReader::OpenCursor(const PostingRef& ref, PostingCursor* cursor) co
     cursor->InitSingleton(ref.inline_doc, ref.inline_weight);
     return Status::OK();
   }
+  if (!ref.inline_postings.empty()) return cursor->InitInline(ref.inline_postings, ref.df, ref.inline_weights);
   DPS_RETURN_IF_ERROR(file_->Verify(ref.offset, ref.len));
   return cursor->Init(file_->data() + ref.offset, ref.len, ref.df, &path(), ref.offset);
 }

@@ -19,12 +19,15 @@
 
 namespace dps {
 
-// Where a term's postings are: inline (df == 1) or a byte range of the file.
+// Where a term's postings are: inline in the dictionary (a singleton, or a
+// short list's encoded bytes) or a byte range of the file.
 struct PostingRef {
   uint32_t df = 0;
-  DocId inline_doc = 0;
+  DocId inline_doc = 0;  // df == 1
   uint32_t inline_weight = 0;
-  uint64_t offset = 0;  // absolute file offset when df >= 2
+  std::string_view inline_postings;  // df >= 2 inline (docs/FORMAT.md "Inline postings")
+  bool inline_weights = false;
+  uint64_t offset = 0;  // a list in the file: absolute file offset
   uint64_t len = 0;
 };
 

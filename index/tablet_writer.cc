@@ -4,6 +4,7 @@
 
 #include "common/checksum.h"
 #include "common/coding.h"
+#include "index/inline_postings.h"
 #include "index/posting_list.h"
 
 namespace dps {
@@ -61,17 +62,22 @@ Status TabletWriter::AddPostingList(std::string_view term, std::span<const DocId
                                      "': docids must ascend and be <= 2^32-2, weights >= 1");
     }
   }
+  // Value: df << 2 | form, then form 0: the list's offset and length in the
+  // bin's postings region; 1 or 2: the postings inline, without or with
+  // weights (docs/FORMAT.md "Term list"). Short lists live inline in the
+  // dictionary: most terms of a natural corpus occur once or a few times
+  // per bin.
   scratch_.clear();
-  PutVarint32(&scratch_, static_cast<uint32_t>(docs.size()));
-  if (docs.size() == 1) {
-    ++inline_postings_;
-    // Singletons live inline in the dictionary (as Lucene does): most terms
-    // of a natural corpus occur once per bin.
-    PutVarint32(&scratch_, docs[0]);
-    PutVarint32(&scratch_, weights[0]);
+  if (docs.size() <= kMaxInlineDf) {
+    inline_postings_ += docs.size();
+    payload_.clear();
+    const bool has_weights = EncodeInlinePostings(docs, weights, &payload_);
+    PutVarint64(&scratch_, uint64_t{docs.size()} << 2 | (has_weights ? 2 : 1));
+    scratch_.append(payload_);
   } else {
     std::string list;
     EncodePostingList(docs, weights, &list, &sizes_);
+    PutVarint64(&scratch_, uint64_t{docs.size()} << 2);
     PutVarint64(&scratch_, file_->offset() - bin_.postings_offset);
     PutVarint64(&scratch_, list.size());
     DPS_RETURN_IF_ERROR(Append(list));

@@ -80,6 +80,7 @@ class TabletWriter {
   std::string directory_;
   uint32_t bins_ = 0;
   std::string scratch_;
+  std::string payload_;
   PostingSizes sizes_;
   uint64_t inline_postings_ = 0;
 };

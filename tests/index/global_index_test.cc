@@ -1,11 +1,14 @@
-// The global index's value format (version 3): refs per (bin, file) round-
+// The global index's value format (version 4): refs per (bin, file) round-
 // trip exactly, bins and df follow from them, and malformed refs are refused
 // both when written and when read.
 #include "index/global_index.h"
 
 #include <gtest/gtest.h>
 
+#include <deque>
 #include <random>
+
+#include "index/inline_postings.h"
 
 #include "tests/testing/test_util.h"
 
@@ -32,9 +35,29 @@ TermRef List(uint32_t bin, uint32_t file, uint32_t df, uint64_t offset, uint64_t
   return r;
 }
 
+// A short list kept inline: its payload lives in `store`.
+TermRef InlineList(uint32_t bin, uint32_t file, std::mt19937_64& rng, std::deque<std::string>* store) {
+  TermRef r;
+  r.bin = bin;
+  r.file = file;
+  r.df = 2 + static_cast<uint32_t>(rng() % (kMaxInlineDfRead - 1));
+  std::vector<DocId> docs;
+  std::vector<uint32_t> weights;
+  DocId d = static_cast<DocId>(rng() % 1000);
+  for (uint32_t i = 0; i < r.df; ++i) {
+    docs.push_back(d);
+    d += 1 + static_cast<DocId>(rng() % (rng() % 2 ? 3 : 100000));
+    weights.push_back(rng() % 3 ? 1 : 1 + static_cast<uint32_t>(rng() % 300));
+  }
+  r.inline_weights = EncodeInlinePostings(docs, weights, &store->emplace_back());
+  r.inline_postings = store->back();
+  return r;
+}
+
 bool SameRef(const TermRef& a, const TermRef& b) {
   return a.bin == b.bin && a.file == b.file && a.df == b.df && a.inline_doc == b.inline_doc &&
-         a.inline_weight == b.inline_weight && a.offset == b.offset && a.len == b.len;
+         a.inline_weight == b.inline_weight && a.offset == b.offset && a.len == b.len &&
+         a.inline_postings == b.inline_postings && a.inline_weights == b.inline_weights;
 }
 
 TEST(GlobalIndex, RefsRoundTripWithBinsAndFrequency) {
@@ -42,6 +65,7 @@ TEST(GlobalIndex, RefsRoundTripWithBinsAndFrequency) {
   const std::string path = dir.path() + "/g.gix";
   std::mt19937_64 rng(7);
   std::vector<std::pair<std::string, std::vector<TermRef>>> terms;
+  std::deque<std::string> payloads;
   for (int t = 0; t < 500; ++t) {
     std::vector<TermRef> refs;
     uint32_t bin = static_cast<uint32_t>(rng() % 3);
@@ -50,8 +74,10 @@ TEST(GlobalIndex, RefsRoundTripWithBinsAndFrequency) {
       uint32_t file = static_cast<uint32_t>(rng() % 3);  // often not the oldest file
       const int nfiles = 1 + static_cast<int>(rng() % 3);
       for (int f = 0; f < nfiles; ++f) {
-        if (rng() % 2) {
+        if (rng() % 3 == 0) {
           refs.push_back(Inline(bin, file, static_cast<DocId>(rng() % kMaxDocId), 1 + rng() % 9));
+        } else if (rng() % 2) {
+          refs.push_back(InlineList(bin, file, rng, &payloads));
         } else {
           refs.push_back(List(bin, file, 2 + rng() % 100000, rng() % (1ull << 40), 1 + rng() % 5000));
         }
@@ -141,7 +167,19 @@ TEST(GlobalIndex, ReaderRefusesMalformedValues) {
   EXPECT_TRUE(parses("\x02\x05\x03"s));       // singleton, docid 5, weight 3
   EXPECT_TRUE(parses("\x00\x02\x00\x07"s));   // list: df 2, offset 0, len 7
   EXPECT_FALSE(parses(""s));                    // no refs
-  EXPECT_FALSE(parses("\x03\x05"s));           // kind 3
+  const std::string two = "\x03\x04\x05\x00"s;  // inline list: df 2, docids 5 and 6
+  EXPECT_TRUE(parses(two));  // (refs view the value's bytes: keep them alive)
+  EXPECT_EQ(info.refs[0].df, 2u);
+  EXPECT_EQ(info.refs[0].inline_postings, "\x05\x00"s);
+  EXPECT_FALSE(info.refs[0].inline_weights);
+  const std::string weighted = "\x03\x05\x05\x00\x01\x03"s;  // with weights 1 and 3
+  EXPECT_TRUE(parses(weighted));
+  EXPECT_TRUE(info.refs[0].inline_weights);
+  EXPECT_FALSE(parses("\x03\x02\x05"s));        // an inline list of df 1
+  EXPECT_FALSE(parses("\x03\x82\x02"s + std::string(129, '\0')));  // df 129
+  EXPECT_FALSE(parses("\x03\x04\x05"s));        // truncated
+  EXPECT_FALSE(parses("\x03\x05\x05\x00\x01\x00"s));  // weight 0
+  EXPECT_FALSE(parses("\x03\x04\xfe\xff\xff\xff\x0f\x00"s));  // second docid 2^32 - 1
   EXPECT_FALSE(parses("\x00\x01\x00\x01"s));   // a list of df 1
   EXPECT_FALSE(parses("\x00\x02\x00\x00"s));   // a list of 0 bytes
   EXPECT_FALSE(parses("\x02\x05\x01"s));       // weight 1 in the weighted kind
