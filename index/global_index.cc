@@ -209,7 +209,7 @@ Status GlobalIndexReader::ParseValue(std::string_view value, GlobalTermInfo* inf
       r.df = static_cast<uint32_t>(df_flag >> 1);
       r.inline_weights = df_flag & 1;
       const uint8_t* start = p;
-      p = ParseInlinePostings(p, end, r.df, r.inline_weights, nullptr, nullptr);
+      p = SkipInlinePostings(p, end, r.df, r.inline_weights);
       if (p == nullptr) return bad("inline list");
       r.inline_postings = std::string_view(reinterpret_cast<const char*>(start), p - start);
     } else {

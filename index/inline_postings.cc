@@ -1,5 +1,8 @@
 #include "index/inline_postings.h"
 
+#include <bit>
+#include <cstring>
+
 #include "common/coding.h"
 
 namespace dps {
@@ -36,6 +39,30 @@ const uint8_t* ParseInlinePostings(const uint8_t* p, const uint8_t* end, uint32_
     if (weights != nullptr) weights[i] = w;
   }
   return p;
+}
+
+const uint8_t* SkipInlinePostings(const uint8_t* p, const uint8_t* end, uint32_t df,
+                                  bool has_weights) {
+  // A varint ends on each byte below 0x80: count them 8 bytes at a time.
+  uint64_t left = uint64_t{df} << (has_weights ? 1 : 0);
+  while (end - p >= 8) {
+    uint64_t word;
+    std::memcpy(&word, p, 8);
+    uint64_t ends = ~word & 0x8080808080808080ull;
+    // Their count: one bit per byte, summed by a multiply (baseline x86-64
+    // has no popcnt instruction).
+    const uint64_t n = ((ends >> 7) * 0x0101010101010101ull) >> 56;
+    if (n >= left) {
+      for (; left > 1; --left) ends &= ends - 1;  // drop all but the last one wanted
+      return p + std::countr_zero(ends) / 8 + 1;
+    }
+    left -= n;
+    p += 8;
+  }
+  for (; p < end; ++p) {
+    if (*p < 0x80 && --left == 0) return p + 1;
+  }
+  return nullptr;
 }
 
 }  // namespace dps

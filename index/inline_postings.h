@@ -34,4 +34,10 @@ bool EncodeInlinePostings(std::span<const DocId> docs, std::span<const uint32_t>
 const uint8_t* ParseInlinePostings(const uint8_t* p, const uint8_t* end, uint32_t df,
                                    bool has_weights, DocId* docs, uint32_t* weights);
 
+// The end of a payload of `df` postings at [p, end), or nullptr if it runs
+// past `end`: only counts varints (a query looks up every term's refs but
+// opens few of them; the cursor checks the values, PostingCursor::InitInline).
+const uint8_t* SkipInlinePostings(const uint8_t* p, const uint8_t* end, uint32_t df,
+                                  bool has_weights);
+
 }  // namespace dps

@@ -9,6 +9,7 @@
 #include <random>
 
 #include "index/inline_postings.h"
+#include "index/posting_list.h"
 
 #include "tests/testing/test_util.h"
 
@@ -178,8 +179,14 @@ TEST(GlobalIndex, ReaderRefusesMalformedValues) {
   EXPECT_FALSE(parses("\x03\x02\x05"s));        // an inline list of df 1
   EXPECT_FALSE(parses("\x03\x82\x02"s + std::string(129, '\0')));  // df 129
   EXPECT_FALSE(parses("\x03\x04\x05"s));        // truncated
-  EXPECT_FALSE(parses("\x03\x05\x05\x00\x01\x00"s));  // weight 0
-  EXPECT_FALSE(parses("\x03\x04\xfe\xff\xff\xff\x0f\x00"s));  // second docid 2^32 - 1
+  // The lookup only finds where an inline list ends; its cursor checks the
+  // values (a query opens few of the refs it looks up).
+  for (const std::string& bad : {"\x03\x05\x05\x00\x01\x00"s,                // weight 0
+                                 "\x03\x04\xfe\xff\xff\xff\x0f\x00"s}) {  // docid 2^32 - 1
+    ASSERT_TRUE(parses(bad));
+    PostingCursor c;
+    EXPECT_TRUE(c.InitInline(info.refs[0].inline_postings, 2, info.refs[0].inline_weights).IsCorruption());
+  }
   EXPECT_FALSE(parses("\x00\x01\x00\x01"s));   // a list of df 1
   EXPECT_FALSE(parses("\x00\x02\x00\x00"s));   // a list of 0 bytes
   EXPECT_FALSE(parses("\x02\x05\x01"s));       // weight 1 in the weighted kind

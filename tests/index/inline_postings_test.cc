@@ -50,9 +50,14 @@ TEST(InlinePostings, RandomListsRoundTripAndCursorsAgreeWithBlocks) {
               p + payload.size());
     EXPECT_EQ(got_docs, docs);
     EXPECT_EQ(got_weights, weights);
-    // Every truncation is refused.
+    // Every truncation is refused; skipping finds the same end as parsing.
+    EXPECT_EQ(SkipInlinePostings(p, p + payload.size(), df, has_weights), p + payload.size());
+    const std::string padded = payload + "\x01\x02\x83\x04"s;  // bytes after the payload
+    const auto* q = reinterpret_cast<const uint8_t*>(padded.data());
+    EXPECT_EQ(SkipInlinePostings(q, q + padded.size(), df, has_weights), q + payload.size());
     for (size_t len = 0; len < payload.size(); ++len) {
       EXPECT_EQ(ParseInlinePostings(p, p + len, df, has_weights, nullptr, nullptr), nullptr) << len;
+      EXPECT_EQ(SkipInlinePostings(p, p + len, df, has_weights), nullptr) << len;
     }
 
     // The same seeks on an inline cursor and a block cursor meet the same
