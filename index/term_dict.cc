@@ -1,6 +1,7 @@
 #include "index/term_dict.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 
 #include "common/coding.h"
@@ -8,12 +9,28 @@
 namespace dps {
 
 uint64_t TermDictKeyPrefix(std::string_view key) {
-  uint8_t bytes[8] = {0};
-  std::memcpy(bytes, key.data(), std::min<size_t>(8, key.size()));
   uint64_t v = 0;
-  for (uint8_t b : bytes) v = (v << 8) | b;
-  return v;
+  std::memcpy(&v, key.data(), std::min<size_t>(8, key.size()));
+  return __builtin_bswap64(v);  // the bytes were little-endian: first byte highest
 }
+
+namespace {
+// The first n (<= 8) bytes of a key whose TermDictKeyPrefix is `prefix`.
+void PrefixBytes(uint64_t prefix, size_t n, char* out) {
+  for (size_t i = 0; i < n; ++i) out[i] = static_cast<char>(prefix >> (56 - 8 * i));
+}
+
+// Whether a block's first entry (`shared` bytes from the index prefix, then
+// `suffix`) is the key the index prefix was made from: a check on the bytes
+// the page checksums cannot judge.
+bool FirstEntryMatchesPrefix(uint64_t prefix, size_t shared, std::string_view suffix) {
+  // The first `shared` bytes are the prefix's by construction; the rest of
+  // the prefix must be the suffix's first bytes, zero-padded.
+  if (shared == kKeyPrefixBytes) return true;
+  const uint64_t rest = TermDictKeyPrefix(suffix) >> (8 * shared);
+  return (prefix & (~uint64_t{0} >> (8 * shared))) == rest;
+}
+}  // namespace
 
 // ---- entries ----
 //
@@ -76,6 +93,9 @@ Status TermDictBuilder::Add(std::string_view key, std::string_view value) {
   if (in_block_ == 0) {
     PutFixed64(&index_, TermDictKeyPrefix(key));
     PutFixed32(&index_, static_cast<uint32_t>(sink_->offset() - start_));
+    // A block's first entry shares its first bytes with the index entry's
+    // key prefix: only the rest is stored.
+    shared = std::min<size_t>(key.size(), kKeyPrefixBytes);
   } else {
     size_t limit = std::min(last_key_.size(), key.size());
     while (shared < limit && last_key_[shared] == key[shared]) ++shared;
@@ -208,12 +228,17 @@ Status TermDictReader::BlockRange(size_t block, uint64_t* begin, uint64_t* end) 
   return file_->Verify(offset_ + *begin, *end - *begin);
 }
 
-Status TermDictReader::FirstKey(size_t block, std::string_view* key) const {
+Status TermDictReader::FirstKey(size_t block, std::string* key) const {
   uint64_t begin, end, shared;
-  std::string_view value;
+  std::string_view suffix, value;
   DPS_RETURN_IF_ERROR(BlockRange(block, &begin, &end));
-  const uint8_t* p = GetEntry(base_ + begin, base_ + end, &shared, key, &value);
-  if (p == nullptr || shared != 0 || TermDictKeyPrefix(*key) != KeyPrefix(block)) {
+  const uint8_t* p = GetEntry(base_ + begin, base_ + end, &shared, &suffix, &value);
+  if (p != nullptr && shared <= kKeyPrefixBytes) {
+    key->resize(shared);
+    PrefixBytes(KeyPrefix(block), shared, key->data());
+    key->append(suffix);
+  }
+  if (p == nullptr || shared > kKeyPrefixBytes || TermDictKeyPrefix(*key) != KeyPrefix(block)) {
     return Status::Corruption(Where(begin) + ": block's first key disagrees with the index");
   }
   return Status::OK();
@@ -226,8 +251,8 @@ Result<int64_t> TermDictReader::BlockOf(const TreeSlot* slot, uint64_t prefix,
   // Blocks whose prefix equals the key's: the whole first key decides
   // (rare: keys sharing their first 8 bytes).
   if (slot->prefix == prefix) {
+    std::string first;
     while (block >= 0 && KeyPrefix(static_cast<size_t>(block)) == prefix) {
-      std::string_view first;
       DPS_RETURN_IF_ERROR(FirstKey(static_cast<size_t>(block), &first));
       if (first <= key) break;
       --block;
@@ -284,10 +309,30 @@ Status TermDictReader::FindInBlock(int64_t block, std::string_view key, bool* fo
     uint64_t shared;
     std::string_view suffix;
     p = GetEntry(p, limit, &shared, &suffix, value);
-    if (p == nullptr || (first && shared != 0)) {
+    if (p == nullptr || (first && (shared > kKeyPrefixBytes ||
+                                   !FirstEntryMatchesPrefix(KeyPrefix(static_cast<size_t>(block)),
+                                                            shared, suffix)))) {
       return Status::Corruption(Where(static_cast<uint64_t>(entry - base_)) + ": malformed entry");
     }
-    first = false;
+    if (first) {
+      // Its key is the index prefix's first `shared` bytes, then the suffix:
+      // compare those bytes as big-endian integers.
+      first = false;
+      const uint64_t block_prefix = KeyPrefix(static_cast<size_t>(block));
+      const uint64_t diff = TermDictKeyPrefix(key) ^ block_prefix;
+      const size_t common = std::min<size_t>(
+          {diff == 0 ? kKeyPrefixBytes : static_cast<size_t>(std::countl_zero(diff)) / 8,
+           key.size(), shared});
+      if (common < shared) {
+        const auto head_byte = static_cast<uint8_t>(block_prefix >> (56 - 8 * common));
+        if (common == key.size() || head_byte > static_cast<uint8_t>(key[common])) {
+          return Status::OK();  // the entry sorts after key
+        }
+        matched = common;  // and before it
+        continue;
+      }
+      matched = shared;
+    }
     if (shared > matched) continue;
     if (shared < matched) return Status::OK();
     // shared == matched: the entry's key is key[0, matched) + suffix.
@@ -321,6 +366,7 @@ void TermDictCursor::LoadBlock(size_t block) {
   p_ = dict_->base_ + begin;
   end_ = dict_->base_ + end;
   key_.clear();
+  first_in_block_ = true;
 }
 
 bool TermDictCursor::ParseEntry() {
@@ -328,12 +374,19 @@ bool TermDictCursor::ParseEntry() {
   uint64_t shared;
   std::string_view suffix;
   const uint8_t* p = GetEntry(p_, end_, &shared, &suffix, &value_);
-  if (p == nullptr || shared > key_.size()) {
+  if (p == nullptr || shared > (first_in_block_ ? kKeyPrefixBytes : key_.size()) ||
+      (first_in_block_ && !FirstEntryMatchesPrefix(dict_->KeyPrefix(block_), shared, suffix))) {
     status_ = Status::Corruption(dict_->Where(static_cast<uint64_t>(p_ - dict_->base_)) +
                                  ": malformed entry");
     return false;
   }
-  key_.resize(shared);
+  if (first_in_block_) {  // shared bytes come from the index's key prefix
+    first_in_block_ = false;
+    key_.resize(shared);
+    PrefixBytes(dict_->KeyPrefix(block_), shared, key_.data());
+  } else {
+    key_.resize(shared);
+  }
   key_.append(suffix);
   p_ = p;
   return true;

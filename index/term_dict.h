@@ -31,6 +31,9 @@ inline constexpr size_t kTermDictBlockEntries = 32;
 inline constexpr size_t kGlobalDictBlockEntries = 16;
 // Sparse index entry: key prefix (u64, big-endian) | block offset (u32).
 inline constexpr size_t kTermDictIndexEntrySize = 12;
+// Bytes of a key in its block's index entry (a block's first entry stores
+// only the rest).
+inline constexpr size_t kKeyPrefixBytes = 8;
 
 // The first 8 bytes of `key`, zero-padded, as a big-endian integer: keys
 // compare like their prefixes unless the prefixes are equal.
@@ -93,8 +96,8 @@ class TermDictReader {
   Result<int64_t> FindBlock(std::string_view key) const;
   uint64_t KeyPrefix(size_t block) const;
   uint32_t BlockOffset(size_t block) const;
-  // The block's first key (its first entry's suffix).
-  Status FirstKey(size_t block, std::string_view* key) const;
+  // The block's first key (index prefix bytes + its first entry's suffix).
+  Status FirstKey(size_t block, std::string* key) const;
   // Verifies the block's bytes; [begin, end) relative to the region.
   Status BlockRange(size_t block, uint64_t* begin, uint64_t* end) const;
   std::string Where(uint64_t rel) const;
@@ -141,6 +144,7 @@ class TermDictCursor {
   size_t block_ = 0;
   const uint8_t* p_ = nullptr;
   const uint8_t* end_ = nullptr;
+  bool first_in_block_ = false;  // the next entry is its block's first
   std::string key_;
   std::string_view value_;
   bool valid_ = false;

@@ -203,7 +203,9 @@ TEST(TermDict, MalformedEntriesAreCorruptionNotCrashes) {
       std::string("\x0f\xff\xff\xff\xff\x7f", 6),  // rest >= 2^32
       std::string("\x05" "ab", 3),               // suffix runs past the block
       std::string("\x01" "a" "\x09" "v", 4),           // value runs past the block
-      std::string("\x11" "a" "\x01" "v", 4),           // first entry with shared != 0
+      std::string("\x91" "a" "\x01" "v", 4),           // first entry sharing 9 > 8 index bytes
+      std::string("\x11" "a" "\x01" "v", 4),           // first key "aa", index prefix "a\0..."
+      std::string("\x01" "b" "\x01" "v", 4),           // first key "b", index prefix "a\0..." 
   };
   for (const std::string& entry : bad_entries) {
     testing::TempDir dir;
