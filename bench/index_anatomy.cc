@@ -159,16 +159,17 @@ int main(int argc, char** argv) {
       const dps::TermRef& ref = info.refs[r];
       const uint64_t gap = r == 0 ? ref.bin : ref.bin - last_bin;
       last_bin = ref.bin;
-      a.ref_head.Add(dps::VarintLength(gap * 8 + 7));
       if (ref.file != 0) a.ref_file.Add(dps::VarintLength(ref.file));
-      if (ref.df == 1) {
+      if (ref.df == 1) {  // the head holds the docid (and a gap code of 3 bits)
+        const size_t head = dps::VarintLength(uint64_t{ref.inline_doc} << 6 | 63) + (gap >= 7 ? dps::VarintLength(gap - 7) : 0);
         if (ref.inline_weight == 1) {
-          a.singleton_w1.Add(dps::VarintLength(ref.inline_doc));
+          a.singleton_w1.Add(head);
         } else {
-          a.singleton_w.Add(dps::VarintLength(ref.inline_doc) + dps::VarintLength(ref.inline_weight));
+          a.singleton_w.Add(head + dps::VarintLength(ref.inline_weight));
         }
         continue;
       }
+      a.ref_head.Add(dps::VarintLength(gap * 8 + 7));
       if (!ref.inline_postings.empty()) {
         a.inline_lists.Add(dps::VarintLength(uint64_t{ref.df} << 1) + ref.inline_postings.size());
         continue;
@@ -206,13 +207,13 @@ int main(int argc, char** argv) {
   Print("  keys (head + suffix, approx.)", a.keys, total);
   Print("  values", a.values, total);
   Print("    value length prefixes", a.value_len_prefix, total);
-  Print("    ref heads", a.ref_head, total);
+  Print("    list ref heads", a.ref_head, total);
   Print("    ref file positions", a.ref_file, total);
   Print("    list refs: df", a.ref_df, total);
   Print("    list refs: offset", a.ref_offset, total);
   Print("    list refs: len", a.ref_len, total);
-  Print("    singletons, weight 1", a.singleton_w1, total);
-  Print("    singletons, weight >= 2", a.singleton_w, total);
+  Print("    singletons, weight 1 (with head)", a.singleton_w1, total);
+  Print("    singletons, weight >= 2 (with head)", a.singleton_w, total);
   Print("    inline lists (df 2-4)", a.inline_lists, total);
   std::printf("posting regions: %llu bytes\n", static_cast<unsigned long long>(postings_regions));
   Print("  one-block lists", a.lists_one_block, total);

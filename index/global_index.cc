@@ -10,6 +10,9 @@ namespace dps {
 namespace {
 constexpr size_t kHeaderSize = 16;
 constexpr size_t kDirectorySize = 32;  // dict_offset, dict_len, num_terms, total_docs
+// A singleton's head: docid << 6 | gap code << 3 | has_file << 2 | kind; gap
+// codes 0-6 are the gap, 7 means 7 + a varint that follows the head.
+constexpr uint64_t kSingletonGapEscape = 7;
 }  // namespace
 
 Result<std::unique_ptr<GlobalIndexWriter>> GlobalIndexWriter::Create(const std::string& path) {
@@ -92,15 +95,23 @@ Status GlobalIndexWriter::Add(std::string_view term, const GlobalTermInfo& info)
     }
     // head = bin gap (the first bin absolute) << 3 | has_file << 2 | kind;
     // without has_file the ref is in the bin's oldest file (position 0).
-    // kind 0: a list in the file (df, offset, len follow); 1: a singleton of
-    // weight 1 (docid follows); 2: a singleton (docid, weight follow); 3: a
-    // short list inline (df << 1 | has_weights, then its postings). Most
-    // refs of a natural corpus are singletons of weight 1: two or three bytes.
+    // kind 0: a list in the file (df, offset, len follow); 3: a short list
+    // inline (df << 1 | has_weights, then its postings); 1: a singleton of
+    // weight 1 and 2: a singleton (its weight follows), whose head holds the
+    // docid too (docid << 6 | gap code << 3 | has_file << 2 | kind): most
+    // refs of a natural corpus are singletons of weight 1, three bytes for
+    // a docid below 32,768 where a head and a varint took four from 16,384.
     const bool has_file = same_bin || r.file != 0;
     const bool inline_list = r.df >= 2 && !r.inline_postings.empty();
     const uint64_t kind = inline_list ? 3 : r.df >= 2 ? 0 : r.inline_weight == 1 ? 1 : 2;
-    PutVarint64(&scratch_, (uint64_t{r.bin - (i > 0 ? prev_bin : 0)} << 3) |
-                               (has_file ? 4 : 0) | kind);
+    const uint64_t gap = r.bin - (i > 0 ? prev_bin : 0);
+    if (kind == 1 || kind == 2) {
+      const uint64_t code = std::min(gap, kSingletonGapEscape);
+      PutVarint64(&scratch_, uint64_t{r.inline_doc} << 6 | code << 3 | (has_file ? 4 : 0) | kind);
+      if (code == kSingletonGapEscape) PutVarint64(&scratch_, gap - kSingletonGapEscape);
+    } else {
+      PutVarint64(&scratch_, gap << 3 | (has_file ? 4 : 0) | kind);
+    }
     if (has_file) PutVarint32(&scratch_, r.file);
     if (kind == 0) {
       PutVarint32(&scratch_, r.df);
@@ -109,9 +120,8 @@ Status GlobalIndexWriter::Add(std::string_view term, const GlobalTermInfo& info)
     } else if (kind == 3) {
       PutVarint64(&scratch_, uint64_t{r.df} << 1 | (r.inline_weights ? 1 : 0));
       scratch_.append(r.inline_postings);
-    } else {
-      PutVarint32(&scratch_, r.inline_doc);
-      if (kind == 2) PutVarint32(&scratch_, r.inline_weight);
+    } else if (kind == 2) {
+      PutVarint32(&scratch_, r.inline_weight);
     }
     prev_bin = r.bin;
     prev_file = r.file;
@@ -183,9 +193,16 @@ Status GlobalIndexReader::ParseValue(std::string_view value, GlobalTermInfo* inf
     p = GetVarint64(p, end, &head);
     if (p == nullptr) return bad("head");
     TermRef r;
-    const uint64_t gap = head >> 3;
     const bool has_file = head & 4;
     const uint64_t kind = head & 3;
+    const bool singleton = kind == 1 || kind == 2;
+    uint64_t gap = singleton ? (head >> 3) & 7 : head >> 3;
+    if (singleton && gap == kSingletonGapEscape) {
+      uint64_t rest;
+      p = GetVarint64(p, end, &rest);
+      if (p == nullptr || rest > UINT32_MAX) return bad("head");
+      gap += rest;
+    }
     const bool first = info->refs.empty();
     bin += gap;
     if (bin > UINT32_MAX) return bad("head");
@@ -215,9 +232,10 @@ Status GlobalIndexReader::ParseValue(std::string_view value, GlobalTermInfo* inf
     } else {
       r.df = 1;
       r.inline_weight = 1;
-      p = GetVarint32(p, end, &r.inline_doc);
-      if (p != nullptr && kind == 2) p = GetVarint32(p, end, &r.inline_weight);
-      if (p == nullptr || r.inline_doc > kMaxDocId || r.inline_weight < (kind == 2 ? 2u : 1u)) {
+      const uint64_t docid = head >> 6;
+      r.inline_doc = static_cast<DocId>(docid);
+      if (kind == 2) p = GetVarint32(p, end, &r.inline_weight);
+      if (p == nullptr || docid > kMaxDocId || r.inline_weight < (kind == 2 ? 2u : 1u)) {
         return bad("posting");
       }
     }

@@ -1,4 +1,4 @@
-// The global index's value format (version 4): refs per (bin, file) round-
+// The global index's value format (version 5): refs per (bin, file) round-
 // trip exactly, bins and df follow from them, and malformed refs are refused
 // both when written and when read.
 #include "index/global_index.h"
@@ -164,8 +164,8 @@ TEST(GlobalIndex, ReaderRefusesMalformedValues) {
   GlobalTermInfo info;
   auto parses = [&](std::string_view bytes) { return (*r)->ParseValue(bytes, &info).ok(); };
   using std::string_literals::operator""s;
-  EXPECT_TRUE(parses("\x01\x05"s));           // bin 0, singleton of weight 1, docid 5
-  EXPECT_TRUE(parses("\x02\x05\x03"s));       // singleton, docid 5, weight 3
+  EXPECT_TRUE(parses("\xc1\x02"s));           // bin 0, singleton of weight 1, docid 5 (5 << 6 | 1)
+  EXPECT_TRUE(parses("\xc2\x02\x03"s));       // singleton, docid 5, weight 3
   EXPECT_TRUE(parses("\x00\x02\x00\x07"s));   // list: df 2, offset 0, len 7
   EXPECT_FALSE(parses(""s));                    // no refs
   const std::string two = "\x03\x04\x05\x00"s;  // inline list: df 2, docids 5 and 6
@@ -189,18 +189,26 @@ TEST(GlobalIndex, ReaderRefusesMalformedValues) {
   }
   EXPECT_FALSE(parses("\x00\x01\x00\x01"s));   // a list of df 1
   EXPECT_FALSE(parses("\x00\x02\x00\x00"s));   // a list of 0 bytes
-  EXPECT_FALSE(parses("\x02\x05\x01"s));       // weight 1 in the weighted kind
-  EXPECT_FALSE(parses("\x02\x05"s));           // truncated
-  EXPECT_FALSE(parses("\x01\x05\x01\x06"s));   // same bin again without a file position
-  EXPECT_FALSE(parses("\x05\x00\x01\x01\x05\x00\x06"s));  // file 0 then file 0 again
+  EXPECT_FALSE(parses("\xc2\x02\x01"s));       // weight 1 in the weighted kind
+  EXPECT_FALSE(parses("\xc2\x02"s));           // truncated
+  EXPECT_FALSE(parses("\xc1\x02\x81\x03"s));   // same bin again without a file position
+  EXPECT_FALSE(parses("\x45\x00\x85\x03\x00"s));  // file 0 then file 0 again
   // Bin 0 file 0, then bin 0 file 2: fine.
-  EXPECT_TRUE(parses("\x01\x05\x05\x02\x06"s));
+  EXPECT_TRUE(parses("\xc1\x02\x85\x03\x02"s));
   ASSERT_EQ(info.refs.size(), 2u);
   EXPECT_EQ(info.refs[1].file, 2u);
   EXPECT_EQ(info.refs[1].inline_doc, 6u);
   std::vector<uint32_t> bins;
   info.Bins(&bins);
   EXPECT_EQ(bins, std::vector<uint32_t>{0});
+  // Singleton gaps 0-6 live in the head; 7 and more continue in a varint.
+  EXPECT_TRUE(parses("\x39\x00\x79\x00"s));  // bin 7 (code 7 + 0), docid 0; bin 14, docid 1
+  ASSERT_EQ(info.refs.size(), 2u);
+  EXPECT_EQ(info.refs[0].bin, 7u);
+  EXPECT_EQ(info.refs[1].bin, 14u);
+  EXPECT_EQ(info.refs[1].inline_doc, 1u);
+  EXPECT_FALSE(parses("\x39"s));           // escape without its varint
+  EXPECT_FALSE(parses("\xc1\xff\xff\xff\xff\x07"s));  // docid 2^32 - 1
 }
 
 }  // namespace
