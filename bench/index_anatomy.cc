@@ -73,9 +73,8 @@ struct Anatomy {
     const size_t blocks = (df + dps::kBlockSize - 1) / dps::kBlockSize;
     const uint8_t* docs = p;
     if (blocks > 1) {
-      const bool narrow = p[0] == static_cast<uint8_t>(dps::SkipLayout::kNarrow);
-      const size_t table =
-          dps::SkipTableSize(blocks, narrow ? dps::SkipLayout::kNarrow : dps::SkipLayout::kWide);
+      const bool narrow = p[0] & dps::kSkipNarrowParts;
+      const size_t table = dps::SkipTableSize(blocks, p[0]);
       (narrow ? skip_narrow : skip_wide).Add(table);
       lists_multi.Add(end - p);
       docs = p + table;

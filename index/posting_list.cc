@@ -10,21 +10,37 @@ namespace dps {
 
 namespace {
 
-// Narrow rows when every block's part lasts lie within 65,535 docids of its
+// Narrow parts when every block's part lasts lie within 65,535 docids of its
 // last docid (a 128-posting block spanning fewer than 65,536 docids: every
-// list dense enough to be long), so a part costs 2 bytes, not 4.
-SkipLayout ChooseSkipLayout(std::span<const uint32_t> last_doc, std::span<const uint32_t> part_last) {
+// list dense enough to be long), so a part costs 2 bytes, not 4. Short
+// last_doc and doc_end columns when their largest (the last) values fit 16
+// bits: every list of a bin below 65,536 documents (gcide: 84 KB).
+uint8_t ChooseSkipLayout(std::span<const uint32_t> last_doc, std::span<const uint32_t> part_last,
+                         std::span<const uint32_t> doc_end) {
+  uint8_t layout = kSkipNarrowParts;
   for (size_t b = 0; b < last_doc.size(); ++b) {
-    if (last_doc[b] - part_last[3 * b] > UINT16_MAX) return SkipLayout::kWide;
+    if (last_doc[b] - part_last[3 * b] > UINT16_MAX) layout = 0;
   }
-  return SkipLayout::kNarrow;
+  if (last_doc.back() <= UINT16_MAX) layout |= kSkipShortLast;
+  if (doc_end.back() <= UINT16_MAX) layout |= kSkipShortEnds;
+  return layout;
+}
+
+void PutColumn(std::string* out, uint32_t v, bool short_column) {
+  if (short_column) {
+    PutFixed16(out, static_cast<uint16_t>(v));
+  } else {
+    PutFixed32(out, v);
+  }
 }
 
 }  // namespace
 
-size_t SkipTableSize(size_t blocks, SkipLayout layout) {
+size_t SkipTableSize(size_t blocks, uint8_t layout) {
   if (blocks < 2) return 0;
-  return 1 + blocks * (layout == SkipLayout::kNarrow ? kNarrowSkipRow : kWideSkipRow);
+  const size_t row = (layout & kSkipShortLast ? 2 : 4) + (layout & kSkipNarrowParts ? 6 : 12) +
+                     (layout & kSkipShortEnds ? 2 : 4);
+  return 1 + blocks * row;
 }
 
 void EncodePostingList(std::span<const DocId> docs, std::span<const uint32_t> weights,
@@ -46,18 +62,18 @@ void EncodePostingList(std::span<const DocId> docs, std::span<const uint32_t> we
     }
     doc_end[b] = static_cast<uint32_t>(doc_bytes.size());
   }
-  const SkipLayout layout = ChooseSkipLayout(last_doc, part_last);
+  const uint8_t layout = ChooseSkipLayout(last_doc, part_last, doc_end);
   if (blocks > 1) {
     out->push_back(static_cast<char>(layout));
-    for (uint32_t v : last_doc) PutFixed32(out, v);
+    for (uint32_t v : last_doc) PutColumn(out, v, layout & kSkipShortLast);
     for (size_t i = 0; i < part_last.size(); ++i) {
-      if (layout == SkipLayout::kNarrow) {
+      if (layout & kSkipNarrowParts) {
         PutFixed16(out, static_cast<uint16_t>(last_doc[i / 3] - part_last[i]));
       } else {
         PutFixed32(out, part_last[i]);
       }
     }
-    for (uint32_t v : doc_end) PutFixed32(out, v);
+    for (uint32_t v : doc_end) PutColumn(out, v, layout & kSkipShortEnds);
   }
   if (sizes != nullptr) {
     ++sizes->lists;
@@ -95,17 +111,24 @@ Status PostingCursor::Init(const uint8_t* data, size_t len, uint32_t df, const s
     return status_;
   }
   if (num_blocks_ > 1) {
-    if (len < 1 || data[0] > static_cast<uint8_t>(SkipLayout::kNarrow)) {
+    if (len < 1 || (data[0] & ~kSkipKnownFlags) != 0) {
       Fail("unknown skip table layout", 0);
       return status_;
     }
-    narrow_ = data[0] == static_cast<uint8_t>(SkipLayout::kNarrow);
-    const size_t table = SkipTableSize(num_blocks_, static_cast<SkipLayout>(data[0]));
-    if (len < table) {
+    const uint8_t layout = data[0];
+    narrow_ = layout & kSkipNarrowParts;
+    last_width_ = layout & kSkipShortLast ? 2 : 4;
+    last_mask_ = layout & kSkipShortLast ? UINT16_MAX : UINT32_MAX;
+    end_width_ = layout & kSkipShortEnds ? 2 : 4;
+    end_mask_ = layout & kSkipShortEnds ? UINT16_MAX : UINT32_MAX;
+    const size_t table = SkipTableSize(num_blocks_, layout);
+    // + 2: a short column's last 4-byte load reads 2 bytes past it; every
+    // doc block takes at least a byte, so a sound list has them.
+    if (len < table + 2) {
       Fail("skip table runs past the list", 0);
       return status_;
     }
-    parts_at_ = data + 1 + 4 * size_t{num_blocks_};
+    parts_at_ = data + 1 + last_width_ * size_t{num_blocks_};
     ends_at_ = parts_at_ + (narrow_ ? 6 : 12) * size_t{num_blocks_};
     docs_at_ = data + table;
     const uint32_t docs_len = DocEnd(num_blocks_ - 1);

@@ -21,14 +21,15 @@
 
 namespace dps {
 
-// A skip table's rows: last_doc (u32), three part lasts, doc_end (u32). Narrow
-// rows store the parts as u16 distances back from last_doc, wide rows as u32
-// docids; the table's first byte says which.
-enum class SkipLayout : uint8_t { kWide = 0, kNarrow = 1 };
-inline constexpr size_t kWideSkipRow = 4 + 3 * 4 + 4;
-inline constexpr size_t kNarrowSkipRow = 4 + 3 * 2 + 4;
+// A skip table's columns: last_doc, three part lasts, doc_end per block; its
+// first byte (the layout) says how wide each is. Each flag halves a column
+// when its values allow (docs/FORMAT.md "Posting list").
+inline constexpr uint8_t kSkipNarrowParts = 1;  // parts: u16 distances back from last_doc (else u32 docids)
+inline constexpr uint8_t kSkipShortLast = 2;    // last_doc: u16 (every docid < 65,536; else u32)
+inline constexpr uint8_t kSkipShortEnds = 4;    // doc_end: u16 (doc blocks < 65,536 bytes; else u32)
+inline constexpr uint8_t kSkipKnownFlags = 7;
 // Bytes of the skip table of a list of `blocks` blocks (none for one block).
-size_t SkipTableSize(size_t blocks, SkipLayout layout);
+size_t SkipTableSize(size_t blocks, uint8_t layout);
 
 // Where the bytes of encoded posting lists go (index size reports).
 struct PostingSizes {
@@ -123,11 +124,13 @@ class PostingCursor {
   }
   // Decodes block `b`, positions on its first docid. Returns doc().
   DocId LoadBlock(size_t b);
-  uint32_t SkipLastDoc(size_t b) const { return DecodeFixed32(data_ + 1 + 4 * b); }
+  // u16 or u32 columns read alike: a 4-byte load masked (a u16 column's
+  // last load reads 2 bytes of the next column or of the doc blocks).
+  uint32_t SkipLastDoc(size_t b) const { return DecodeFixed32(data_ + 1 + last_width_ * b) & last_mask_; }
   uint32_t BlockPostings(size_t b) const {
     return static_cast<uint32_t>(std::min<size_t>(kBlockSize, df_ - b * kBlockSize));
   }
-  uint32_t DocEnd(size_t b) const { return DecodeFixed32(ends_at_ + 4 * b); }
+  uint32_t DocEnd(size_t b) const { return DecodeFixed32(ends_at_ + end_width_ * b) & end_mask_; }
   DocId Fail(const char* what, size_t block);
 
   // docs_[block_len_] is kEndDoc so doc() after exhaustion needs no branch.
@@ -140,7 +143,9 @@ class PostingCursor {
   uint32_t block_ = 0;  // index of the decoded block
   bool weights_loaded_ = false;
   uint32_t block_size_ = 0;  // postings in block_; block_len_ < it while parts are pending
-  bool narrow_ = false;  // skip table rows are narrow
+  bool narrow_ = false;  // skip table parts are u16 distances
+  uint32_t last_width_ = 4, last_mask_ = UINT32_MAX;  // the last_doc column
+  uint32_t end_width_ = 4, end_mask_ = UINT32_MAX;    // the doc_end column
   uint32_t weight_block_ = 0;  // the block whose weights start at weight_next_
   const uint8_t* data_ = nullptr;   // start of the list
   const uint8_t* parts_at_ = nullptr;  // skip table: part lasts

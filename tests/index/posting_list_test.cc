@@ -93,9 +93,11 @@ TEST(PostingCursor, SkipRowsNarrowUpTo65535DocidsOfSpan) {
     std::string bytes;
     PostingSizes sizes;
     EncodePostingList(docs, weights, &bytes, &sizes);
-    const SkipLayout want = span <= 65535 ? SkipLayout::kNarrow : SkipLayout::kWide;
-    EXPECT_EQ(static_cast<uint8_t>(bytes[0]), static_cast<uint8_t>(want)) << span;
-    EXPECT_EQ(sizes.skip_bytes, 1 + 3 * (want == SkipLayout::kNarrow ? 14u : 20u));
+    // Parts narrow up to a span of 65,535; last_doc is u32 (the last docid is
+    // 65,000 and more), doc_end u16.
+    const uint8_t want = (span <= 65535 ? kSkipNarrowParts : 0) | kSkipShortEnds;
+    EXPECT_EQ(static_cast<uint8_t>(bytes[0]), want) << span;
+    EXPECT_EQ(sizes.skip_bytes, 1 + 3 * (want & kSkipNarrowParts ? 12u : 18u));
     PostingCursor c;
     ASSERT_TRUE(c.Init(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(),
                        static_cast<uint32_t>(docs.size()), nullptr, 0)
@@ -113,10 +115,47 @@ TEST(PostingCursor, SkipRowsNarrowUpTo65535DocidsOfSpan) {
   std::vector<uint32_t> weights(docs.size(), 1);
   std::string bytes;
   EncodePostingList(docs, weights, &bytes);
-  bytes[0] = 2;
+  EXPECT_EQ(static_cast<uint8_t>(bytes[0]), kSkipNarrowParts | kSkipShortLast | kSkipShortEnds);
+  bytes[0] = 8;
   PostingCursor c;
   EXPECT_FALSE(c.Init(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), 300, nullptr, 0).ok());
   EXPECT_EQ(c.doc(), kEndDoc);
+}
+
+// Each column is u16 exactly when its largest value fits: last_doc up to
+// docid 65,535, doc_end up to 65,535 bytes of doc blocks; every mix reads
+// back.
+TEST(PostingCursor, ShortColumnsUpTo65535) {
+  std::mt19937_64 rng(9);
+  for (DocId last : {65535u, 65536u, 1000000u}) {
+    for (bool big_blocks : {false, true}) {
+      // Gaps of ~2^16 make doc blocks wide (17 bits a docid: ~272 bytes a
+      // block), so 300 blocks pass 65,535 bytes; small gaps keep them short.
+      const size_t n = big_blocks ? 128 * 300 : 1000;
+      std::vector<DocId> docs(n);
+      for (size_t i = 0; i < n; ++i) docs[i] = static_cast<DocId>(i);
+      if (big_blocks) {
+        for (size_t i = 1; i < n; ++i) docs[i] = docs[i - 1] + 1 + static_cast<DocId>(rng() % 131072);
+      }
+      // Shift so the last docid is `last` (or beyond, when gaps are large).
+      const DocId shift = docs.back() < last ? last - docs.back() : 0;
+      for (auto& d : docs) d += shift;
+      std::vector<uint32_t> weights(n, 1);
+      std::string bytes;
+      EncodePostingList(docs, weights, &bytes);
+      const uint8_t layout = static_cast<uint8_t>(bytes[0]);
+      EXPECT_EQ((layout & kSkipShortLast) != 0, docs.back() <= 65535) << last << " " << big_blocks;
+      EXPECT_EQ((layout & kSkipShortEnds) != 0, !big_blocks) << last;
+      PostingCursor c;
+      ASSERT_TRUE(c.Init(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(),
+                         static_cast<uint32_t>(n), nullptr, 0).ok());
+      EXPECT_EQ(c.last_doc(), docs.back());
+      for (size_t i = 0; i < n; i += 1 + rng() % 300) ASSERT_EQ(c.Seek(docs[i]), docs[i]) << i;
+      EXPECT_EQ(c.Seek(docs.back()), docs.back());
+      EXPECT_EQ(c.Next(), kEndDoc);
+      EXPECT_TRUE(c.status().ok());
+    }
+  }
 }
 
 TEST(PostingCursor, LargestDocIdAndSingleton) {
