@@ -3,7 +3,9 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
+#include <cstring>
 #include <memory>
 
 #include "common/coding.h"
@@ -12,7 +14,112 @@ namespace dps {
 
 namespace {
 
-enum IdKind : uint8_t { kIdStrings = 0, kIdDecimal = 1 };
+enum IdKind : uint8_t { kIdStrings = 0, kIdDecimal = 1, kIdDecimalRice = 2 };
+
+// Rice codes (Golomb codes with a power-of-two divisor 2^k) of zigzagged
+// deltas: a quotient below kRiceEscape in unary (ones, then a zero), then
+// the k low bits; a larger quotient as kRiceEscape ones and the 64-bit
+// value. Ids like byte offsets or sparse serial numbers have deltas of
+// similar size that zstd cannot shrink much as varints (gcide: 10-11 bits
+// of information, 16 bits of varint).
+constexpr int kRiceEscape = 48;
+constexpr int kMaxRiceK = 56;
+
+class BitWriter {
+ public:
+  explicit BitWriter(std::string* out) : out_(out) {}
+  void Put(uint64_t v, int bits) {  // LSB first, bits <= 64
+    for (int i = 0; i < bits; i += 32) {
+      const int take = std::min(32, bits - i);
+      acc_ |= ((v >> i) & ((uint64_t{1} << take) - 1)) << used_;
+      used_ += take;
+      while (used_ >= 8) {
+        out_->push_back(static_cast<char>(acc_));
+        acc_ >>= 8;
+        used_ -= 8;
+      }
+    }
+  }
+  void Flush() {
+    if (used_ > 0) out_->push_back(static_cast<char>(acc_));
+    acc_ = 0;
+    used_ = 0;
+  }
+
+ private:
+  std::string* out_;
+  uint64_t acc_ = 0;
+  int used_ = 0;
+};
+
+// Reads an LSB-first bit stream through a 56-bit window.
+class BitReader {
+ public:
+  BitReader(const uint8_t* p, const uint8_t* end) : p_(p), bits_(8 * static_cast<size_t>(end - p)) {}
+  // The next (at least 56) bits, zero past the end.
+  uint64_t Window() const {
+    const size_t byte = pos_ >> 3;
+    uint64_t w = 0;
+    std::memcpy(&w, p_ + byte, std::min<size_t>(8, bits_ / 8 - byte));
+    return w >> (pos_ & 7);
+  }
+  bool Skip(size_t bits) {
+    if (bits > bits_ - pos_) return false;
+    pos_ += bits;
+    return true;
+  }
+  bool Get(int bits, uint64_t* v) {  // bits <= 56
+    *v = Window() & ((uint64_t{1} << bits) - 1);
+    return Skip(static_cast<size_t>(bits));
+  }
+  // The byte after the last bit read (the stream is padded to a byte).
+  const uint8_t* End() const { return p_ + (pos_ + 7) / 8; }
+
+ private:
+  const uint8_t* p_;
+  size_t bits_;
+  size_t pos_ = 0;
+};
+
+void PutRice(std::string* out, const std::vector<uint64_t>& zigzags) {
+  // k near log2 of the median: most quotients are then 0 or 1, and a few
+  // outliers take the escape rather than widening every code.
+  std::vector<uint64_t> sorted = zigzags;
+  std::nth_element(sorted.begin(), sorted.begin() + sorted.size() / 2, sorted.end());
+  const int k = std::min(kMaxRiceK, std::max(0, static_cast<int>(std::bit_width(sorted[sorted.size() / 2])) - 1));
+  out->push_back(static_cast<char>(k));
+  BitWriter w(out);
+  for (uint64_t z : zigzags) {
+    const uint64_t q = z >> k;
+    if (q < kRiceEscape) {
+      w.Put((uint64_t{1} << q) - 1, static_cast<int>(q) + 1);  // q ones, a zero
+      w.Put(z, k);
+    } else {
+      w.Put((uint64_t{1} << kRiceEscape) - 1, kRiceEscape);
+      w.Put(z, 64);
+    }
+  }
+  w.Flush();
+}
+
+const uint8_t* GetRice(const uint8_t* p, const uint8_t* end, size_t n, std::vector<uint64_t>* out) {
+  if (p == end || *p > kMaxRiceK) return nullptr;
+  const int k = *p++;
+  BitReader r(p, end);
+  for (size_t i = 0; i < n; ++i) {
+    const int q = std::min(std::countr_one(r.Window()), kRiceEscape);
+    uint64_t z, low, high;
+    if (q == kRiceEscape) {
+      if (!r.Skip(kRiceEscape) || !r.Get(32, &low) || !r.Get(32, &high)) return nullptr;
+      z = high << 32 | low;
+    } else {
+      if (!r.Skip(static_cast<size_t>(q) + 1) || !r.Get(k, &low)) return nullptr;
+      z = uint64_t{static_cast<uint32_t>(q)} << k | low;
+    }
+    out->push_back(z);
+  }
+  return r.End();
+}
 
 // "0" or up to 19 digits without a leading zero: the ids that print back
 // exactly from their value (every such value fits a uint64).
@@ -102,18 +209,37 @@ Status DocStoreWriter::FlushBlock() {
   bool decimal = true;
   std::vector<uint64_t> values(n);
   for (size_t i = 0; i < n && decimal; ++i) decimal = IsCanonicalDecimal(ids_[i], &values[i]);
-  meta.push_back(static_cast<char>(decimal ? kIdDecimal : kIdStrings));
+  std::string meta_z;
   if (decimal) {
+    // Varint deltas compress well when they repeat (serial ids), Rice codes
+    // when they vary: write both, keep the smaller.
+    std::vector<uint64_t> zigzags;
     uint64_t prev = 0;
     for (uint64_t v : values) {
-      PutVarint64(&meta, ZigZag(v - prev));
+      zigzags.push_back(ZigZag(v - prev));
       prev = v;
     }
+    std::string titles;
+    PutFrontCoded(&titles, titles_);
+    std::string rice = meta;
+    meta.push_back(static_cast<char>(kIdDecimal));
+    for (uint64_t z : zigzags) PutVarint64(&meta, z);
+    meta.append(titles);
+    rice.push_back(static_cast<char>(kIdDecimalRice));
+    PutRice(&rice, zigzags);
+    rice.append(titles);
+    meta_z = Compress(meta, kDocMetaZstdLevel);
+    std::string rice_z = Compress(rice, kDocMetaZstdLevel);
+    if (rice_z.size() < meta_z.size()) {
+      meta.swap(rice);
+      meta_z.swap(rice_z);
+    }
   } else {
+    meta.push_back(static_cast<char>(kIdStrings));
     PutFrontCoded(&meta, ids_);
+    PutFrontCoded(&meta, titles_);
+    meta_z = Compress(meta, kDocMetaZstdLevel);
   }
-  PutFrontCoded(&meta, titles_);
-  const std::string meta_z = Compress(meta, kDocMetaZstdLevel);
   const std::string text_z = any_text_ ? Compress(texts_, zstd_level_) : std::string();
   PutFixed32(&index_, docids_[0]);
   PutFixed32(&index_, static_cast<uint32_t>(region_bytes_));
@@ -240,14 +366,24 @@ Status DocStoreReader::ReadMeta(uint32_t block, DocBlockCache* cache) const {
     }
     cache->docids.push_back(cache->docids.back() + gap);
   }
-  if (p == end || *p > kIdDecimal) return malformed("bad id kind");
-  if (*p++ == kIdDecimal) {
+  if (p == end || *p > kIdDecimalRice) return malformed("bad id kind");
+  const uint8_t kind = *p++;
+  if (kind != kIdStrings) {
+    std::vector<uint64_t> zigzags;
+    if (kind == kIdDecimalRice) {
+      p = GetRice(p, end, n, &zigzags);
+      if (p == nullptr) return malformed("bad Rice-coded id");
+    }
     uint64_t value = 0;
     char digits[20];
     for (uint64_t i = 0; i < n; ++i) {
       uint64_t z;
-      p = GetVarint64(p, end, &z);
-      if (p == nullptr) return malformed("bad decimal id");
+      if (kind == kIdDecimalRice) {
+        z = zigzags[i];
+      } else {
+        p = GetVarint64(p, end, &z);
+        if (p == nullptr) return malformed("bad decimal id");
+      }
       value += UnZigZag(z);
       const auto r = std::to_chars(digits, digits + sizeof digits, value);
       cache->ids.emplace_back(static_cast<uint32_t>(cache->strings.size()),

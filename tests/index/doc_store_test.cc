@@ -195,6 +195,30 @@ TEST(DocStore, MetaFrameBytesMatchFormatMd) {
   }
 }
 
+// The id kind byte of the only block of `f`: after n and n - 1 docid gaps
+// of 1 (every docid in these tests follows the previous one).
+uint8_t IdKind(const StoreFixture& f, size_t n) {
+  const std::string meta = MetaFrame(f);
+  return static_cast<uint8_t>(meta[static_cast<size_t>(VarintLength(n)) + n - 1]);
+}
+
+TEST(DocStore, DecimalIdsTakeTheSmallerOfVarintsAndRiceCodes) {
+  std::mt19937_64 rng(13);
+  // Byte-offset-like ids (deltas of 100-2,000) with a few huge jumps (the
+  // Rice escape): Rice codes win. Serial ids (deltas of 1): varints do.
+  for (bool serial : {false, true}) {
+    std::vector<StoredDoc> docs;
+    uint64_t id = 5;
+    for (DocId d = 0; d < 3000; ++d) {
+      id += serial ? 1 : 100 + rng() % 1900 + (d % 1000 == 999 ? uint64_t{1} << 50 : 0);
+      docs.push_back(StoredDoc{d, std::to_string(id), "", ""});
+    }
+    StoreFixture f(docs);
+    ExpectStores(f, docs);
+    EXPECT_EQ(IdKind(f, docs.size()), serial ? 1 : 2);
+  }
+}
+
 TEST(DocStore, BadRegionsAreCorruptionNotCrashes) {
   std::mt19937_64 rng(3);
   const auto docs = RandomDocs(rng, 800, 0, true);
