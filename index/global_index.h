@@ -25,7 +25,7 @@
 namespace dps {
 
 inline constexpr uint64_t kGlobalIndexMagic = 0x0031584947535044ULL;  // "DPSGIX1\0"
-inline constexpr uint32_t kGlobalIndexVersion = 5;
+inline constexpr uint32_t kGlobalIndexVersion = 6;
 
 // A term's postings in one (bin, file): the tablet dictionary's value, with
 // the file named by its position in its tablet's MANIFEST file list.

@@ -82,17 +82,34 @@ inline const uint8_t* GetEntry(const uint8_t* p, const uint8_t* end, uint64_t* s
 
 // ---- builder ----
 
+// Index entry of a finished block: `head (u8) = shared << 4 | rest`, the
+// prefix's bytes [shared, shared + rest) (it shares `shared` leading bytes
+// with the previous block's prefix and is zero after the rest), then the
+// block's length (varint).
+Status TermDictBuilder::FlushBlock() {
+  const uint64_t diff = block_prefix_ ^ last_prefix_;
+  const int shared = diff == 0 ? 8 : std::countl_zero(diff) / 8;
+  // The bytes after the shared ones, moved to the top; rest = up to the
+  // last non-zero one.
+  const uint64_t low = shared == 8 ? 0 : block_prefix_ << (8 * shared);
+  const int rest = low == 0 ? 0 : 8 - std::countr_zero(low) / 8;
+  index_.push_back(static_cast<char>(shared << 4 | rest));
+  for (int i = 0; i < rest; ++i) index_.push_back(static_cast<char>(low >> (56 - 8 * i)));
+  PutVarint64(&index_, block_.size());
+  last_prefix_ = block_prefix_;
+  ++blocks_;
+  DPS_RETURN_IF_ERROR(sink_->Append(block_));
+  block_.clear();
+  in_block_ = 0;
+  return Status::OK();
+}
+
 Status TermDictBuilder::Add(std::string_view key, std::string_view value) {
   if (entries_ == 0) start_ = sink_->offset();
   size_t shared = 0;
-  if (in_block_ == block_entries_) {
-    DPS_RETURN_IF_ERROR(sink_->Append(block_));
-    block_.clear();
-    in_block_ = 0;
-  }
+  if (in_block_ == block_entries_) DPS_RETURN_IF_ERROR(FlushBlock());
   if (in_block_ == 0) {
-    PutFixed64(&index_, TermDictKeyPrefix(key));
-    PutFixed32(&index_, static_cast<uint32_t>(sink_->offset() - start_));
+    block_prefix_ = TermDictKeyPrefix(key);
     // A block's first entry shares its first bytes with the index entry's
     // key prefix: only the rest is stored.
     shared = std::min<size_t>(key.size(), kKeyPrefixBytes);
@@ -111,20 +128,20 @@ Status TermDictBuilder::Finish(uint64_t* offset, uint64_t* len) {
   *offset = entries_ > 0 ? start_ : sink_->offset();
   *len = 0;
   if (entries_ == 0) return Status::OK();
-  DPS_RETURN_IF_ERROR(sink_->Append(block_));
+  DPS_RETURN_IF_ERROR(FlushBlock());
   const uint64_t index_at = sink_->offset() - start_;
   if (index_at > UINT32_MAX) {
     return Status::InvalidArgument("term dictionary region over 4 GiB");
   }
-  const uint32_t blocks = static_cast<uint32_t>(index_.size() / kTermDictIndexEntrySize);
-  PutFixed32(&index_, blocks);
+  PutFixed32(&index_, blocks_);
   PutFixed32(&index_, static_cast<uint32_t>(index_at));
   DPS_RETURN_IF_ERROR(sink_->Append(index_));
   *len = sink_->offset() - start_;
-  block_.clear();
   index_.clear();
   last_key_.clear();
+  last_prefix_ = 0;
   entries_ = in_block_ = 0;
+  blocks_ = 0;
   return Status::OK();
 }
 
@@ -145,31 +162,49 @@ Status TermDictReader::Open(const PagedFileReader* file, uint64_t offset, uint64
   auto* t = reinterpret_cast<const uint8_t*>(trailer.data());
   const uint32_t blocks = DecodeFixed32(t);
   const uint32_t index_at = DecodeFixed32(t + 4);
-  if (index_at > len - 8 || uint64_t{blocks} * kTermDictIndexEntrySize != len - 8 - index_at ||
+  // An index entry takes at least 2 bytes.
+  if (index_at > len - 8 || uint64_t{blocks} * 2 > len - 8 - index_at ||
       (blocks == 0) != (index_at == 0)) {
     return Status::Corruption(Where(len - 8) + ": bad trailer");
   }
-  // The sparse index is read by every lookup: verify it now, and that block
-  // offsets start at 0 and ascend, so lookups need not check them.
-  DPS_RETURN_IF_ERROR(file->Verify(offset + index_at, len - index_at));
+  // Decode the sparse index once (every lookup reads it) and check that the
+  // blocks tile [0, index_at) and their prefixes ascend, so lookups need not.
+  DPS_ASSIGN_OR_RETURN(std::string_view index, file->Read(offset + index_at, len - 8 - index_at));
   base_ = file->data() + offset;
   index_offset_ = index_at;
-  block_count_ = blocks;
-  uint32_t prev = 0;
-  prefixes_.clear();
-  prefixes_.reserve(blocks);
+  block_prefix_.clear();
+  block_offset_.clear();
+  block_prefix_.reserve(blocks);
+  block_offset_.reserve(uint64_t{blocks} + 1);
+  const auto* p = reinterpret_cast<const uint8_t*>(index.data());
+  const auto* end = p + index.size();
+  uint64_t prefix = 0, at = 0;
   for (uint32_t b = 0; b < blocks; ++b) {
-    const uint32_t at = BlockOffset(b);
-    const uint64_t prefix = KeyPrefix(b);
-    if ((b == 0 && at != 0) || (b > 0 && (at <= prev || prefix < prefixes_.back())) ||
-        at >= index_at) {
-      block_count_ = 0;
-      return Status::Corruption(Where(index_at + uint64_t{b} * kTermDictIndexEntrySize) +
-                                ": blocks out of order");
+    const uint8_t* entry = p;
+    uint64_t block_len = 0;
+    const int shared = p < end ? *p >> 4 : 9, rest = p < end ? *p & 15 : 0;
+    bool ok = shared + rest <= 8 && rest <= end - p - 1;
+    if (ok) {
+      ++p;
+      uint64_t next = shared == 0 ? 0 : prefix & (~uint64_t{0} << (64 - 8 * shared));
+      for (int i = 0; i < rest; ++i) next |= uint64_t{*p++} << (56 - 8 * (shared + i));
+      p = GetVarint64(p, end, &block_len);
+      ok = p != nullptr && block_len > 0 && block_len <= index_at - at && (b == 0 || next >= prefix);
+      prefix = next;
     }
-    prev = at;
-    prefixes_.push_back(prefix);
+    if (!ok) {
+      return Status::Corruption(Where(index_at + static_cast<uint64_t>(entry - reinterpret_cast<const uint8_t*>(index.data()))) +
+                                ": bad index entry for block " + std::to_string(b));
+    }
+    block_prefix_.push_back(prefix);
+    block_offset_.push_back(static_cast<uint32_t>(at));
+    at += block_len;
   }
+  if (at != index_at || p != end) {
+    return Status::Corruption(Where(index_at) + ": index does not tile the blocks");
+  }
+  block_offset_.push_back(static_cast<uint32_t>(at));
+  block_count_ = blocks;
   BuildEytzinger();
   return Status::OK();
 }
@@ -182,19 +217,17 @@ Status TermDictReader::Open(const PagedFileReader* file, uint64_t offset, uint64
 // also holds its block's number and offset, so the answer costs no further
 // miss in the on-disk index.
 void TermDictReader::BuildEytzinger() {
-  const size_t n = prefixes_.size();
+  const size_t n = block_prefix_.size();
   tree_.assign(n + 1, TreeSlot{});
   uint32_t next = 0;  // an in-order walk of the implicit tree hands out blocks in order
   auto fill = [&](auto& self, size_t k) -> void {
     if (k > n) return;
     self(self, 2 * k);
-    tree_[k] = TreeSlot{prefixes_[next], next, BlockOffset(next)};
+    tree_[k] = TreeSlot{block_prefix_[next], next, BlockOffset(next)};
     ++next;
     self(self, 2 * k + 1);
   };
   fill(fill, 1);
-  prefixes_.clear();
-  prefixes_.shrink_to_fit();
 }
 
 const TermDictReader::TreeSlot* TermDictReader::LastSlotAtOrBelow(uint64_t prefix) const {
@@ -214,17 +247,9 @@ const TermDictReader::TreeSlot* TermDictReader::LastSlotAtOrBelow(uint64_t prefi
   return last;
 }
 
-uint64_t TermDictReader::KeyPrefix(size_t block) const {
-  return DecodeFixed64(base_ + index_offset_ + block * kTermDictIndexEntrySize);
-}
-
-uint32_t TermDictReader::BlockOffset(size_t block) const {
-  return DecodeFixed32(base_ + index_offset_ + block * kTermDictIndexEntrySize + 8);
-}
-
 Status TermDictReader::BlockRange(size_t block, uint64_t* begin, uint64_t* end) const {
   *begin = BlockOffset(block);
-  *end = block + 1 < block_count_ ? BlockOffset(block + 1) : index_offset_;
+  *end = block_offset_[block + 1];
   return file_->Verify(offset_ + *begin, *end - *begin);
 }
 
@@ -280,14 +305,12 @@ Result<int64_t> TermDictReader::Locate(std::string_view key) const {
   const TreeSlot* slot = LastSlotAtOrBelow(prefix);
   DPS_ASSIGN_OR_RETURN(int64_t block, BlockOf(slot, prefix, key));
   if (block < 0) return block;
-  // The block's bytes (usually a cache miss, the lookup's largest cost) and
-  // its index entry, which FindInBlock reads for the block's end. The slot
-  // holds the offset unless a tie moved to an earlier block.
+  // The block's bytes (usually a cache miss, the lookup's largest cost).
+  // The slot holds the offset unless a tie moved to an earlier block.
   const uint32_t offset =
       block == int64_t{slot->block} ? slot->offset : BlockOffset(static_cast<size_t>(block));
   const uint8_t* p = base_ + offset;
   for (int line = 0; line < 4; ++line) __builtin_prefetch(p + 64 * line);
-  __builtin_prefetch(base_ + index_offset_ + static_cast<size_t>(block) * kTermDictIndexEntrySize);
   return block;
 }
 

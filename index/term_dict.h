@@ -29,8 +29,6 @@ namespace dps {
 // shorter walk for 12 more index bytes per 16 terms); readers accept any.
 inline constexpr size_t kTermDictBlockEntries = 32;
 inline constexpr size_t kGlobalDictBlockEntries = 16;
-// Sparse index entry: key prefix (u64, big-endian) | block offset (u32).
-inline constexpr size_t kTermDictIndexEntrySize = 12;
 // Bytes of a key in its block's index entry (a block's first entry stores
 // only the rest).
 inline constexpr size_t kKeyPrefixBytes = 8;
@@ -59,7 +57,11 @@ class TermDictBuilder {
  private:
   PagedFileWriter* sink_;
   uint64_t start_ = 0;     // the region's offset in the sink
+  Status FlushBlock();
   std::string block_;      // the unfinished block
+  uint64_t block_prefix_ = 0;  // its first key's prefix
+  uint64_t last_prefix_ = 0;   // the previous block's, for the index entry
+  uint32_t blocks_ = 0;
   std::string index_;
   std::string last_key_;
   size_t entries_ = 0;
@@ -94,8 +96,8 @@ class TermDictReader {
   friend class TermDictCursor;
   // Index of the last block whose first key <= key, or -1.
   Result<int64_t> FindBlock(std::string_view key) const;
-  uint64_t KeyPrefix(size_t block) const;
-  uint32_t BlockOffset(size_t block) const;
+  uint64_t KeyPrefix(size_t block) const { return block_prefix_[block]; }
+  uint32_t BlockOffset(size_t block) const { return block_offset_[block]; }
   // The block's first key (index prefix bytes + its first entry's suffix).
   Status FirstKey(size_t block, std::string* key) const;
   // Verifies the block's bytes; [begin, end) relative to the region.
@@ -119,7 +121,10 @@ class TermDictReader {
   // FindBlock's answer from the LastSlotAtOrBelow slot of the key's prefix:
   // that block, or an earlier one when blocks share the key's prefix.
   Result<int64_t> BlockOf(const TreeSlot* slot, uint64_t prefix, std::string_view key) const;
-  std::vector<uint64_t> prefixes_;  // KeyPrefix of each block while Open checks them
+  // The sparse index, decoded at Open: each block's key prefix and offset
+  // (block_offset_ has one more: the end of the last block).
+  std::vector<uint64_t> block_prefix_;
+  std::vector<uint32_t> block_offset_;
   // For FindBlock: the blocks in Eytzinger order (slot 0 unused).
   std::vector<TreeSlot> tree_;
 };

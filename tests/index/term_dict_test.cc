@@ -210,8 +210,8 @@ TEST(TermDict, MalformedEntriesAreCorruptionNotCrashes) {
   for (const std::string& entry : bad_entries) {
     testing::TempDir dir;
     std::string region = entry;
-    PutFixed64(&region, TermDictKeyPrefix("a"));
-    PutFixed32(&region, 0);                   // block 0 at offset 0
+    region += "\x01" "a";                    // index entry: prefix "a" (0 shared, 1 byte)
+    PutVarint64(&region, entry.size());       // the block's length
     PutFixed32(&region, 1);                   // one block
     PutFixed32(&region, static_cast<uint32_t>(entry.size()));  // index start
     auto w = PagedFileWriter::Create(dir.path() + "/f");
@@ -244,6 +244,51 @@ TEST(TermDict, EmptyRegionIsEmpty) {
   std::string_view v;
   ASSERT_TRUE(dict.Find("a", &found, &v).ok());
   EXPECT_FALSE(found);
+}
+
+}  // namespace
+}  // namespace dps
+
+namespace dps {
+namespace {
+
+// The sparse index (docs/FORMAT.md "Term dictionary"): hand-made indexes
+// over two valid one-entry blocks ("a" and "b"); Open must refuse each bad
+// one.
+TEST(TermDict, MalformedSparseIndexesAreRefusedAtOpen) {
+  const std::string blocks = std::string("\x01" "a" "\x01" "v", 4) + std::string("\x01" "b" "\x01" "w", 4);
+  auto opens = [&](const std::string& index, uint32_t count) {
+    testing::TempDir dir;
+    std::string region = blocks + index;
+    PutFixed32(&region, count);
+    PutFixed32(&region, static_cast<uint32_t>(blocks.size()));
+    auto w = PagedFileWriter::Create(dir.path() + "/f");
+    EXPECT_TRUE((*w)->Append(region).ok());
+    EXPECT_TRUE((*w)->Finish(0, 0, 1).ok());
+    auto r = PagedFileReader::Open(dir.path() + "/f");
+    TermDictReader dict;
+    const Status s = dict.Open(r->get(), 0, region.size());
+    if (!s.ok()) {
+      EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+      return false;
+    }
+    bool found = false;
+    std::string_view v;
+    EXPECT_TRUE(dict.Find("b", &found, &v).ok());
+    EXPECT_TRUE(found);
+    EXPECT_EQ(v, "w");
+    return true;
+  };
+  using std::string_literals::operator""s;
+  EXPECT_TRUE(opens("\x01" "a" "\x04" "\x01" "b" "\x04"s, 2));  // "b" shares nothing with "a"
+  EXPECT_FALSE(opens("\x01" "a" "\x04" "\x01" "b" "\x05"s, 2));  // lengths pass the blocks
+  EXPECT_FALSE(opens("\x01" "a" "\x04" "\x01" "b" "\x03"s, 2));  // and fall short of them
+  EXPECT_FALSE(opens("\x01" "a" "\x00" "\x01" "b" "\x08"s, 2));  // an empty block
+  EXPECT_FALSE(opens("\x01" "b" "\x04" "\x01" "a" "\x04"s, 2));  // prefixes descend
+  EXPECT_FALSE(opens("\x01" "a" "\x04" "\x81" "b" "\x04"s, 2));  // 8 shared + 1 byte
+  EXPECT_FALSE(opens("\x01" "a" "\x04" "\x01" "b"s, 2));          // truncated entry
+  EXPECT_FALSE(opens("\x01" "a" "\x04" "\x01" "b" "\x04" "\x00"s, 2));  // a byte left over
+  EXPECT_FALSE(opens("\x01" "a" "\x08"s, 2));                     // fewer entries than blocks
 }
 
 }  // namespace
