@@ -2,7 +2,7 @@
 // field: the global index's keys and refs (heads, file positions, df,
 // offsets, lengths, inline singletons), the posting lists' skip tables
 // (narrow / wide), doc and weight blocks (and how many have exceptions),
-// and the tablet files' id index, doc store, tombstones and page tables.
+// and the tablet files' doc store, tombstones and page tables.
 // Guides format work (bench/RESULTS.md); reads, never writes.
 //
 //   dps_index_anatomy INDEXDIR [--for]   (--for: also what the doc blocks
@@ -213,7 +213,7 @@ int main(int argc, char** argv) {
   Print("    list refs: len", a.ref_len, total);
   Print("    singletons, weight 1 (with head)", a.singleton_w1, total);
   Print("    singletons, weight >= 2 (with head)", a.singleton_w, total);
-  Print("    inline lists (df 2-4)", a.inline_lists, total);
+  Print("    inline lists (df 2-8)", a.inline_lists, total);
   std::printf("posting regions: %llu bytes\n", static_cast<unsigned long long>(postings_regions));
   Print("  one-block lists", a.lists_one_block, total);
   const char* small_names[] = {"    df 2", "    df 3", "    df 4", "    df 5-16", "    df 17-128"};

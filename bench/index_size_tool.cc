@@ -1,7 +1,7 @@
 // dps_index_size: indexes a pre-tokenized JSONL corpus (the peers harness's
 // normalized form: tokens separated by single spaces; title + " " + text is
 // the one indexed field) without stored text, and reports where the bytes
-// go: docids, weights, skip tables, dictionary, id index. Used to compare
+// go: docids, weights, skip tables, dictionary, doc store. Used to compare
 // posting sizes with Lucene's .doc file (bench/RESULTS.md).
 //
 //   dps_index_size CORPUS.jsonl OUTDIR [bins] [tablets]
@@ -99,18 +99,18 @@ int main(int argc, char** argv) {
   std::printf("corpus            %s\n", argv[1]);
   std::printf("documents         %zu (tokens %llu), bins %u, tablets %u, %.2f s\n", ndocs,
               static_cast<unsigned long long>(tokens), options.bins, options.tablets, seconds);
-  std::printf("postings          %llu (%llu in %llu lists with df>=2, %llu inline singletons)\n",
+  std::printf("postings          %llu (%llu in %llu lists in files, %llu inline)\n",
               static_cast<unsigned long long>(postings), static_cast<unsigned long long>(p.postings),
               static_cast<unsigned long long>(p.lists),
               static_cast<unsigned long long>(stats.inline_postings));
   auto bits = [&](uint64_t bytes) { return 8.0 * static_cast<double>(bytes) / static_cast<double>(p.postings); };
-  std::printf("doc blocks        %llu bytes  %.2f bits/posting (df>=2)\n",
+  std::printf("doc blocks        %llu bytes  %.2f bits/posting (lists in files)\n",
               static_cast<unsigned long long>(p.doc_bytes), bits(p.doc_bytes));
-  std::printf("weight blocks     %llu bytes  %.2f bits/posting (df>=2)\n",
+  std::printf("weight blocks     %llu bytes  %.2f bits/posting (lists in files)\n",
               static_cast<unsigned long long>(p.weight_bytes), bits(p.weight_bytes));
-  std::printf("skip tables       %llu bytes  %.2f bits/posting (df>=2)\n",
+  std::printf("skip tables       %llu bytes  %.2f bits/posting (lists in files)\n",
               static_cast<unsigned long long>(p.skip_bytes), bits(p.skip_bytes));
-  std::printf("posting lists     %llu bytes  %.2f bits/posting (df>=2), %.2f bits/posting (all)\n",
+  std::printf("posting lists     %llu bytes  %.2f bits/posting (lists in files), %.2f bits/posting (all)\n",
               static_cast<unsigned long long>(list_bytes), bits(list_bytes),
               8.0 * static_cast<double>(list_bytes) / static_cast<double>(postings));
   std::printf("doc store         %llu bytes (ids and titles only)\n", static_cast<unsigned long long>(docstore));

@@ -74,6 +74,7 @@ class BitReader {
   }
   // The byte after the last bit read (the stream is padded to a byte).
   const uint8_t* End() const { return p_ + (pos_ + 7) / 8; }
+  size_t Position() const { return pos_; }
 
  private:
   const uint8_t* p_;
@@ -105,6 +106,7 @@ void PutRice(std::string* out, const std::vector<uint64_t>& zigzags) {
 const uint8_t* GetRice(const uint8_t* p, const uint8_t* end, size_t n, std::vector<uint64_t>* out) {
   if (p == end || *p > kMaxRiceK) return nullptr;
   const int k = *p++;
+  if (n > 8 * static_cast<size_t>(end - p)) return nullptr;  // a code takes at least a bit
   BitReader r(p, end);
   for (size_t i = 0; i < n; ++i) {
     const int q = std::min(std::countr_one(r.Window()), kRiceEscape);
@@ -118,11 +120,15 @@ const uint8_t* GetRice(const uint8_t* p, const uint8_t* end, size_t n, std::vect
     }
     out->push_back(z);
   }
+  // The padding to the byte must be zero bits.
+  uint64_t pad;
+  if (!r.Get(static_cast<int>((8 - r.Position() % 8) % 8), &pad) || pad != 0) return nullptr;
   return r.End();
 }
 
 // "0" or up to 19 digits without a leading zero: the ids that print back
 // exactly from their value (every such value fits a uint64).
+constexpr uint64_t kMaxDecimalId = 9'999'999'999'999'999'999ull;
 bool IsCanonicalDecimal(std::string_view s, uint64_t* value) {
   if (s.empty() || s.size() > 19 || (s[0] == '0' && s.size() > 1)) return false;
   uint64_t v = 0;
@@ -241,6 +247,13 @@ Status DocStoreWriter::FlushBlock() {
     meta_z = Compress(meta, kDocMetaZstdLevel);
   }
   const std::string text_z = any_text_ ? Compress(texts_, zstd_level_) : std::string();
+  // What a reader would refuse must not be written.
+  if (meta.size() > kMaxDocBlockRaw || texts_.size() > kMaxDocBlockRaw) {
+    return Status::InvalidArgument("document " + ids_.back() + ": over 256 MiB of stored text");
+  }
+  if (region_bytes_ + meta_z.size() + text_z.size() > UINT32_MAX) {
+    return Status::InvalidArgument("a bin's stored documents over 4 GiB in one file");
+  }
   PutFixed32(&index_, docids_[0]);
   PutFixed32(&index_, static_cast<uint32_t>(region_bytes_));
   PutFixed32(&index_, static_cast<uint32_t>(meta_z.size()));
@@ -274,11 +287,17 @@ std::string DocStoreReader::Where(uint64_t rel) const {
   return file_->path() + ": doc store at offset " + std::to_string(offset_ + rel);
 }
 
-Status DocStoreReader::Open(const PagedFileReader* file, uint64_t offset, uint64_t len) {
+Status DocStoreReader::Open(const PagedFileReader* file, uint64_t offset, uint64_t len,
+                            const DocStoreShape& shape) {
   file_ = file;
   offset_ = offset;
   len_ = len;
   blocks_ = 0;
+  shape_ = shape;
+  if ((len == 0) != (shape.num_docs == 0)) {
+    return Status::Corruption(Where(0) + ": " + std::to_string(len) + " bytes for " +
+                              std::to_string(shape.num_docs) + " documents");
+  }
   if (len == 0) return Status::OK();
   if (len < 4) return Status::Corruption(Where(0) + ": region too short");
   DPS_ASSIGN_OR_RETURN(std::string_view count, file->Read(offset + len - 4, 4));
@@ -298,16 +317,20 @@ Status DocStoreReader::Open(const PagedFileReader* file, uint64_t offset, uint64
     const uint64_t meta_raw = DecodeFixed32(e + 12), text_comp = DecodeFixed32(e + 16);
     const uint64_t text_raw = DecodeFixed32(e + 20);
     // Blocks are back to back, a meta frame each; a text frame iff texts.
+    // The first block starts at the bin's smallest docid; no text frames
+    // in a file that stores no text.
     if (off != expected_offset || meta_comp == 0 || meta_raw == 0 ||
         meta_comp + text_comp > index_at - off || meta_raw > kMaxDocBlockRaw ||
         text_raw > kMaxDocBlockRaw || (text_comp == 0) != (text_raw == 0) ||
+        (text_comp != 0 && !shape.stores_text) || (b == 0 && DecodeFixed32(e) != shape.min_docid) ||
+        DecodeFixed32(e) > shape.max_docid ||
         (b > 0 && DecodeFixed32(e) <= DecodeFixed32(e - kDocBlockIndexEntrySize))) {
       return Status::Corruption(Where(index_at + b * kDocBlockIndexEntrySize) +
                                 ": bad block index entry " + std::to_string(b));
     }
     expected_offset = off + meta_comp + text_comp;
   }
-  if (expected_offset != index_at) {
+  if (blocks == 0 || expected_offset != index_at) {
     return Status::Corruption(Where(index_at) + ": blocks end at " +
                               std::to_string(expected_offset) + ", not at the block index");
   }
@@ -354,8 +377,7 @@ Status DocStoreReader::ReadMeta(uint32_t block, DocBlockCache* cache) const {
   const uint8_t* end = p + raw.size();
   uint64_t n;
   p = GetVarint64(p, end, &n);
-  // Every record spends at least a byte on its id and one on its title.
-  if (p == nullptr || n == 0 || n > raw.size()) return malformed("bad record count");
+  if (p == nullptr || n == 0 || n > kMaxDocBlockRecords) return malformed("bad record count");
   cache->docids.reserve(n);
   cache->docids.push_back(first);
   for (uint64_t i = 1; i < n; ++i) {
@@ -366,6 +388,11 @@ Status DocStoreReader::ReadMeta(uint32_t block, DocBlockCache* cache) const {
     }
     cache->docids.push_back(cache->docids.back() + gap);
   }
+  // Blocks hold ascending, disjoint docid ranges within the bin's.
+  const DocId limit = block + 1 < blocks_
+                          ? DecodeFixed32(index_ + (block + 1) * kDocBlockIndexEntrySize) - 1
+                          : shape_.max_docid;
+  if (cache->docids.back() > limit) return malformed("docids past the block's range");
   if (p == end || *p > kIdDecimalRice) return malformed("bad id kind");
   const uint8_t kind = *p++;
   if (kind != kIdStrings) {
@@ -385,6 +412,7 @@ Status DocStoreReader::ReadMeta(uint32_t block, DocBlockCache* cache) const {
         if (p == nullptr) return malformed("bad decimal id");
       }
       value += UnZigZag(z);
+      if (value > kMaxDecimalId) return malformed("decimal id over 19 digits");
       const auto r = std::to_chars(digits, digits + sizeof digits, value);
       cache->ids.emplace_back(static_cast<uint32_t>(cache->strings.size()),
                               static_cast<uint32_t>(r.ptr - digits));
@@ -465,8 +493,16 @@ Status DocStoreReader::Get(DocId docid, StoredDoc* doc, DocBlockCache* cache, bo
   return Status::OK();
 }
 
+Status DocStoreReader::CheckWhole(uint64_t records, DocId last) const {
+  if (records == shape_.num_docs && (records == 0 || last == shape_.max_docid)) return Status::OK();
+  return Status::Corruption(Where(0) + ": " + std::to_string(records) + " documents up to docid " +
+                            std::to_string(last) + ", the bin says " + std::to_string(shape_.num_docs) +
+                            " up to " + std::to_string(shape_.max_docid));
+}
+
 Status DocStoreReader::ReadAll(std::vector<StoredDoc>* docs) const {
   DocBlockCache c;
+  uint64_t records = 0;
   for (uint32_t b = 0; b < blocks_; ++b) {
     DPS_RETURN_IF_ERROR(ReadMeta(b, &c));
     DPS_RETURN_IF_ERROR(ReadText(&c));
@@ -477,17 +513,22 @@ Status DocStoreReader::ReadAll(std::vector<StoredDoc>* docs) const {
       doc.title.assign(Span(c.strings, c.titles[i]));
       doc.text.assign(Span(c.text, c.texts[i]));
     }
+    records += c.docids.size();
   }
-  return Status::OK();
+  return CheckWhole(records, records > 0 ? docs->back().docid : 0);
 }
 
 Status DocStoreReader::ForEachId(const std::function<void(DocId, std::string_view)>& fn) const {
   DocBlockCache c;
+  uint64_t records = 0;
+  DocId last = 0;
   for (uint32_t b = 0; b < blocks_; ++b) {
     DPS_RETURN_IF_ERROR(ReadMeta(b, &c));
     for (size_t i = 0; i < c.docids.size(); ++i) fn(c.docids[i], Span(c.strings, c.ids[i]));
+    records += c.docids.size();
+    last = c.docids.back();
   }
-  return Status::OK();
+  return CheckWhole(records, last);
 }
 
 }  // namespace dps

@@ -27,6 +27,10 @@ inline constexpr size_t kDocBlockTarget = 64 * 1024;
 inline constexpr size_t kDocBlockIndexEntrySize = 24;
 // A corrupt raw length must not make us allocate gigabytes.
 inline constexpr uint32_t kMaxDocBlockRaw = 256u << 20;
+// Records per block: the writer cuts a block at kDocBlockTarget record
+// bytes, each record counting at least 3, so it writes at most 21,846;
+// readers refuse more than this.
+inline constexpr uint64_t kMaxDocBlockRecords = 65536;
 // Ids and titles are a few percent of a block's bytes, read whenever a
 // result is shown or an id is looked for: worth a slower, tighter level
 // (gcide: 725 KB at level 3, 682 KB at 9).
@@ -84,9 +88,19 @@ struct DocBlockCache {
   std::vector<std::pair<uint32_t, uint32_t>> texts;  // offset, length in text
 };
 
+// What the bin directory says of a doc store, checked against it: the
+// stored ids are what replacement and deletion search, so a doc store must
+// hold exactly the bin's documents.
+struct DocStoreShape {
+  uint32_t num_docs = 0;
+  DocId min_docid = 0;
+  DocId max_docid = 0;
+  bool stores_text = false;  // else no block may have a text frame
+};
+
 class DocStoreReader {
  public:
-  Status Open(const PagedFileReader* file, uint64_t offset, uint64_t len);
+  Status Open(const PagedFileReader* file, uint64_t offset, uint64_t len, const DocStoreShape& shape);
   // NotFound if docid is not stored here. With a cache, a lookup in the
   // block of the previous one decompresses nothing. Without `with_text`,
   // doc->text is left empty and no text is decompressed.
@@ -102,12 +116,15 @@ class DocStoreReader {
   Status ReadMeta(uint32_t block, DocBlockCache* cache) const;
   // Decompresses and validates the cached block's texts.
   Status ReadText(DocBlockCache* cache) const;
+  // After a scan of every block: were they the bin's documents?
+  Status CheckWhole(uint64_t records, DocId last) const;
   std::string Where(uint64_t rel) const;
   const PagedFileReader* file_ = nullptr;
   uint64_t offset_ = 0;
   uint64_t len_ = 0;
   uint32_t blocks_ = 0;
   const uint8_t* index_ = nullptr;
+  DocStoreShape shape_;
 };
 
 }  // namespace dps

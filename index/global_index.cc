@@ -181,7 +181,8 @@ Status GlobalIndexReader::ParseValue(std::string_view value, GlobalTermInfo* inf
   auto* end = p + value.size();
   info->df = 0;
   info->refs.clear();
-  // A ref takes at least 2 bytes: reserve once instead of growing.
+  // Most refs take 2 bytes or more (a singleton of docid 0 or 1 takes one):
+  // reserve once instead of growing.
   info->refs.reserve(value.size() / 2 + 1);
   auto bad = [&](const char* what) {
     return Status::Corruption(file_->path() + ": malformed global index entry (" + what + ")");

@@ -55,8 +55,8 @@ struct CommitStats {
   uint64_t postings = 0;
   uint64_t files_written = 0;
   uint64_t bytes_written = 0;
-  PostingSizes posting_sizes;    // lists with df >= 2
-  uint64_t inline_postings = 0;  // df == 1 postings kept in the dictionary
+  PostingSizes posting_sizes;    // lists written to tablet files
+  uint64_t inline_postings = 0;  // postings kept in the dictionary (lists of df <= kMaxInlineDf)
 };
 
 class IndexWriter {

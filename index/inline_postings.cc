@@ -45,6 +45,7 @@ const uint8_t* SkipInlinePostings(const uint8_t* p, const uint8_t* end, uint32_t
                                   bool has_weights) {
   // A varint ends on each byte below 0x80: count them 8 bytes at a time.
   uint64_t left = uint64_t{df} << (has_weights ? 1 : 0);
+  if (left == 0) return p;
   while (end - p >= 8) {
     uint64_t word;
     std::memcpy(&word, p, 8);

@@ -33,7 +33,7 @@ size_t SkipTableSize(size_t blocks, uint8_t layout);
 
 // Where the bytes of encoded posting lists go (index size reports).
 struct PostingSizes {
-  uint64_t lists = 0;         // lists with df >= 2 (encoded here)
+  uint64_t lists = 0;         // lists encoded here (df > kMaxInlineDf as written)
   uint64_t postings = 0;      // postings in those lists
   uint64_t doc_bytes = 0;     // doc blocks
   uint64_t weight_bytes = 0;  // weight blocks

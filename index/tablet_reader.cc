@@ -1,6 +1,5 @@
 #include "index/tablet_reader.h"
 
-#include "common/checksum.h"
 #include "common/coding.h"
 #include "index/inline_postings.h"
 
@@ -63,7 +62,8 @@ Status TabletReader::OpenBin(Bin* bin) {
       (b.docs_len == 0) != (b.num_docs == 0)) {
     return Status::Corruption(Where(file_->directory_offset()) + ": bad directory entry");
   }
-  DPS_RETURN_IF_ERROR(bin->docs.Open(file_.get(), b.docs_offset, b.docs_len));
+  DPS_RETURN_IF_ERROR(bin->docs.Open(file_.get(), b.docs_offset, b.docs_len,
+                                     DocStoreShape{b.num_docs, b.min_docid, b.max_docid, stores_text_}));
   if (b.tombstones_len > 0) {
     DPS_ASSIGN_OR_RETURN(std::string_view t, file_->Read(b.tombstones_offset, b.tombstones_len));
     auto* p = reinterpret_cast<const uint8_t*>(t.data());

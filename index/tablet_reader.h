@@ -1,5 +1,5 @@
 // Reads a tablet file written by TabletWriter: the bin directory, and per bin
-// its posting lists, doc store, id index and tombstones (the term
+// its posting lists, doc store and tombstones (the term
 // dictionaries are in the global index).
 // Memory-mapped; every byte is checksum-verified on first touch (see
 // paged_file.h). Immutable after Open and safe to share between threads.

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "common/checksum.h"
 #include "common/coding.h"
 #include "index/inline_postings.h"
 #include "index/posting_list.h"

@@ -55,7 +55,7 @@ class TabletWriter {
 
   uint64_t bytes_written() const { return file_->offset(); }
   // Byte counts of the posting lists written so far (df >= 2), and the
-  // number of singleton postings stored inline in the dictionary.
+  // number of postings stored inline in the dictionary (lists of df <= kMaxInlineDf).
   const PostingSizes& posting_sizes() const { return sizes_; }
   uint64_t inline_postings() const { return inline_postings_; }
 

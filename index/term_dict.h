@@ -1,14 +1,14 @@
 // Term dictionary: a sorted table of (key, value) byte strings with shared-
 // prefix (front) coding in blocks and a sparse index of each block's first
-// key. Tablet files keep one per bin (value = document frequency and where
-// the postings are); the global index keeps one for the whole index (value =
-// total document frequency and the bins holding the term). Byte layout in
-// docs/FORMAT.md ("Term dictionary").
+// key. Term lists keep one per bin (value = document frequency and where
+// the postings are); the global index keeps one for the whole index (value
+// = the term's refs per bin and file). Byte layout in docs/FORMAT.md ("Term
+// dictionary").
 //
 // Looking up an absent key reads the sparse index and one block; it never
-// touches postings. The sparse index holds fixed-size entries with each
-// block's first 8 key bytes as a big-endian integer, so the binary search
-// compares integers; inside a block, Find walks the front coding without
+// touches postings. The sparse index, decoded into memory at Open, holds
+// each block's first 8 key bytes as a big-endian integer, so the binary
+// search compares integers; inside a block, Find walks the front coding without
 // rebuilding keys (an entry sharing fewer bytes with its predecessor than
 // the probe did has passed it). Reader thread-safety: TermDictReader is immutable and
 // shareable; a TermDictCursor belongs to one thread.
@@ -26,7 +26,8 @@ namespace dps {
 
 // Entries per front-coded block: a lookup decodes at most this many. The
 // global index, searched once per query term, uses smaller blocks (a
-// shorter walk for 12 more index bytes per 16 terms); readers accept any.
+// shorter walk for about 5 more index bytes per 16 terms); readers accept
+// any.
 inline constexpr size_t kTermDictBlockEntries = 32;
 inline constexpr size_t kGlobalDictBlockEntries = 16;
 // Bytes of a key in its block's index entry (a block's first entry stores
@@ -38,7 +39,7 @@ inline constexpr size_t kKeyPrefixBytes = 8;
 uint64_t TermDictKeyPrefix(std::string_view key);
 
 // Builds dictionary regions, streaming each block to `sink` as it fills:
-// memory holds one block and the sparse index (12 bytes per block), never
+// memory holds one block and the sparse index (~5 bytes per block), never
 // the region, so a commit merging millions of terms stays small. A region
 // starts at the sink's offset when its first key is added; nothing else may
 // be appended to the sink until Finish. The builder is reusable: after

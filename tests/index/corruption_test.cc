@@ -1,6 +1,6 @@
 // Corruption tests (leveldb corruption_test style): build a real index, then
 // flip and truncate bytes in every region of every file type — tablet header,
-// postings, doc store, dictionary, id index, tombstones, directory, page
+// postings, doc store, dictionary, tombstones, directory, page
 // table, footer; the global index; the MANIFEST. Every damaged index must
 // give a clear error naming the file (and an offset for binary files) or,
 // where the damaged bytes are never read, exactly the right answer. Never a

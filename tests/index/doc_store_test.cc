@@ -20,9 +20,16 @@ struct StoreFixture {
   std::string region;
   std::unique_ptr<PagedFileReader> file;
   DocStoreReader reader;
+  DocStoreShape shape;
   Status open_status;
 
   explicit StoreFixture(const std::vector<StoredDoc>& docs, int level = 3) {
+    shape.num_docs = static_cast<uint32_t>(docs.size());
+    if (!docs.empty()) {
+      shape.min_docid = docs.front().docid;
+      shape.max_docid = docs.back().docid;
+    }
+    for (const StoredDoc& d : docs) shape.stores_text |= !d.text.empty();
     DocStoreWriter w(level, [this](std::string_view b) {
       region.append(b);
       return Status::OK();
@@ -42,7 +49,7 @@ struct StoreFixture {
     EXPECT_TRUE(r.ok());
     file = std::move(r).value();
     reader = DocStoreReader();
-    open_status = reader.Open(file.get(), 4, bytes.size());
+    open_status = reader.Open(file.get(), 4, bytes.size(), shape);
   }
 };
 
@@ -217,6 +224,44 @@ TEST(DocStore, DecimalIdsTakeTheSmallerOfVarintsAndRiceCodes) {
     ExpectStores(f, docs);
     EXPECT_EQ(IdKind(f, docs.size()), serial ? 1 : 2);
   }
+}
+
+// The doc store must hold exactly the documents the bin directory names
+// (its ids are what replacement and deletion search).
+TEST(DocStore, ShapesOtherThanTheBinsAreCorruption) {
+  std::mt19937_64 rng(17);
+  const auto docs = RandomDocs(rng, 3000, 0, true);
+  StoreFixture f(docs);
+  ASSERT_TRUE(f.open_status.ok());
+  const DocStoreShape good = f.shape;
+  auto fails = [&](DocStoreShape shape) {
+    f.shape = shape;
+    f.Reopen(f.region);
+    Status s = f.open_status;
+    std::vector<StoredDoc> all;
+    if (s.ok()) s = f.reader.ReadAll(&all);
+    if (s.ok()) s = f.reader.ForEachId([](DocId, std::string_view) {});
+    return s.IsCorruption();
+  };
+  DocStoreShape s = good;
+  EXPECT_FALSE(fails(s));
+  s.num_docs = good.num_docs - 1;
+  EXPECT_TRUE(fails(s));  // a document more than the bin has
+  s = good;
+  s.num_docs = 0;
+  EXPECT_TRUE(fails(s));  // documents in a bin without any
+  s = good;
+  s.min_docid = good.min_docid + 1;
+  EXPECT_TRUE(fails(s));  // starts below the bin's smallest docid
+  s = good;
+  s.max_docid = good.max_docid - 1;
+  EXPECT_TRUE(fails(s));  // ends past the bin's largest
+  s = good;
+  s.max_docid = good.max_docid + 1;
+  EXPECT_TRUE(fails(s));  // ends before it
+  s = good;
+  s.stores_text = false;
+  EXPECT_TRUE(fails(s));  // text frames in a file that stores no text
 }
 
 TEST(DocStore, BadRegionsAreCorruptionNotCrashes) {
