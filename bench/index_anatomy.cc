@@ -143,8 +143,7 @@ int main(int argc, char** argv) {
   std::string previous;
   for (cursor.SeekToFirst(); cursor.Valid(); cursor.Next()) {
     const std::string_view key = cursor.key(), value = cursor.value();
-    size_t shared = 0;
-    while (shared < previous.size() && shared < key.size() && previous[shared] == key[shared]) ++shared;
+    const size_t shared = dps::SharedPrefixLength(previous, key);
     a.keys.Add(1 + key.size() - shared);  // head byte + suffix (approximate for block starts)
     previous.assign(key);
     a.values.Add(value.size());

@@ -102,6 +102,14 @@ inline const uint8_t* GetLengthPrefixed(const uint8_t* p, const uint8_t* end,
   return p + len;
 }
 
+// Bytes `a` and `b` have in common at their start (front coding).
+inline size_t SharedPrefixLength(std::string_view a, std::string_view b) {
+  const size_t n = a.size() < b.size() ? a.size() : b.size();
+  size_t i = 0;
+  while (i < n && a[i] == b[i]) ++i;
+  return i;
+}
+
 inline int VarintLength(uint64_t v) {
   int len = 1;
   while (v >= 0x80) {

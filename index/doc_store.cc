@@ -143,17 +143,10 @@ bool IsCanonicalDecimal(std::string_view s, uint64_t* value) {
 uint64_t ZigZag(uint64_t delta) { return (delta << 1) ^ (0 - (delta >> 63)); }
 uint64_t UnZigZag(uint64_t z) { return (z >> 1) ^ (0 - (z & 1)); }
 
-size_t SharedPrefix(std::string_view a, std::string_view b) {
-  const size_t n = std::min(a.size(), b.size());
-  size_t i = 0;
-  while (i < n && a[i] == b[i]) ++i;
-  return i;
-}
-
 void PutFrontCoded(std::string* out, const std::vector<std::string>& column) {
   std::string_view prev;
   for (const std::string& s : column) {
-    const size_t shared = SharedPrefix(prev, s);
+    const size_t shared = SharedPrefixLength(prev, s);
     PutVarint64(out, shared);
     PutLengthPrefixed(out, std::string_view(s).substr(shared));
     prev = s;
@@ -246,11 +239,11 @@ Status DocStoreWriter::FlushBlock() {
     PutFrontCoded(&meta, titles_);
     meta_z = Compress(meta, kDocMetaZstdLevel);
   }
-  const std::string text_z = any_text_ ? Compress(texts_, zstd_level_) : std::string();
   // What a reader would refuse must not be written.
   if (meta.size() > kMaxDocBlockRaw || texts_.size() > kMaxDocBlockRaw) {
     return Status::InvalidArgument("document " + ids_.back() + ": over 256 MiB of stored text");
   }
+  const std::string text_z = any_text_ ? Compress(texts_, zstd_level_) : std::string();
   if (region_bytes_ + meta_z.size() + text_z.size() > UINT32_MAX) {
     return Status::InvalidArgument("a bin's stored documents over 4 GiB in one file");
   }
@@ -291,7 +284,6 @@ Status DocStoreReader::Open(const PagedFileReader* file, uint64_t offset, uint64
                             const DocStoreShape& shape) {
   file_ = file;
   offset_ = offset;
-  len_ = len;
   blocks_ = 0;
   shape_ = shape;
   if ((len == 0) != (shape.num_docs == 0)) {

@@ -121,7 +121,6 @@ class DocStoreReader {
   std::string Where(uint64_t rel) const;
   const PagedFileReader* file_ = nullptr;
   uint64_t offset_ = 0;
-  uint64_t len_ = 0;
   uint32_t blocks_ = 0;
   const uint8_t* index_ = nullptr;
   DocStoreShape shape_;

@@ -102,8 +102,7 @@ Status GlobalIndexWriter::Add(std::string_view term, const GlobalTermInfo& info)
     // refs of a natural corpus are singletons of weight 1, three bytes for
     // a docid below 32,768 where a head and a varint took four from 16,384.
     const bool has_file = same_bin || r.file != 0;
-    const bool inline_list = r.df >= 2 && !r.inline_postings.empty();
-    const uint64_t kind = inline_list ? 3 : r.df >= 2 ? 0 : r.inline_weight == 1 ? 1 : 2;
+    const uint64_t kind = r.df == 1 ? (r.inline_weight == 1 ? 1 : 2) : r.in_file() ? 0 : 3;
     const uint64_t gap = r.bin - (i > 0 ? prev_bin : 0);
     if (kind == 1 || kind == 2) {
       const uint64_t code = std::min(gap, kSingletonGapEscape);

@@ -42,6 +42,7 @@ struct TermRef {
   bool inline_weights = false;
   uint64_t offset = 0;        // a list in the file: relative to the bin's postings region
   uint64_t len = 0;
+  bool in_file() const { return df >= 2 && inline_postings.empty(); }
 };
 
 struct GlobalTermInfo {

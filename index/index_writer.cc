@@ -403,7 +403,7 @@ Status IndexWriter::RebuildGlobalIndex(Manifest* next, const std::vector<AddedFi
       r.inline_weight = ref.inline_weight;
       r.inline_postings = ref.inline_postings;  // the term list outlives the writer's Add
       r.inline_weights = ref.inline_weights;
-      if (ref.df >= 2 && ref.inline_postings.empty()) {
+      if (ref.in_file()) {
         r.offset = ref.offset - bin.postings_offset;
         r.len = ref.len;
       }

@@ -57,7 +57,7 @@ Status Tablet::ResolveRef(const TermRef& ref, const TabletReader** file, Posting
   out->inline_weights = ref.inline_weights;
   out->len = ref.len;
   out->offset = 0;
-  if (ref.df >= 2 && ref.inline_postings.empty()) {
+  if (ref.in_file()) {
     if (ref.offset > b.postings_len || ref.len > b.postings_len - ref.offset) {
       return bad("postings range outside " + f->path() + "'s bin");
     }

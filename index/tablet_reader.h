@@ -29,6 +29,7 @@ struct PostingRef {
   bool inline_weights = false;
   uint64_t offset = 0;  // a list in the file: absolute file offset
   uint64_t len = 0;
+  bool in_file() const { return df >= 2 && inline_postings.empty(); }
 };
 
 class TabletReader {

@@ -30,7 +30,6 @@ bool FirstEntryMatchesPrefix(uint64_t prefix, size_t shared, std::string_view su
   const uint64_t rest = TermDictKeyPrefix(suffix) >> (8 * shared);
   return (prefix & (~uint64_t{0} >> (8 * shared))) == rest;
 }
-}  // namespace
 
 // ---- entries ----
 //
@@ -39,8 +38,6 @@ bool FirstEntryMatchesPrefix(uint64_t prefix, size_t shared, std::string_view su
 // natural vocabulary share under 15 bytes and have short suffixes, so the
 // head is one byte (one byte less than two varints, and no varint decode on
 // the lookup walk).
-
-namespace {
 
 constexpr uint64_t kNibbleEscape = 15;
 constexpr uint64_t kMaxKeyPart = uint64_t{1} << 32;
@@ -114,8 +111,7 @@ Status TermDictBuilder::Add(std::string_view key, std::string_view value) {
     // key prefix: only the rest is stored.
     shared = std::min<size_t>(key.size(), kKeyPrefixBytes);
   } else {
-    size_t limit = std::min(last_key_.size(), key.size());
-    while (shared < limit && last_key_[shared] == key[shared]) ++shared;
+    shared = SharedPrefixLength(last_key_, key);
   }
   PutEntry(&block_, shared, key.substr(shared), value);
   last_key_.assign(key);
@@ -154,7 +150,6 @@ std::string TermDictReader::Where(uint64_t rel) const {
 Status TermDictReader::Open(const PagedFileReader* file, uint64_t offset, uint64_t len) {
   file_ = file;
   offset_ = offset;
-  len_ = len;
   block_count_ = 0;
   if (len == 0) return Status::OK();  // an empty bin has no dictionary
   if (len < 8) return Status::Corruption(Where(0) + ": region of " + std::to_string(len) + " bytes");
@@ -171,7 +166,6 @@ Status TermDictReader::Open(const PagedFileReader* file, uint64_t offset, uint64
   // blocks tile [0, index_at) and their prefixes ascend, so lookups need not.
   DPS_ASSIGN_OR_RETURN(std::string_view index, file->Read(offset + index_at, len - 8 - index_at));
   base_ = file->data() + offset;
-  index_offset_ = index_at;
   block_prefix_.clear();
   block_offset_.clear();
   block_prefix_.reserve(blocks);
@@ -180,22 +174,22 @@ Status TermDictReader::Open(const PagedFileReader* file, uint64_t offset, uint64
   const auto* end = p + index.size();
   uint64_t prefix = 0, at = 0;
   for (uint32_t b = 0; b < blocks; ++b) {
-    const uint8_t* entry = p;
+    const uint64_t entry_at = index_at + static_cast<uint64_t>(p - reinterpret_cast<const uint8_t*>(index.data()));
+    auto bad = [&] {
+      return Status::Corruption(Where(entry_at) + ": bad index entry for block " + std::to_string(b));
+    };
+    if (p == end) return bad();
+    const int shared = *p >> 4, rest = *p & 15;
+    if (shared + rest > 8 || rest > end - p - 1) return bad();
+    ++p;
+    uint64_t next = shared == 0 ? 0 : prefix & (~uint64_t{0} << (64 - 8 * shared));
+    for (int i = 0; i < rest; ++i) next |= uint64_t{*p++} << (56 - 8 * (shared + i));
     uint64_t block_len = 0;
-    const int shared = p < end ? *p >> 4 : 9, rest = p < end ? *p & 15 : 0;
-    bool ok = shared + rest <= 8 && rest <= end - p - 1;
-    if (ok) {
-      ++p;
-      uint64_t next = shared == 0 ? 0 : prefix & (~uint64_t{0} << (64 - 8 * shared));
-      for (int i = 0; i < rest; ++i) next |= uint64_t{*p++} << (56 - 8 * (shared + i));
-      p = GetVarint64(p, end, &block_len);
-      ok = p != nullptr && block_len > 0 && block_len <= index_at - at && (b == 0 || next >= prefix);
-      prefix = next;
+    p = GetVarint64(p, end, &block_len);
+    if (p == nullptr || block_len == 0 || block_len > index_at - at || (b > 0 && next < prefix)) {
+      return bad();
     }
-    if (!ok) {
-      return Status::Corruption(Where(index_at + static_cast<uint64_t>(entry - reinterpret_cast<const uint8_t*>(index.data()))) +
-                                ": bad index entry for block " + std::to_string(b));
-    }
+    prefix = next;
     block_prefix_.push_back(prefix);
     block_offset_.push_back(static_cast<uint32_t>(at));
     at += block_len;

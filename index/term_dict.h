@@ -107,9 +107,7 @@ class TermDictReader {
 
   const PagedFileReader* file_ = nullptr;
   uint64_t offset_ = 0;  // absolute offset of the region in the file
-  uint64_t len_ = 0;
   uint32_t block_count_ = 0;
-  uint32_t index_offset_ = 0;  // relative to offset_: the end of the blocks
   const uint8_t* base_ = nullptr;
   struct TreeSlot {
     uint64_t prefix = 0;

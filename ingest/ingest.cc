@@ -39,9 +39,13 @@ size_t BatchBytes(uint64_t budget, unsigned threads) {
   return static_cast<size_t>(std::clamp<uint64_t>(budget / (64 * threads), 16 << 10, 1 << 20));
 }
 
+// An external id's identity within an ingest: placed documents are keyed by
+// it, and the committed index's stored ids are matched against it.
+XXH128_hash_t IdKey(std::string_view id) { return XXH3_128bits(id.data(), id.size()); }
+
 struct AnalyzedDoc {
   uint32_t bin = 0;
-  XXH128_hash_t key{};  // identity of the external id within this ingest
+  XXH128_hash_t key{};  // IdKey of the external id
   std::vector<std::pair<std::string, uint32_t>> terms;
   uint64_t tokens = 0;
 };
@@ -197,7 +201,7 @@ Status IngestRun::TombstoneReplaced() {
   tbb::parallel_for(uint32_t{0}, bins_, [&](uint32_t b) {
     if (seen_[b].empty()) return;
     results[b] = writer_->ForEachLiveId(b, [&](DocId d, std::string_view id) {
-      if (seen_[b].count(XXH3_128bits(id.data(), id.size())) == 0) return;
+      if (seen_[b].count(IdKey(id)) == 0) return;
       tombstones_[b].push_back(d);
       ++replaced[b];
     });
@@ -348,7 +352,7 @@ Status IngestRun::Run(const std::vector<std::string>& inputs, const ProgressFn& 
                   out.tokens = tokens.size();
                   CountTerms(&tokens, &out.terms, &slots);
                   out.bin = static_cast<uint32_t>(StableHash64(raw.id) % bins_);
-                  out.key = XXH3_128bits(raw.id.data(), raw.id.size());
+                  out.key = IdKey(raw.id);
                 }
                 return batch;
               }) &
