@@ -92,6 +92,7 @@ void RegisterServe(CLI::App& app) {
       options.delays.push_back(*rule);
     }
     options.workers = a->threads;
+    options.log = [](const std::string& line) { std::fprintf(stderr, "dpsearch serve: %s\n", line.c_str()); };
     auto index = IndexReader::Open(a->index);
     if (!index.ok()) return (void)Fail(index.status());
     uint32_t first = 0, last = 0;

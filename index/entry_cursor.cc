@@ -23,7 +23,7 @@ void EntryCursor::SkipToTermInBin() {
       return;
     }
     refs_.clear();
-    for (const TermRef& r : info_.RefsOf(bin_)) {
+    for (const TermRef& r : info_.RefsOf(BinId{bin_})) {
       if (r.file < first_file_) continue;
       refs_.push_back(r);
       refs_.back().file -= first_file_;

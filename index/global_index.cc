@@ -26,19 +26,19 @@ Result<std::unique_ptr<GlobalIndexWriter>> GlobalIndexWriter::Create(const std::
   return w;
 }
 
-std::span<const TermRef> GlobalTermInfo::RefsOf(uint32_t bin) const {
-  auto lo = std::lower_bound(refs.begin(), refs.end(), bin,
+std::span<const TermRef> GlobalTermInfo::RefsOf(BinId bin) const {
+  auto lo = std::lower_bound(refs.begin(), refs.end(), bin.value,
                              [](const TermRef& r, uint32_t b) { return r.bin < b; });
   auto hi = lo;
-  while (hi != refs.end() && hi->bin == bin) ++hi;
+  while (hi != refs.end() && hi->bin == bin.value) ++hi;
   return {lo, hi};
 }
 
-void GlobalTermInfo::Bins(std::vector<uint32_t>* out) const {
+void GlobalTermInfo::Bins(std::vector<BinId>* out) const {
   out->clear();
   out->reserve(refs.size());  // one allocation, not one per doubling
   for (const TermRef& r : refs) {
-    if (out->empty() || out->back() != r.bin) out->push_back(r.bin);
+    if (out->empty() || out->back().value != r.bin) out->push_back(BinId{r.bin});
   }
 }
 

@@ -49,9 +49,9 @@ struct GlobalTermInfo {
   uint64_t df = 0;            // the sum of the refs' df
   std::vector<TermRef> refs;  // ascending by (bin, file)
   // The refs of `bin` (empty when the term is absent from it).
-  std::span<const TermRef> RefsOf(uint32_t bin) const;
+  std::span<const TermRef> RefsOf(BinId bin) const;
   // The bins holding the term, ascending, into *out.
-  void Bins(std::vector<uint32_t>* out) const;
+  void Bins(std::vector<BinId>* out) const;
 };
 
 class GlobalIndexReader;

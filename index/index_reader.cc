@@ -24,7 +24,7 @@ Result<std::unique_ptr<TermIterator>> IndexReader::OpenTerm(BinId bin,
   GlobalTermInfo info;
   DPS_RETURN_IF_ERROR(global_->Lookup(term, &found, &info));
   if (!found) return std::unique_ptr<TermIterator>();
-  return TabletOf(bin).OpenRefs(bin, info.RefsOf(bin.value));
+  return TabletOf(bin).OpenRefs(bin, info.RefsOf(bin));
 }
 
 }  // namespace dps

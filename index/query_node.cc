@@ -1,5 +1,7 @@
 #include "index/query_node.h"
 
+#include <algorithm>
+
 #include "index/and_iterator.h"
 #include "index/or_iterator.h"
 
@@ -14,6 +16,15 @@ std::string QueryNode::ToString() const {
     out += children[i].ToString();
   }
   return out + ")";
+}
+
+void PositiveTerms(const QueryNode& node, std::vector<std::string>* terms) {
+  if (node.negated) return;
+  if (node.kind == QueryNode::Kind::kTerm) {
+    if (std::find(terms->begin(), terms->end(), node.term) == terms->end()) terms->push_back(node.term);
+    return;
+  }
+  for (const auto& c : node.children) PositiveTerms(c, terms);
 }
 
 namespace {
@@ -61,7 +72,7 @@ Result<std::unique_ptr<DocIterator>> BuildIterator(const Tablet& tablet, BinId b
   if (node.kind == QueryNode::Kind::kTerm) {
     const GlobalTermInfo* info = terms.Find(node.term);
     if (info == nullptr) return Status::InvalidArgument("term '" + node.term + "' was not looked up");
-    DPS_ASSIGN_OR_RETURN(auto it, tablet.OpenRefs(bin, info->RefsOf(bin.value)));
+    DPS_ASSIGN_OR_RETURN(auto it, tablet.OpenRefs(bin, info->RefsOf(bin)));
     if (it == nullptr) return std::unique_ptr<DocIterator>(new EmptyIterator());
     return std::unique_ptr<DocIterator>(std::move(it));
   }

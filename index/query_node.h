@@ -44,6 +44,10 @@ struct QueryNode {
   std::string ToString() const;
 };
 
+// The distinct positive terms of a query (for planning and highlighting),
+// in their first order of appearance.
+void PositiveTerms(const QueryNode& node, std::vector<std::string>* terms);
+
 // InvalidArgument unless every AND has a positive child, no child of an OR
 // (or the root) is negated, and no AND/OR is empty.
 Status ValidateQuery(const QueryNode& node);

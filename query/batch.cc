@@ -4,7 +4,6 @@
 #include <fstream>
 
 #include "query/parser.h"
-#include "query/planner.h"
 
 namespace dps {
 
@@ -31,33 +30,25 @@ Result<std::vector<BatchQuery>> ReadQueryFile(const std::string& path) {
 
 namespace {
 
-// Parses, plans and counts one query.
-Status CountOne(const IndexReader& index, Coordinator* coordinator, Analyzer* analyzer,
-                const std::string& text, uint64_t* matches) {
+// Parses and counts one query.
+Status CountOne(Searcher* searcher, Analyzer* analyzer, const std::string& text, BatchResult* r) {
   DPS_ASSIGN_OR_RETURN(QueryNode root, ParseQuery(text, analyzer));
-  DPS_ASSIGN_OR_RETURN(QueryPlan plan, PlanQuery(std::move(root), index.global(), index.bins()));
   SearchOptions options;
   options.count_only = true;
+  options.timed = false;
+  SearchStats stats;
   uint64_t total = 0;
-  DPS_RETURN_IF_ERROR(coordinator->Run(
-      plan, options, [&](const BinResponse& r) { total += r.count; return true; }, nullptr));
-  *matches = total;
+  DPS_RETURN_IF_ERROR(searcher->Run(
+      std::move(root), options, [&](const BinResult& b) { total += b.count; return true; }, &stats));
+  r->matches = total;
+  r->partial = stats.partial;
+  r->missing = std::move(stats.missing);
   return Status::OK();
 }
 
 }  // namespace
 
-Status RunBatch(const IndexReader& index, Coordinator* coordinator, Analyzer* analyzer,
-                const std::vector<BatchQuery>& queries, const WarmupOptions& warmup,
-                std::vector<BatchResult>* results, unsigned* passes) {
-  return RunBatch(
-      [&](const std::string& text, uint64_t* matches) {
-        return CountOne(index, coordinator, analyzer, text, matches);
-      },
-      queries, warmup, results, passes);
-}
-
-Status RunBatch(const CountFn& count, const std::vector<BatchQuery>& queries,
+Status RunBatch(Searcher* searcher, Analyzer* analyzer, const std::vector<BatchQuery>& queries,
                 const WarmupOptions& warmup, std::vector<BatchResult>* results, unsigned* passes) {
   using Clock = std::chrono::steady_clock;
   const auto warm_start = Clock::now();
@@ -66,8 +57,8 @@ Status RunBatch(const CountFn& count, const std::vector<BatchQuery>& queries,
          (*passes < warmup.min_passes ||
           std::chrono::duration<double>(Clock::now() - warm_start).count() < warmup.min_seconds)) {
     for (const auto& q : queries) {
-      uint64_t ignored;
-      (void)count(q.text, &ignored);
+      BatchResult ignored;
+      (void)CountOne(searcher, analyzer, q.text, &ignored);
     }
     ++*passes;
   }
@@ -76,7 +67,7 @@ Status RunBatch(const CountFn& count, const std::vector<BatchQuery>& queries,
     BatchResult r;
     r.id = q.id;
     const auto t0 = Clock::now();
-    Status s = count(q.text, &r.matches);
+    Status s = CountOne(searcher, analyzer, q.text, &r);
     r.micros = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
     if (!s.ok()) {
       if (!s.IsInvalidArgument()) return s;  // an index error ends the batch

@@ -14,7 +14,7 @@
 
 #include "common/status.h"
 #include "query/batch.h"
-#include "query/coordinator.h"
+#include "query/searcher.h"
 
 namespace dps {
 
@@ -83,19 +83,17 @@ std::string BenchHtml(const BenchSummary& summary, const std::vector<BenchRecord
 
 }  // namespace dps
 
+#include <memory>
+
+#include "query/searcher.h"
+
 namespace dps {
 
-class IndexReader;
-class DelayInjector;
-struct ClusterRange;
-struct ClusterOptions;
+// Makes one searcher per bench client thread.
+using SearcherFactory = std::function<Result<std::unique_ptr<Searcher>>()>;
 
-// Runners counting (count_only) or fetching results: over the in-process
-// shards of `index` (each runner has its own coordinator with `threads`
-// workers and analyzer) or over a cluster (each runner its own client).
-RunnerFactory LocalRunners(const IndexReader* index, unsigned threads, bool count_only,
-                           DelayInjector* delays);
-RunnerFactory ClusterRunners(const std::vector<ClusterRange>& ranges, const ClusterOptions& options,
-                             bool count_only);
+// Runners counting (count_only) or fetching ids and titles, each over its
+// own searcher and analyzer.
+RunnerFactory SearchRunners(SearcherFactory make_searcher, bool count_only);
 
 }  // namespace dps

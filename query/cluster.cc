@@ -1,6 +1,7 @@
 #include "query/cluster.h"
 
 #include "common/coding.h"
+#include "query/result_stream.h"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/connect.hpp>
@@ -440,7 +441,7 @@ Result<std::unique_ptr<ClusterClient>> ClusterClient::Connect(std::vector<Cluste
     if (error.find("others serve") != std::string::npos) {
       return Status::InvalidArgument("cluster: " + error);
     }
-    std::fprintf(stderr, "dpsearch: warning: %s\n", error.c_str());
+    if (raw->options.log) raw->options.log("warning: " + error);
   }
   if (reachable == 0) return Status::IOError("cluster: no server answered");
   // Ranges must lie inside the index and inside what their servers host.
@@ -461,13 +462,16 @@ Result<std::unique_ptr<ClusterClient>> ClusterClient::Connect(std::vector<Cluste
   return client;
 }
 
-Status ClusterClient::Run(const QueryNode& root, bool count_only, size_t limit, const Sink& sink,
-                          ClusterStats* stats) {
-  ClusterStats unused;
+Status ClusterClient::Run(QueryNode root, const SearchOptions& options, const ResultSink& sink,
+                          SearchStats* stats) {
+  SearchStats unused;
   if (stats == nullptr) stats = &unused;
-  *stats = ClusterStats();
+  *stats = SearchStats();
   Impl& impl = *impl_;
-  const auto start = Clock::now();
+  const bool count_only = options.count_only;
+  const size_t limit = options.limit;
+  ResultStream stream(options, sink, stats, /*timed=*/true);
+  const auto start = stream.start();
   const auto deadline = impl.options.deadline_ms > 0
                             ? start + std::chrono::milliseconds(impl.options.deadline_ms)
                             : Clock::time_point::max();
@@ -488,9 +492,8 @@ Status ClusterClient::Run(const QueryNode& root, bool count_only, size_t limit, 
   };
   std::vector<RangeState> ranges(impl.ranges.size());
   std::unordered_map<uint64_t, Attempt> attempts;
-  std::map<std::pair<uint64_t, uint32_t>, RemoteBin> buffers;  // (rid, bin)
+  std::map<std::pair<uint64_t, uint32_t>, BinResult> buffers;  // (rid, bin)
   std::set<uint32_t> delivered_bins;
-  uint64_t delivered = 0;
   bool stop = false;
   Status query_error;
 
@@ -609,10 +612,11 @@ Status ClusterClient::Run(const QueryNode& root, bool count_only, size_t limit, 
     RangeState& st = ranges[attempt.range];
     switch (e.kind) {
       case Event::kResults: {
-        RemoteBin& b = buffers[{e.rid, e.results.bin}];
-        b.bin = e.results.bin;
-        b.tablet = e.results.tablet;
-        for (auto& d : e.results.docs) b.docs.push_back(std::move(d));
+        BinResult& b = buffers[{e.rid, e.results.bin}];
+        for (auto& d : e.results.docs) {
+          b.docs.push_back(d.docid);
+          b.stored.push_back(StoredDoc{d.docid, std::move(d.id), std::move(d.title), {}});
+        }
         break;
       }
       case Event::kStats: {
@@ -623,31 +627,15 @@ Status ClusterClient::Run(const QueryNode& root, bool count_only, size_t limit, 
         if (e.stats.tablet_complete) complete_tablets.insert(e.stats.tablet);
         if (delivered_bins.count(e.stats.bin)) break;  // the other replica was faster
         delivered_bins.insert(e.stats.bin);
-        RemoteBin b = node.empty() ? RemoteBin() : std::move(node.mapped());
-        b.bin = e.stats.bin;
+        BinResult b = node.empty() ? BinResult() : std::move(node.mapped());
+        b.bin = BinId{e.stats.bin};
         b.tablet = e.stats.tablet;
         b.count = count_only ? e.stats.results : b.docs.size();
-        BinTiming t;
-        t.bin = e.stats.bin;
-        t.tablet = e.stats.tablet;
-        t.queue_wait_us = e.stats.queue_wait_us;
-        t.service_us = e.stats.service_us;
-        t.results = b.count;
-        t.fast_path = e.stats.fast_path;
-        stats->query.bins.push_back(t);
-        if (b.count == 0) break;
-        if (limit > 0 && delivered + b.count > limit) {
-          b.count = limit - delivered;
-          if (!b.docs.empty()) b.docs.resize(b.count);
-        }
-        const double now_us = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
-        if (stats->query.ttfr_us < 0) stats->query.ttfr_us = now_us;
-        stats->query.ttlr_us = now_us;
-        delivered += b.count;
-        if (!sink(b) || (limit > 0 && delivered >= limit)) {
-          stats->query.cancelled = true;
-          stop = true;
-        }
+        b.queue_wait_us = e.stats.queue_wait_us;
+        b.service_us = e.stats.service_us;
+        b.fast_path = e.stats.fast_path;
+        stream.Record(b);
+        if (!stream.Deliver(&b)) stop = true;
         break;
       }
       case Event::kDone: {
@@ -683,8 +671,10 @@ Status ClusterClient::Run(const QueryNode& root, bool count_only, size_t limit, 
         if (send(attempt.range)) {
           ++stats->failovers;
         } else {
-          std::fprintf(stderr, "dpsearch: tablets %s: %s\n", range_name(attempt.range).c_str(),
-                       e.kind == Event::kFailed ? e.error.c_str() : e.done.message.c_str());
+          if (impl.options.log) {
+            impl.options.log("tablets " + range_name(attempt.range) + ": " +
+                             (e.kind == Event::kFailed ? e.error : e.done.message));
+          }
           give_up(attempt.range);
         }
         break;
@@ -692,10 +682,7 @@ Status ClusterClient::Run(const QueryNode& root, bool count_only, size_t limit, 
     }
   }
   cancel_all();
-  if (!stats->query.bins.empty()) stats->query.last_tablet = stats->query.bins.back().tablet;
-  stats->query.results = delivered;
-  stats->query.bins_visited = stats->query.bins.size();
-  stats->query.total_us = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+  stream.Finish(stats->bins.size());
   return query_error;
 }
 

@@ -19,7 +19,7 @@
 
 #include "common/status.h"
 #include "index/query_node.h"
-#include "query/coordinator.h"
+#include "query/searcher.h"
 #include "shards/protocol.h"
 
 namespace dps {
@@ -39,40 +39,28 @@ struct ClusterOptions {
   double hedge_after_ms = 0;       // > 0: hedge after this fixed delay
   double hedge_percentile = 0;     // > 0: hedge after this percentile of recent latencies
   uint32_t connect_timeout_ms = 2000;
+  // Warnings (an unreachable server, a range given up); may be empty. The
+  // library never writes to stderr itself.
+  std::function<void(const std::string&)> log;
 };
 
-// One bin's results as they arrive from a server.
-struct RemoteBin {
-  uint32_t bin = 0, tablet = 0;
-  uint64_t count = 0;
-  std::vector<RemoteDoc> docs;  // empty when counting
-};
-
-struct ClusterStats {
-  QueryStats query;           // per-bin timing as the servers measured it
-  uint64_t requests = 0;      // Query frames sent (hedges and failovers included)
-  uint64_t hedged = 0;        // second requests sent because the first was slow
-  uint64_t failovers = 0;     // requests re-sent after a server failed
-  bool partial = false;       // some tablets did not answer (deadline or no replica left)
-  std::vector<std::string> missing;  // "first-last" tablet ranges without a complete answer
-};
-
-class ClusterClient {
+class ClusterClient final : public Searcher {
  public:
   // Connects to every server and checks they serve one index (same id,
   // generation, bins, tablets) and host their ranges. Unreachable servers
-  // are reported as warnings on stderr and tried again when needed; at
-  // least one must answer.
+  // are logged as warnings and tried again when needed; at least one must
+  // answer.
   static Result<std::unique_ptr<ClusterClient>> Connect(std::vector<ClusterRange> ranges,
                                                         ClusterOptions options);
-  ~ClusterClient();
+  ~ClusterClient() override;
 
-  using Sink = std::function<bool(const RemoteBin& bin)>;  // false: stop
-  // InvalidArgument for a query every server refuses; IOError only when
-  // nothing at all could be asked. Partial answers are flagged in *stats
-  // (which may be null when the caller does not want them).
-  Status Run(const QueryNode& root, bool count_only, size_t limit, const Sink& sink,
-             ClusterStats* stats);
+  // Per-bin timings are the servers' own. Results carry ids and titles
+  // whatever `options.fetch` asks (servers send no text). InvalidArgument
+  // for a query every server refuses; IOError only when nothing at all
+  // could be asked. Partial answers are flagged in *stats.
+  Status Run(QueryNode query, const SearchOptions& options, const ResultSink& sink,
+             SearchStats* stats) override;
+  bool returns_text() const override { return false; }
 
  private:
   struct Impl;

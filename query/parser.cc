@@ -222,13 +222,4 @@ Result<QueryNode> ParseQueryByGrammar(std::string_view text, Analyzer* analyzer)
   return Parser(Lex(text), analyzer).Parse();
 }
 
-void PositiveTerms(const QueryNode& node, std::vector<std::string>* terms) {
-  if (node.negated) return;
-  if (node.kind == QueryNode::Kind::kTerm) {
-    if (std::find(terms->begin(), terms->end(), node.term) == terms->end()) terms->push_back(node.term);
-    return;
-  }
-  for (const auto& c : node.children) PositiveTerms(c, terms);
-}
-
 }  // namespace dps

@@ -22,7 +22,4 @@ Result<QueryNode> ParseQuery(std::string_view text, Analyzer* analyzer);
 // plain word lists (tests compare the two).
 Result<QueryNode> ParseQueryByGrammar(std::string_view text, Analyzer* analyzer);
 
-// The distinct positive terms of a query (for highlighting and planning).
-void PositiveTerms(const QueryNode& node, std::vector<std::string>* terms);
-
 }  // namespace dps

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "common/status.h"
+#include "index/manifest.h"
+#include "index/types.h"
 
 namespace dps {
 
@@ -38,6 +40,23 @@ class DelayInjector {
   std::vector<DelayRule> rules_;
   uint64_t seed_ = 0;
   std::atomic<uint64_t> counter_{0};
+};
+
+// The delays of one request: drawn once per tablet it touches (a slow
+// tablet is slow for all its bins, as with a pause or a stalled disk), by
+// the in-process coordinator and the shard server alike.
+class TabletDelays {
+ public:
+  // Draws for the tablets of `bins` within [first_tablet, last_tablet];
+  // nothing when `injector` is null or empty.
+  void Draw(DelayInjector* injector, const Manifest& manifest, const std::vector<BinId>& bins,
+            uint32_t first_tablet = 0, uint32_t last_tablet = UINT32_MAX);
+  bool empty() const { return us_.empty(); }
+  // Microseconds to wait before `tablet`'s bins (0 when none was drawn).
+  int64_t of(uint32_t tablet) const { return tablet < us_.size() && us_[tablet] > 0 ? us_[tablet] : 0; }
+
+ private:
+  std::vector<int64_t> us_;  // by tablet; -1: not drawn
 };
 
 }  // namespace dps

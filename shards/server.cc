@@ -18,16 +18,15 @@
 #include <deque>
 #include <future>
 #include <optional>
-#include <iostream>
 #include <map>
 #include <mutex>
 #include <set>
 #include <thread>
 #include <unordered_map>
 
-#include "query/planner.h"
+#include "index/query_plan.h"
+#include "shards/bin_executor.h"
 #include "shards/protocol.h"
-#include "shards/shard.h"
 
 namespace dps {
 
@@ -44,10 +43,7 @@ constexpr size_t kDocsPerFrame = 2048;
 // thread (tens of microseconds at most).
 constexpr uint64_t kInlinePostings = 20'000;
 
-uint32_t MicrosSince(Clock::time_point t, Clock::time_point now = Clock::now()) {
-  const auto us = std::chrono::duration_cast<std::chrono::microseconds>(now - t).count();
-  return static_cast<uint32_t>(std::clamp<int64_t>(us, 0, UINT32_MAX));
-}
+uint32_t ClampMicros(double us) { return static_cast<uint32_t>(std::clamp<double>(us, 0, UINT32_MAX)); }
 
 bool ConstantTimeEqual(const std::string& a, const std::string& b) {
   if (a.size() != b.size()) return false;
@@ -66,7 +62,7 @@ struct Request {
   Clock::time_point deadline = Clock::time_point::max();
   QueryPlan plan;
   std::atomic<bool> cancel{false};
-  std::atomic<uint64_t> budget{UINT64_MAX};  // matches still allowed by the limit
+  std::optional<LimitBudget> budget;  // matches still allowed by the limit
   std::atomic<bool> deadline_hit{false};
   size_t pending_bins = 0;
   // Per tablet: bins not finished yet, and tablets one of whose bins was
@@ -103,7 +99,7 @@ struct ShardServer::Impl {
   tcp::acceptor acceptor{io};
   std::thread io_thread;
   std::unique_ptr<DelayInjector> delays;
-  std::vector<Shard> shards;  // by tablet - first_tablet
+  std::optional<BinExecutor> executor;
   std::atomic<uint64_t> connections{0}, open_connections{0}, queries{0}, protocol_errors{0};
   std::atomic<bool> stopping{false};
   std::once_flag stop_once;
@@ -111,11 +107,7 @@ struct ShardServer::Impl {
   std::unordered_map<Connection*, std::weak_ptr<Connection>> live;  // network thread only
 
   void Log(const std::string& line) const {
-    if (options.log) {
-      options.log(line);
-    } else {
-      std::cerr << "dpsearch serve: " << line << std::endl;
-    }
+    if (options.log) options.log(line);
   }
   asio::awaitable<void> AcceptLoop();
   void DoStop();
@@ -264,34 +256,31 @@ class ShardServer::Impl::Connection : public std::enable_shared_from_this<Connec
     req->limit = q.limit;
     req->received = Clock::now();
     if (q.deadline_ms > 0) req->deadline = req->received + std::chrono::milliseconds(q.deadline_ms);
-    if (q.limit > 0) req->budget.store(q.limit);
+    if (q.limit > 0) req->budget.emplace(q.limit);
     auto plan = PlanQuery(q.root, server_->index->global(), server_->index->bins());
     if (!plan.ok()) return SendDone(q.request_id, DoneCode::kIndexError, plan.status().message());
     req->plan = std::move(plan).value();
-    std::vector<uint32_t> bins;
+    const Manifest& manifest = server_->index->manifest();
+    std::vector<BinId> bins;
     if (!req->plan.empty) {
-      for (uint32_t bin : req->plan.bins) {
-        const size_t t = server_->index->manifest().TabletOf(bin);
+      for (BinId bin : req->plan.bins) {
+        const size_t t = manifest.TabletOf(bin.value);
         if (t >= q.first_tablet && t <= q.last_tablet) bins.push_back(bin);
       }
     }
     if (bins.empty()) return SendDone(q.request_id, DoneCode::kOk, "");
     req->pending_bins = bins.size();
-    for (uint32_t bin : bins) ++req->pending_of_tablet[static_cast<uint32_t>(server_->index->manifest().TabletOf(bin))];
+    for (BinId bin : bins) ++req->pending_of_tablet[static_cast<uint32_t>(manifest.TabletOf(bin.value))];
     requests_[req->id] = req;
-    // An injected delay is drawn once per tablet and request: the whole
-    // tablet is slow this time, as with a pause or a stalled disk.
-    std::map<uint32_t, int64_t> delay_us;
-    for (uint32_t bin : bins) {
-      const uint32_t tablet = static_cast<uint32_t>(server_->index->manifest().TabletOf(bin));
-      if (!delay_us.count(tablet)) {
-        delay_us[tablet] = server_->delays->empty() ? 0 : server_->delays->SampleMicros(tablet);
-      }
-      ScheduleBin(req, bin, tablet, delay_us[tablet]);
+    TabletDelays delays;
+    delays.Draw(server_->delays.get(), manifest, bins);
+    for (BinId bin : bins) {
+      const uint32_t tablet = static_cast<uint32_t>(manifest.TabletOf(bin.value));
+      ScheduleBin(req, bin, tablet, delays.of(tablet));
     }
   }
 
-  void ScheduleBin(const std::shared_ptr<Request>& req, uint32_t bin, uint32_t tablet, int64_t delay_us) {
+  void ScheduleBin(const std::shared_ptr<Request>& req, BinId bin, uint32_t tablet, int64_t delay_us) {
     auto self = shared_from_this();
     // Cheap plans run right here: two thread hand-offs would cost more than
     // the bin (the in-process coordinator's rule, query/coordinator.h).
@@ -313,68 +302,43 @@ class ShardServer::Impl::Connection : public std::enable_shared_from_this<Connec
   }
 
   // Worker thread.
-  BinOutcome EvaluateBin(Request& req, uint32_t bin, uint32_t tablet) {
+  BinOutcome EvaluateBin(Request& req, BinId bin, uint32_t tablet) {
     BinOutcome out;
-    const auto start = Clock::now();
+    BinTask task;
+    task.bin = bin;
+    task.count_only = req.count_only;
+    task.limit = req.limit;
+    task.budget = req.budget ? &*req.budget : nullptr;
+    task.fetch = Fetch::kIdsAndTitles;
+    task.cancel = &req.cancel;
+    task.deadline = req.deadline;
+    task.queued = req.received;
+    BinResult r;
+    Status s = server_->executor->Execute(req.plan, task, &r);
     BinStats& stats = out.stats;
     stats.request_id = req.id;
-    stats.bin = bin;
+    stats.bin = bin.value;
     stats.tablet = tablet;
-    stats.queue_wait_us = MicrosSince(req.received, start);
-    if (req.cancel.load()) {
-      stats.cancelled = true;
-    } else if (req.budget.load() == 0) {
-      stats.truncated = true;  // the limit is reached: nothing more is wanted
-    } else if (start > req.deadline) {
-      stats.cancelled = true;
-      req.deadline_hit.store(true);
-    } else {
-      const Shard& shard = server_->shards[tablet - server_->first_tablet];
-      BinRequest br;
-      br.bin = bin;
-      br.root = &req.plan.root;
-      br.terms = &req.plan.terms;
-      br.and_entries = req.plan.pure_and ? &req.plan.and_entries : nullptr;
-      br.count_only = req.count_only;
-      br.limit = req.limit;
-      br.cancel = &req.cancel;
-      BinResponse resp;
-      Status s = shard.Search(br, &resp);
-      if (!s.ok()) {
-        out.error = s.message();
-        return out;
-      }
-      // Take this bin's share of the limit.
-      uint64_t take = resp.count, left = req.budget.load();
-      while (left != UINT64_MAX) {
-        take = std::min<uint64_t>(resp.count, left);
-        if (req.budget.compare_exchange_weak(left, left - take)) break;
-      }
-      stats.cancelled = resp.cancelled;
-      stats.truncated = take < resp.count;
-      stats.fast_path = resp.fast_path;
-      stats.results = take;
-      if (!req.count_only && take > 0) {
-        const Tablet& t = server_->index->tablet(tablet);
-        DocBlockCache cache;
-        ResultBatch batch{req.id, bin, tablet, {}};
-        for (size_t i = 0; i < take; ++i) {
-          StoredDoc doc;
-          Status ds = t.GetDocument(BinId{bin}, resp.docs[i], &doc, &cache, /*with_text=*/false);
-          if (!ds.ok()) {
-            out.error = ds.message();
-            return out;
-          }
-          batch.docs.push_back({resp.docs[i], std::move(doc.id), std::move(doc.title)});
-          if (batch.docs.size() == kDocsPerFrame || i + 1 == take) {
-            EncodeResults(batch, &out.frames);
-            batch.docs.clear();
-          }
-        }
-      }
-      stats.bytes = out.frames.size();
+    if (!s.ok()) {
+      out.error = s.message();
+      return out;
     }
-    stats.service_us = MicrosSince(start);
+    if (r.deadline_passed) req.deadline_hit.store(true);
+    stats.queue_wait_us = ClampMicros(r.queue_wait_us);
+    stats.service_us = ClampMicros(r.service_us);
+    stats.cancelled = r.cancelled;
+    stats.truncated = r.truncated;
+    stats.fast_path = r.fast_path;
+    stats.results = r.count;
+    ResultBatch batch{req.id, bin.value, tablet, {}};
+    for (size_t i = 0; i < r.stored.size(); ++i) {
+      batch.docs.push_back({r.docs[i], std::move(r.stored[i].id), std::move(r.stored[i].title)});
+      if (batch.docs.size() == kDocsPerFrame || i + 1 == r.stored.size()) {
+        EncodeResults(batch, &out.frames);
+        batch.docs.clear();
+      }
+    }
+    stats.bytes = out.frames.size();
     return out;
   }
 
@@ -392,7 +356,7 @@ class ShardServer::Impl::Connection : public std::enable_shared_from_this<Connec
     if (closed_) return;
     if (!req->error.empty()) return SendDone(req->id, DoneCode::kIndexError, req->error);
     if (req->deadline_hit.load()) return SendDone(req->id, DoneCode::kDeadline, "deadline passed");
-    const bool limit_reached = req->limit > 0 && req->budget.load() == 0;
+    const bool limit_reached = req->budget && req->budget->exhausted();
     if (req->cancel.load() && !limit_reached) return SendDone(req->id, DoneCode::kCancelled, "");
     SendDone(req->id, DoneCode::kOk, "");
   }
@@ -511,7 +475,7 @@ Result<std::unique_ptr<ShardServer>> ShardServer::Start(const IndexReader* index
   impl->last_tablet = last_tablet;
   impl->delays = std::make_unique<DelayInjector>(options.delays);
   impl->options = std::move(options);
-  for (uint32_t t = first_tablet; t <= last_tablet; ++t) impl->shards.emplace_back(index, t, t);
+  impl->executor.emplace(index);
   const unsigned n = impl->options.workers ? impl->options.workers
                                            : std::max(1u, std::thread::hardware_concurrency());
   impl->workers = std::make_unique<asio::thread_pool>(n);

@@ -28,7 +28,8 @@ struct ServerOptions {
   std::vector<DelayRule> delays;   // --inject-delay
   size_t max_unread_output = 64u << 20;
   size_t max_client_frame = 1u << 20;  // clients only send small frames
-  // One line per connection fault or lifecycle event; default: stderr.
+  // One line per connection fault or lifecycle event; may be empty (the
+  // library never writes to stderr itself).
   std::function<void(const std::string&)> log;
 };
 

@@ -111,20 +111,20 @@ TEST(GlobalIndex, RefsRoundTripWithBinsAndFrequency) {
     ASSERT_TRUE(found) << term;
     ASSERT_EQ(info.refs.size(), refs.size()) << term;
     uint64_t df = 0;
-    std::vector<uint32_t> bins;
+    std::vector<BinId> bins;
     for (size_t i = 0; i < refs.size(); ++i) {
       EXPECT_TRUE(SameRef(info.refs[i], refs[i])) << term << " ref " << i;
       df += refs[i].df;
-      if (bins.empty() || bins.back() != refs[i].bin) bins.push_back(refs[i].bin);
+      if (bins.empty() || bins.back().value != refs[i].bin) bins.push_back(BinId{refs[i].bin});
     }
     EXPECT_EQ(info.df, df);
-    std::vector<uint32_t> got_bins;
+    std::vector<BinId> got_bins;
     info.Bins(&got_bins);
     EXPECT_EQ(got_bins, bins);
-    for (uint32_t b : bins) {
-      for (const TermRef& ref : info.RefsOf(b)) EXPECT_EQ(ref.bin, b);
+    for (BinId b : bins) {
+      for (const TermRef& ref : info.RefsOf(b)) EXPECT_EQ(ref.bin, b.value);
     }
-    EXPECT_TRUE(info.RefsOf(bins.back() + 1).empty());
+    EXPECT_TRUE(info.RefsOf(BinId{bins.back().value + 1}).empty());
   }
   bool found = true;
   GlobalTermInfo info;
@@ -198,9 +198,9 @@ TEST(GlobalIndex, ReaderRefusesMalformedValues) {
   ASSERT_EQ(info.refs.size(), 2u);
   EXPECT_EQ(info.refs[1].file, 2u);
   EXPECT_EQ(info.refs[1].inline_doc, 6u);
-  std::vector<uint32_t> bins;
+  std::vector<BinId> bins;
   info.Bins(&bins);
-  EXPECT_EQ(bins, std::vector<uint32_t>{0});
+  EXPECT_EQ(bins, std::vector<BinId>{BinId{0}});
   // Singleton gaps 0-6 live in the head; 7 and more continue in a varint.
   EXPECT_TRUE(parses("\x39\x00\x79\x00"s));  // bin 7 (code 7 + 0), docid 0; bin 14, docid 1
   ASSERT_EQ(info.refs.size(), 2u);

@@ -11,26 +11,26 @@
 #include <set>
 
 #include "index/index_writer.h"
-#include "query/planner.h"
+#include "index/query_plan.h"
 #include "tests/testing/test_util.h"
 
 namespace dps {
 namespace {
 
 std::set<std::string> RunQueryOn(const IndexReader& index, Coordinator* coordinator, const QueryNode& q,
-                          const SearchOptions& options, uint64_t* count, QueryStats* stats) {
+                          const SearchOptions& options, uint64_t* count, SearchStats* stats) {
   auto plan = PlanQuery(q, index.global(), index.bins());
   EXPECT_TRUE(plan.ok());
   std::set<std::string> ids;
   *count = 0;
-  Status s = coordinator->Run(*plan, options, [&](const BinResponse& r) {
+  Status s = coordinator->RunPlan(*plan, options, [&](const BinResult& r) {
     *count += r.count;
     DocId last = 0;
     for (size_t i = 0; i < r.docs.size(); ++i) {
       EXPECT_TRUE(i == 0 || r.docs[i] > last) << "docid order within a bin";
       last = r.docs[i];
       StoredDoc doc;
-      EXPECT_TRUE(index.TabletOf(BinId{r.bin}).GetDocument(BinId{r.bin}, r.docs[i], &doc).ok());
+      EXPECT_TRUE(index.TabletOf(r.bin).GetDocument(r.bin, r.docs[i], &doc).ok());
       ids.insert(doc.id);
     }
     return true;
@@ -60,7 +60,7 @@ TEST(Coordinator, MatchesBruteForceAcrossLayoutsAndThreads) {
       auto index = IndexReader::Open(dir.path());
       ASSERT_TRUE(index.ok());
       for (unsigned threads : {1u, 2u, 4u}) {
-        Coordinator coordinator(index->get(), threads);
+        Coordinator coordinator(index->get(), CoordinatorOptions{threads});
         for (int k = 0; k < 25; ++k) {
           QueryNode q = testing::RandomQuery(rng, 60);
           std::set<std::string> want;
@@ -68,7 +68,7 @@ TEST(Coordinator, MatchesBruteForceAcrossLayoutsAndThreads) {
             if (testing::Matches(q, d.terms)) want.insert(id);
           }
           uint64_t count = 0;
-          QueryStats stats;
+          SearchStats stats;
           auto got = RunQueryOn(**index, &coordinator, q, SearchOptions(), &count, &stats);
           ASSERT_EQ(got, want) << "bins " << bins << " seed " << seed << " threads " << threads
                                << " query " << q.ToString();
@@ -98,9 +98,9 @@ TEST(Coordinator, AbsentTermAnswersWithoutVisitingBins) {
   std::mt19937_64 rng(3);
   ASSERT_TRUE((*writer)->Commit(testing::ToAnalyzed(testing::RandomCorpus(rng, 100, 20, 10))).ok());
   auto index = IndexReader::Open(dir.path());
-  Coordinator coordinator(index->get(), 2);
+  Coordinator coordinator(index->get(), CoordinatorOptions{2});
   uint64_t count = 1;
-  QueryStats stats;
+  SearchStats stats;
   auto got = RunQueryOn(**index, &coordinator,
                  QueryNode::And({QueryNode::Term("t0"), QueryNode::Term("nowhere")}), SearchOptions(),
                  &count, &stats);

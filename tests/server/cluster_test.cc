@@ -81,7 +81,7 @@ std::unique_ptr<ClusterClient> Client(std::vector<ClusterRange> ranges, ClusterO
 struct Answer {
   std::set<std::string> ids;
   uint64_t count = 0;
-  ClusterStats stats;
+  SearchStats stats;
   Status status;
   double ms = 0;  // wall time of the whole Run
 };
@@ -89,11 +89,14 @@ struct Answer {
 Answer Ask(ClusterClient* client, const QueryNode& q, bool count_only = false, size_t limit = 0) {
   Answer a;
   const auto t0 = Clock::now();
-  a.status = client->Run(q, count_only, limit, [&](const RemoteBin& b) {
+  SearchOptions options;
+  options.count_only = count_only;
+  options.limit = limit;
+  a.status = client->Run(q, options, [&](const BinResult& b) {
     a.count += b.count;
     for (size_t i = 0; i < b.docs.size(); ++i) {
-      EXPECT_TRUE(i == 0 || b.docs[i].docid > b.docs[i - 1].docid) << "docid order within a bin";
-      EXPECT_TRUE(a.ids.insert(b.docs[i].id).second) << "duplicate " << b.docs[i].id;
+      EXPECT_TRUE(i == 0 || b.docs[i] > b.docs[i - 1]) << "docid order within a bin";
+      EXPECT_TRUE(a.ids.insert(b.stored[i].id).second) << "duplicate " << b.stored[i].id;
     }
     return true;
   }, &a.stats);
@@ -210,7 +213,7 @@ TEST(Cluster, DeadlineReturnsPartialResultsNamingMissingTablets) {
   const auto want = f.Want(q);
   EXPECT_FALSE(a.ids.empty());
   for (const auto& id : a.ids) EXPECT_TRUE(want.count(id));
-  for (const auto& b : a.stats.query.bins) EXPECT_NE(b.tablet, 0u);
+  for (const auto& b : a.stats.bins) EXPECT_NE(b.tablet, 0u);
 }
 
 TEST(Cluster, HedgingBeatsASlowReplica) {

@@ -19,7 +19,6 @@
 #include "query/cluster.h"
 #include "query/coordinator.h"
 #include "query/parser.h"
-#include "query/planner.h"
 #include "shards/server.h"
 #include "tests/testing/test_util.h"
 
@@ -136,32 +135,15 @@ std::string Describe(const std::set<std::string>& s) {
   return out;
 }
 
-Answer SearchInProcess(const IndexReader& index, Coordinator* coordinator, const QueryNode& root,
-                       const SearchOptions& options) {
+// Runs a query through a searcher, fetching ids and titles.
+Answer Search(Searcher* searcher, const QueryNode& root, SearchOptions options) {
   Answer a;
-  auto plan = PlanQuery(root, index.global(), index.bins());
-  EXPECT_TRUE(plan.ok()) << plan.status().ToString();
-  if (!plan.ok()) return a;
-  Status s = coordinator->Run(*plan, options, [&](const BinResponse& r) {
-    a.count += r.count;
-    for (DocId d : r.docs) {
-      StoredDoc doc;
-      Status ds = index.TabletOf(BinId{r.bin}).GetDocument(BinId{r.bin}, d, &doc, nullptr, false);
-      EXPECT_TRUE(ds.ok()) << ds.ToString();
-      a.hits.push_back({r.bin, d, doc.id});
-    }
-    return true;
-  }, nullptr);
-  EXPECT_TRUE(s.ok()) << s.ToString();
-  return a;
-}
-
-Answer SearchCluster(ClusterClient* client, const QueryNode& root, bool count_only, size_t limit) {
-  Answer a;
-  ClusterStats stats;
-  Status s = client->Run(root, count_only, limit, [&](const RemoteBin& b) {
+  options.fetch = Fetch::kIdsAndTitles;
+  SearchStats stats;
+  Status s = searcher->Run(root, options, [&](const BinResult& b) {
     a.count += b.count;
-    for (const auto& d : b.docs) a.hits.push_back({b.bin, d.docid, d.id});
+    EXPECT_EQ(b.stored.size(), options.count_only ? 0 : b.docs.size());
+    for (size_t i = 0; i < b.stored.size(); ++i) a.hits.push_back({b.bin.value, b.docs[i], b.stored[i].id});
     return true;
   }, &stats);
   EXPECT_TRUE(s.ok()) << s.ToString();
@@ -217,7 +199,11 @@ TEST_P(SearchProperty, TextQueriesMatchBruteForceInProcessAndOverServers) {
 
   // In-process: one worker (inline) and two workers with every plan fanned
   // out (parallel_threshold 0).
-  Coordinator inline_coordinator(s.index.get(), 1), parallel_coordinator(s.index.get(), 2);
+  CoordinatorOptions fanned;
+  fanned.threads = 2;
+  fanned.parallel_threshold = 0;
+  Coordinator inline_coordinator(s.index.get(), CoordinatorOptions{1}),
+      parallel_coordinator(s.index.get(), fanned);
 
   // Over servers: tablets split into two ranges, each served by two servers
   // that host exactly that range (a query routed to the wrong server fails).
@@ -256,41 +242,26 @@ TEST_P(SearchProperty, TextQueriesMatchBruteForceInProcessAndOverServers) {
       if (testing::Matches(query, d.terms)) want.insert(id);
     }
 
-    SearchOptions all;
-    SearchOptions fanned;
-    fanned.parallel_threshold = 0;
-    for (auto [name, coordinator, options] :
-         {std::make_tuple("inline", &inline_coordinator, all),
-          std::make_tuple("parallel", &parallel_coordinator, fanned)}) {
+    for (auto [name, searcher] : {std::make_pair("inline", static_cast<Searcher*>(&inline_coordinator)),
+                                  std::make_pair("parallel", static_cast<Searcher*>(&parallel_coordinator)),
+                                  std::make_pair("cluster", static_cast<Searcher*>(client->get()))}) {
       SCOPED_TRACE(name);
-      Answer a = SearchInProcess(*s.index, coordinator, *parsed, options);
+      Answer a = Search(searcher, *parsed, SearchOptions());
       const auto got = Ids(a.hits);
       ASSERT_EQ(got, want) << "\n got:  " << Describe(got) << "\n want: " << Describe(want);
       EXPECT_EQ(a.count, want.size());
+      EXPECT_EQ(a.hits.size(), want.size()) << "a document answered twice";
       CheckHits(s, *parsed, a.hits);
-      SearchOptions count = options;
+      SearchOptions count;
       count.count_only = true;
-      EXPECT_EQ(SearchInProcess(*s.index, coordinator, *parsed, count).count, want.size());
-      SearchOptions limited = options;
+      EXPECT_EQ(Search(searcher, *parsed, count).count, want.size());
+      SearchOptions limited;
       limited.limit = 1 + rng() % 40;
-      Answer l = SearchInProcess(*s.index, coordinator, *parsed, limited);
+      Answer l = Search(searcher, *parsed, limited);
       EXPECT_EQ(l.count, std::min(limited.limit, want.size()));
       EXPECT_EQ(l.hits.size(), l.count);
       for (const auto& id : Ids(l.hits)) EXPECT_TRUE(want.count(id)) << "limited answer has " << id;
     }
-
-    Answer r = SearchCluster(client->get(), *parsed, false, 0);
-    const auto got = Ids(r.hits);
-    ASSERT_EQ(got, want) << "cluster\n got:  " << Describe(got) << "\n want: " << Describe(want);
-    EXPECT_EQ(r.count, want.size());
-    EXPECT_EQ(r.hits.size(), want.size()) << "cluster answered a document twice";
-    CheckHits(s, *parsed, r.hits);
-    EXPECT_EQ(SearchCluster(client->get(), *parsed, true, 0).count, want.size());
-    const size_t limit = 1 + rng() % 40;
-    Answer l = SearchCluster(client->get(), *parsed, false, limit);
-    EXPECT_EQ(l.count, std::min(limit, want.size()));
-    EXPECT_EQ(l.hits.size(), l.count);
-    for (const auto& id : Ids(l.hits)) EXPECT_TRUE(want.count(id)) << "cluster limited answer has " << id;
   }
 }
 

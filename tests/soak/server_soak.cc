@@ -219,9 +219,12 @@ int Run(const std::string& binary, int seconds) {
         std::set<std::string> got;
         uint64_t count = 0;
         bool dup = false;
-        Status s = (*client)->Run(q, kind == 1, limit, [&](const RemoteBin& b) {
+        SearchOptions options;
+        options.count_only = kind == 1;
+        options.limit = limit;
+        Status s = (*client)->Run(q, options, [&](const BinResult& b) {
           count += b.count;
-          for (const auto& d : b.docs) dup |= !got.insert(d.id).second;
+          for (const auto& d : b.stored) dup |= !got.insert(d.id).second;
           return true;
         }, nullptr);
         bool ok = s.ok() && !dup;

@@ -1,4 +1,4 @@
-// Compiles a parsed query into a plan once, with the global index's
+// Physical planning: compiles a query tree into a plan once, with the global index's
 // statistics (tantivy's Query -> Weight): which bins can match at all (the
 // intersection of the AND terms' bin sets, the union for OR), an empty plan
 // at once when a required term occurs nowhere, and for the common pure
@@ -13,12 +13,13 @@
 #include "common/status.h"
 #include "index/global_index.h"
 #include "index/query_node.h"
+#include "index/types.h"
 
 namespace dps {
 
 struct QueryPlan {
   QueryNode root;
-  std::vector<uint32_t> bins;  // bins that can match, ascending
+  std::vector<BinId> bins;  // bins that can match, ascending
   // True when the global index proves there is no match: no shard is asked.
   bool empty = false;
   // A conjunction of plain terms (no OR, no NOT): the fast path applies.
@@ -38,6 +39,9 @@ struct QueryPlan {
   uint64_t estimated_postings = 0;
 };
 
+// Below the shards (index/, not query/): the in-process coordinator and
+// the shard server plan alike, each against the global index it opened.
+//
 // REQUIRES: ValidateQuery(root).ok(). `global` may be null (an index with no
 // commit yet): then every plan is empty.
 // Takes the query by value: pass an rvalue to save a copy.

@@ -1,4 +1,4 @@
-#include "shards/shard.h"
+#include "shards/bin_search.h"
 
 #include <algorithm>
 #include <memory>
@@ -14,21 +14,22 @@ constexpr size_t kMaxFastPathTerms = 16;
 
 // The fast path applies when the bin's postings for every term sit in one
 // file and nothing in the bin is deleted: then plain cursors are exact.
-Status TryFastPath(const Tablet& tablet, const BinRequest& req, BinResponse* resp, bool* done) {
+Status TryFastPath(const Tablet& tablet, const BinQuery& req, BinMatches* resp, bool* done) {
   *done = false;
-  if (!tablet.deleted(BinId{req.bin}).empty() || req.and_entries->size() > kMaxFastPathTerms) {
+  const std::vector<size_t>& and_entries = req.plan->and_entries;
+  if (!tablet.deleted(req.bin).empty() || and_entries.size() > kMaxFastPathTerms) {
     return Status::OK();
   }
   const TabletReader* file = nullptr;
   for (const auto& f : tablet.files()) {
-    int i = f->FindBin(BinId{req.bin});
+    int i = f->FindBin(req.bin);
     if (i < 0) continue;
     if (file != nullptr) return Status::OK();  // several files hold this bin
     file = f.get();
   }
   *done = true;
   if (file == nullptr) return Status::OK();
-  const size_t n = req.and_entries->size();
+  const size_t n = and_entries.size();
   // Cursors are about 1 KiB each: reuse this thread's instead of allocating
   // per term per bin.
   thread_local std::vector<std::unique_ptr<PostingCursor>> pool;
@@ -39,13 +40,13 @@ Status TryFastPath(const Tablet& tablet, const BinRequest& req, BinResponse* res
   if (refs.size() < n) refs.resize(n);
   for (size_t k = 0; k < n; ++k) {
     // The global index already says where the postings are.
-    const auto span = req.terms->entries[(*req.and_entries)[k]].second.RefsOf(req.bin);
+    const auto span = req.plan->terms.entries[and_entries[k]].second.RefsOf(req.bin);
     if (span.empty()) return Status::OK();  // a term absent from this bin: no match
     const TabletReader* holder;
     DPS_RETURN_IF_ERROR(tablet.ResolveRef(span[0], &holder, &refs[k]));
     if (span.size() != 1 || holder != file) {
       return Status::Corruption("global index names a file that does not hold bin " +
-                                std::to_string(req.bin));
+                                std::to_string(req.bin.value));
     }
   }
   resp->fast_path = true;
@@ -72,19 +73,14 @@ Status TryFastPath(const Tablet& tablet, const BinRequest& req, BinResponse* res
 
 }  // namespace
 
-Shard::Shard(const IndexReader* index, size_t first_tablet, size_t last_tablet)
-    : index_(index), first_tablet_(first_tablet), last_tablet_(last_tablet) {}
-
-Status Shard::Search(const BinRequest& req, BinResponse* resp) const {
-  resp->bin = req.bin;
-  const Tablet& tablet = index_->TabletOf(BinId{req.bin});
-  if (req.terms == nullptr) return Status::InvalidArgument("BinRequest without looked-up terms");
-  if (req.and_entries != nullptr && !req.and_entries->empty()) {
+Status SearchBin(const Tablet& tablet, const BinQuery& req, BinMatches* resp) {
+  const QueryPlan& plan = *req.plan;
+  if (plan.pure_and && !plan.and_entries.empty()) {
     bool done = false;
     DPS_RETURN_IF_ERROR(TryFastPath(tablet, req, resp, &done));
     if (done) return Status::OK();
   }
-  DPS_ASSIGN_OR_RETURN(auto it, BuildIterator(tablet, BinId{req.bin}, *req.root, *req.terms));
+  DPS_ASSIGN_OR_RETURN(auto it, BuildIterator(tablet, req.bin, plan.root, plan.terms));
   size_t since_check = 0;
   for (DocId d = it->doc(); d != kEndDoc; d = it->Next()) {
     ++resp->count;

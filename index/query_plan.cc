@@ -1,9 +1,8 @@
-#include "query/planner.h"
+#include "index/query_plan.h"
 
 #include <algorithm>
 #include <iterator>
 
-#include "query/parser.h"
 
 namespace dps {
 
@@ -16,7 +15,7 @@ class BinSets {
   // Bins where `node` can match, into *out. Negated children of an AND
   // restrict nothing (they only subtract), but their terms are looked up
   // too.
-  Status Of(const QueryNode& node, std::vector<uint32_t>* out) {
+  Status Of(const QueryNode& node, std::vector<BinId>* out) {
     if (node.kind == QueryNode::Kind::kTerm) {
       DPS_ASSIGN_OR_RETURN(const GlobalTermInfo* info, Lookup(node.term));
       info->Bins(out);
@@ -24,7 +23,7 @@ class BinSets {
     }
     out->clear();
     bool first = true;
-    std::vector<uint32_t> child, merged;
+    std::vector<BinId> child, merged;
     for (const auto& c : node.children) {
       if (c.negated) {
         DPS_RETURN_IF_ERROR(Of(c, &child));
@@ -34,7 +33,7 @@ class BinSets {
         // In place, straight from the refs: keep the bins this term has.
         DPS_ASSIGN_OR_RETURN(const GlobalTermInfo* info, Lookup(c.term));
         out->erase(std::remove_if(out->begin(), out->end(),
-                                  [info](uint32_t b) { return info->RefsOf(b).empty(); }),
+                                  [info](BinId b) { return info->RefsOf(b).empty(); }),
                    out->end());
         continue;
       }
@@ -43,7 +42,7 @@ class BinSets {
         first = false;
       } else if (node.kind == QueryNode::Kind::kAnd) {
         out->erase(std::remove_if(out->begin(), out->end(),
-                                  [&child](uint32_t b) {
+                                  [&child](BinId b) {
                                     return !std::binary_search(child.begin(), child.end(), b);
                                   }),
                    out->end());
@@ -70,7 +69,7 @@ class BinSets {
 
 void DropBinsOutOfRange(uint32_t bins, QueryPlan* plan) {
   plan->bins.erase(std::remove_if(plan->bins.begin(), plan->bins.end(),
-                                  [bins](uint32_t b) { return b >= bins; }),
+                                  [bins](BinId b) { return b.value >= bins; }),
                    plan->bins.end());
   plan->empty = plan->bins.empty();
 }
@@ -102,9 +101,9 @@ Status PlanConjunction(const GlobalIndexReader* global, uint32_t bins, QueryPlan
   for (size_t k = 1; k < n && !plan->bins.empty(); ++k) {
     const auto& refs = table.entries[plan->and_entries[k]].second.refs;
     size_t r = 0, kept = 0;
-    for (const uint32_t b : plan->bins) {
-      while (r < refs.size() && refs[r].bin < b) ++r;
-      if (r < refs.size() && refs[r].bin == b) plan->bins[kept++] = b;
+    for (const BinId b : plan->bins) {
+      while (r < refs.size() && refs[r].bin < b.value) ++r;
+      if (r < refs.size() && refs[r].bin == b.value) plan->bins[kept++] = b;
     }
     plan->bins.resize(kept);
   }

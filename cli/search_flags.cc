@@ -1,0 +1,41 @@
+#include "cli/search_flags.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "cli/commands.h"
+
+namespace dps::cli {
+
+void AddSearchFlags(CLI::App* cmd, SearchFlags* f) {
+  auto* index_opt = cmd->add_option("--index", f->target.index_dir, "Index directory (in-process shards)");
+  auto* cluster_opt = cmd->add_option("--cluster", f->target.cluster_file, "Cluster file: tablet ranges and their servers");
+  index_opt->excludes(cluster_opt);
+  cmd->add_option("--threads", f->target.threads, "--index: worker threads (default: all cores)");
+  cmd->add_option("--inject-delay", f->target.inject_delay, "--index: WHO:PROBABILITY:MS (repeatable), delay before a bin");
+  cmd->add_option("--token-file", f->token_file, "--cluster: the servers' shared secret");
+  cmd->add_option("--deadline", f->target.deadline_ms, "--cluster: answer with what arrived after MS milliseconds");
+  cmd->add_option("--hedge-after", f->target.hedge_after, "--cluster: ask another replica after pNN of recent latencies or MS");
+}
+
+Result<std::unique_ptr<SearchBackend>> OpenBackend(SearchFlags f) {
+  if (!f.token_file.empty()) {
+    if (f.target.cluster_file.empty()) return Status::InvalidArgument("--token-file needs --cluster");
+    DPS_ASSIGN_OR_RETURN(f.target.token, ReadTokenFile(f.token_file));
+  }
+  f.target.log = [](const std::string& line) { std::fprintf(stderr, "dpsearch: %s\n", line.c_str()); };
+  return SearchBackend::Open(f.target);
+}
+
+void AddFormatFlag(CLI::App* cmd, std::string* format) {
+  cmd->add_option("--format", *format, "text (default on a terminal), jsonl or tsv")
+      ->check(CLI::IsMember({"text", "jsonl", "tsv"}));
+}
+
+std::string ResolveFormat(const std::string& flag) {
+  if (!flag.empty()) return flag;
+  return isatty(STDOUT_FILENO) ? "text" : "tsv";
+}
+
+}  // namespace dps::cli

@@ -1,0 +1,95 @@
+#include "query/search_backend.h"
+
+#include <cstdlib>
+
+#include "query/cluster.h"
+#include "query/coordinator.h"
+#include "shards/delay.h"
+
+namespace dps {
+
+namespace {
+
+Status ParseHedgeAfter(const std::string& text, ClusterOptions* o) {
+  if (text.empty()) return Status::OK();
+  char* end = nullptr;
+  const bool pct = text[0] == 'p' || text[0] == 'P';
+  const char* num = text.c_str() + (pct ? 1 : 0);
+  const double v = std::strtod(num, &end);
+  if (end == num || *end != '\0' || v <= 0 || (pct && v >= 100)) {
+    return Status::InvalidArgument("--hedge-after " + text + ": expected pNN (a percentile) or milliseconds");
+  }
+  (pct ? o->hedge_percentile : o->hedge_after_ms) = v;
+  return Status::OK();
+}
+
+class LocalBackend final : public SearchBackend {
+ public:
+  LocalBackend(std::unique_ptr<IndexReader> index, std::unique_ptr<DelayInjector> delays, unsigned threads)
+      : index_(std::move(index)), delays_(std::move(delays)), threads_(threads) {}
+  Result<std::unique_ptr<Searcher>> NewSearcher() override {
+    CoordinatorOptions o;
+    o.threads = threads_;
+    o.delays = delays_.get();
+    return std::unique_ptr<Searcher>(new Coordinator(index_.get(), o));
+  }
+  std::string name() const override { return index_->dir(); }
+
+ private:
+  std::unique_ptr<IndexReader> index_;
+  std::unique_ptr<DelayInjector> delays_;  // shared by the searchers (thread-safe)
+  unsigned threads_;
+};
+
+class ClusterBackend final : public SearchBackend {
+ public:
+  ClusterBackend(std::string file, std::vector<ClusterRange> ranges, ClusterOptions options)
+      : file_(std::move(file)), ranges_(std::move(ranges)), options_(std::move(options)) {}
+  Result<std::unique_ptr<Searcher>> NewSearcher() override {
+    DPS_ASSIGN_OR_RETURN(std::unique_ptr<ClusterClient> client, ClusterClient::Connect(ranges_, options_));
+    return std::unique_ptr<Searcher>(std::move(client));
+  }
+  std::string name() const override { return file_; }
+
+ private:
+  std::string file_;
+  std::vector<ClusterRange> ranges_;
+  ClusterOptions options_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<SearchBackend>> SearchBackend::Open(const SearchTarget& t) {
+  if (t.index_dir.empty() == t.cluster_file.empty()) {
+    return Status::InvalidArgument("give --index DIR or --cluster FILE");
+  }
+  if (!t.index_dir.empty()) {
+    if (!t.token.empty() || t.deadline_ms > 0 || !t.hedge_after.empty()) {
+      return Status::InvalidArgument("--token-file, --deadline and --hedge-after need --cluster");
+    }
+    std::unique_ptr<DelayInjector> delays;
+    if (!t.inject_delay.empty()) {
+      std::vector<DelayRule> rules;
+      for (const auto& spec : t.inject_delay) {
+        DPS_ASSIGN_OR_RETURN(DelayRule rule, ParseDelayRule(spec));
+        rules.push_back(rule);
+      }
+      delays = std::make_unique<DelayInjector>(std::move(rules));
+    }
+    DPS_ASSIGN_OR_RETURN(std::unique_ptr<IndexReader> index, IndexReader::Open(t.index_dir));
+    return std::unique_ptr<SearchBackend>(new LocalBackend(std::move(index), std::move(delays), t.threads));
+  }
+  if (!t.inject_delay.empty()) {
+    return Status::InvalidArgument("--inject-delay applies to --index; give it to dpsearch serve");
+  }
+  if (t.threads != 0) return Status::InvalidArgument("--threads applies to --index; give it to dpsearch serve");
+  ClusterOptions options;
+  options.token = t.token;
+  options.deadline_ms = t.deadline_ms;
+  options.log = t.log;
+  DPS_RETURN_IF_ERROR(ParseHedgeAfter(t.hedge_after, &options));
+  DPS_ASSIGN_OR_RETURN(std::vector<ClusterRange> ranges, ReadClusterFile(t.cluster_file));
+  return std::unique_ptr<SearchBackend>(new ClusterBackend(t.cluster_file, std::move(ranges), std::move(options)));
+}
+
+}  // namespace dps

@@ -1,0 +1,47 @@
+// Where a command's queries go, opened once: an index searched in-process
+// (with optional delay injection) or a cluster of shard servers. Commands
+// fill a SearchTarget from their flags, open it, and take searchers from
+// it (bench takes one per client thread); everything after that is one
+// code path whatever the backend.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "index/index_reader.h"
+#include "query/searcher.h"
+
+namespace dps {
+
+struct SearchTarget {
+  std::string index_dir;     // in-process shards over this index, or
+  std::string cluster_file;  // shard servers listed in this cluster file
+  // --index only:
+  unsigned threads = 0;                   // workers per searcher; 0: all cores
+  std::vector<std::string> inject_delay;  // WHO:PROBABILITY:MS specs
+  // --cluster only:
+  std::string token;         // the servers' shared secret
+  uint32_t deadline_ms = 0;  // 0: wait for every tablet
+  std::string hedge_after;   // "pNN" (a percentile of recent latencies) or milliseconds
+  // Warnings (an unreachable server, a failover); may be empty.
+  std::function<void(const std::string&)> log;
+};
+
+class SearchBackend {
+ public:
+  // InvalidArgument for a target naming neither or both backends, or
+  // options of the other backend; the index or cluster file's errors.
+  static Result<std::unique_ptr<SearchBackend>> Open(const SearchTarget& target);
+  virtual ~SearchBackend() = default;
+
+  // A new searcher (each serves one thread).
+  virtual Result<std::unique_ptr<Searcher>> NewSearcher() = 0;
+  // A name for reports: the index directory or the cluster file.
+  virtual std::string name() const = 0;
+};
+
+}  // namespace dps

@@ -1,0 +1,69 @@
+// The one searcher interface (xapian's LocalSubMatch / RemoteSubMatch):
+// `query`, batch mode and `bench` run a query tree through a Searcher and
+// cannot tell whether the bins are in this process (Coordinator) or behind
+// shard servers (ClusterClient). Results stream to the sink one bin at a
+// time, unordered across bins, docids ascending within a bin.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "index/query_node.h"
+#include "shards/bin_executor.h"
+
+namespace dps {
+
+struct SearchOptions {
+  bool count_only = false;
+  size_t limit = 0;              // 0: every match
+  Fetch fetch = Fetch::kNone;    // ignored when count_only
+  // In-process, an untimed query reads no clock (stats then hold counts
+  // only): batch counting, where a 4 us query spent 3% in clock reads.
+  bool timed = true;
+};
+
+struct BinTiming {
+  uint32_t bin = 0;
+  uint32_t tablet = 0;
+  double queue_wait_us = 0;  // from fan-out (or the server's receipt) to the bin's start
+  double service_us = 0;     // the bin's evaluation and fetch
+  uint64_t results = 0;
+  bool fast_path = false;
+};
+
+struct SearchStats {
+  double total_us = 0;
+  double ttfr_us = -1;       // first result delivered; -1 if none
+  double ttlr_us = -1;       // last result delivered
+  int64_t last_tablet = -1;  // the tablet whose bin finished last
+  uint64_t results = 0;
+  uint64_t bins_visited = 0;
+  bool cancelled = false;    // stopped early by the limit or the sink
+  std::vector<BinTiming> bins;  // in completion order
+  // Over shard servers (zero in-process):
+  uint64_t requests = 0;     // Query frames sent (hedges and failovers included)
+  uint64_t hedged = 0;       // second requests sent because the first was slow
+  uint64_t failovers = 0;    // requests re-sent after a server failed
+  bool partial = false;      // some tablets did not answer (deadline or no replica left)
+  std::vector<std::string> missing;  // "first-last" tablet ranges without a complete answer
+};
+
+// Receives one bin's results; returns false to stop the query (like a limit).
+using ResultSink = std::function<bool(const BinResult& bin)>;
+
+class Searcher {
+ public:
+  virtual ~Searcher() = default;
+  // Runs one query; `stats` may be null. InvalidArgument for a query the index cannot run; partial
+  // answers over servers are flagged in *stats, not an error.
+  // The query is taken by value: pass an rvalue to save a copy.
+  virtual Status Run(QueryNode query, const SearchOptions& options, const ResultSink& sink,
+                     SearchStats* stats) = 0;
+  // Whether Fetch::kText returns texts (shard servers send ids and titles).
+  virtual bool returns_text() const = 0;
+};
+
+}  // namespace dps

@@ -1,0 +1,67 @@
+#include "shards/bin_executor.h"
+
+#include <algorithm>
+#include <thread>
+
+#include "shards/bin_search.h"
+
+namespace dps {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double Micros(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::micro>(b - a).count();
+}
+}  // namespace
+
+uint64_t LimitBudget::Take(uint64_t n) {
+  uint64_t left = left_.load(std::memory_order_relaxed);
+  uint64_t take = std::min(n, left);
+  while (!left_.compare_exchange_weak(left, left - take)) take = std::min(n, left);
+  return take;
+}
+
+Status BinExecutor::Execute(const QueryPlan& plan, const BinTask& task, BinResult* r) const {
+  r->bin = task.bin;
+  r->tablet = static_cast<uint32_t>(index_->manifest().TabletOf(task.bin.value));
+  if (task.delay_us > 0) std::this_thread::sleep_for(std::chrono::microseconds(task.delay_us));
+  const auto start = task.timed ? Clock::now() : Clock::time_point();
+  r->queue_wait_us = Micros(task.queued, start);
+  if (task.cancel != nullptr && task.cancel->load(std::memory_order_relaxed)) {
+    r->cancelled = true;
+  } else if (task.budget != nullptr && task.budget->exhausted()) {
+    r->truncated = true;  // the limit is reached: nothing more is wanted
+  } else if (task.timed && start > task.deadline) {
+    r->cancelled = r->deadline_passed = true;
+  } else {
+    BinMatches m;
+    DPS_RETURN_IF_ERROR(SearchBin(index_->tablet(r->tablet),
+                                  BinQuery{task.bin, &plan, task.count_only, task.limit, task.cancel}, &m));
+    const uint64_t take = task.budget != nullptr ? task.budget->Take(m.count) : m.count;
+    r->count = take;
+    r->fast_path = m.fast_path;
+    r->cancelled = m.cancelled;
+    r->truncated = take < m.count;
+    if (!task.count_only) {
+      m.docs.resize(std::min<size_t>(m.docs.size(), take));
+      r->docs = std::move(m.docs);
+      DPS_RETURN_IF_ERROR(FetchStored(task, r));
+    }
+  }
+  if (task.timed) r->service_us = Micros(start, Clock::now());
+  return Status::OK();
+}
+
+Status BinExecutor::FetchStored(const BinTask& task, BinResult* r) const {
+  if (task.fetch == Fetch::kNone) return Status::OK();
+  const Tablet& tablet = index_->tablet(r->tablet);
+  DocBlockCache cache;
+  r->stored.resize(r->docs.size());
+  for (size_t i = 0; i < r->docs.size(); ++i) {
+    DPS_RETURN_IF_ERROR(tablet.GetDocument(task.bin, r->docs[i], &r->stored[i], &cache,
+                                           /*with_text=*/task.fetch == Fetch::kText));
+  }
+  return Status::OK();
+}
+
+}  // namespace dps
