@@ -80,6 +80,13 @@ class [[nodiscard]] Result {
 
 }  // namespace dps
 
+// The same inside a coroutine returning an awaitable Status.
+#define DPS_CO_RETURN_IF_ERROR(expr)        \
+  do {                                      \
+    ::dps::Status dps_status_ = (expr);     \
+    if (!dps_status_.ok()) co_return dps_status_; \
+  } while (0)
+
 #define DPS_RETURN_IF_ERROR(expr)        \
   do {                                   \
     ::dps::Status dps_status_ = (expr);  \

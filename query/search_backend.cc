@@ -2,7 +2,7 @@
 
 #include <cstdlib>
 
-#include "query/cluster.h"
+#include "query/cluster_client.h"
 #include "query/coordinator.h"
 #include "shards/delay.h"
 

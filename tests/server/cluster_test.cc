@@ -17,7 +17,7 @@
 
 #include "index/index_reader.h"
 #include "index/index_writer.h"
-#include "query/cluster.h"
+#include "query/cluster_client.h"
 #include "shards/protocol.h"
 #include "shards/server.h"
 #include "tests/testing/test_util.h"

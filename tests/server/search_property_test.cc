@@ -16,7 +16,7 @@
 #include "index/index_reader.h"
 #include "index/index_writer.h"
 #include "ingest/analyzer.h"
-#include "query/cluster.h"
+#include "query/cluster_client.h"
 #include "query/coordinator.h"
 #include "query/parser.h"
 #include "shards/server.h"

@@ -35,7 +35,7 @@
 #include <vector>
 
 #include "index/index_writer.h"
-#include "query/cluster.h"
+#include "query/cluster_client.h"
 #include "shards/protocol.h"
 #include "tests/testing/test_util.h"
 

@@ -7,8 +7,10 @@
 // and Barroso, "The Tail at Scale", CACM 2013) and keeps whichever bin
 // answer lands first.
 //
-// One network thread (Boost.Asio) owns every socket; the caller's thread
-// runs Run() and receives results. One Run at a time per client.
+// Pieces: the cluster file (cluster_file.h), one connection per server
+// (cluster_link.h), one fan-out object per query (cluster_fanout.h). One
+// network thread (Boost.Asio) owns every socket; the caller's thread runs
+// Run() and receives results. One Run at a time per client.
 #pragma once
 
 #include <cstdint>
@@ -19,19 +21,10 @@
 
 #include "common/status.h"
 #include "index/query_node.h"
+#include "query/cluster_file.h"
 #include "query/searcher.h"
-#include "shards/protocol.h"
 
 namespace dps {
-
-struct ClusterRange {
-  uint32_t first_tablet = 0, last_tablet = 0;
-  std::vector<std::string> replicas;  // host:port, tried in this order
-};
-
-// Parses a cluster file: `FIRST-LAST HOST:PORT...` (or a single tablet
-// number) per line, `#` comments. Errors name the file and line.
-Result<std::vector<ClusterRange>> ReadClusterFile(const std::string& path);
 
 struct ClusterOptions {
   std::string token;

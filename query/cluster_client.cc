@@ -1,0 +1,171 @@
+#include "query/cluster_client.h"
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+
+#include <algorithm>
+#include <future>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "query/cluster_fanout.h"
+#include "query/cluster_link.h"
+#include "query/result_stream.h"
+
+namespace dps {
+
+namespace asio = boost::asio;
+
+struct ClusterClient::Impl final : FanOutHost {
+  ClusterOptions options;
+  std::vector<ClusterRange> ranges;
+  asio::io_context io;
+  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work;
+  std::thread io_thread;
+  LinkEventQueue events;
+  LinkContext link_context;
+  std::mutex identity_mu;
+  std::optional<ServerIdentity> identity;  // of the first server that answered
+  std::map<std::string, std::shared_ptr<ServerLink>> links;  // by address; network thread only
+  uint64_t next_rid = 1;
+  std::vector<double> recent_us;  // latest complete range latencies (hedging)
+  size_t recent_next = 0;
+
+  Status CheckIdentity(const ServerIdentity& id) {
+    std::lock_guard<std::mutex> lock(identity_mu);
+    if (!identity) identity = id;
+    if (*identity == id) return Status::OK();
+    return Status::InvalidArgument("serves " + id.ToString() + ", others serve " + identity->ToString());
+  }
+  // Network thread.
+  ServerLink& Link(const std::string& address) {
+    auto& link = links[address];
+    if (!link) link = std::make_shared<ServerLink>(&link_context, address);
+    return *link;
+  }
+  double HedgeDelayUs() const;
+
+  // FanOutHost (the query's thread; socket work is posted to the network thread).
+  uint64_t NextRequestId() override { return next_rid++; }
+  void Submit(const std::string& address, uint64_t rid, std::string frame) override {
+    asio::post(io, [this, address, rid, frame = std::move(frame)]() mutable {
+      Link(address).Submit(rid, std::move(frame));
+    });
+  }
+  void Cancel(const std::string& address, uint64_t rid) override {
+    asio::post(io, [this, address, rid] {
+      if (auto l = links.find(address); l != links.end()) l->second->Cancel(rid);
+    });
+  }
+  void RecordLatency(double us) override;
+  void Log(const std::string& line) override {
+    if (options.log) options.log(line);
+  }
+};
+
+double ClusterClient::Impl::HedgeDelayUs() const {
+  if (options.hedge_after_ms > 0) return options.hedge_after_ms * 1000;
+  if (options.hedge_percentile <= 0 || recent_us.size() < 20) return -1;
+  std::vector<double> v = recent_us;
+  const size_t k = std::min(v.size() - 1, static_cast<size_t>(options.hedge_percentile / 100 * v.size()));
+  std::nth_element(v.begin(), v.begin() + k, v.end());
+  return v[k];
+}
+
+void ClusterClient::Impl::RecordLatency(double us) {
+  constexpr size_t kWindow = 1000;
+  if (recent_us.size() < kWindow) {
+    recent_us.push_back(us);
+  } else {
+    recent_us[recent_next] = us;
+    recent_next = (recent_next + 1) % kWindow;
+  }
+}
+
+ClusterClient::ClusterClient(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+ClusterClient::~ClusterClient() {
+  asio::post(impl_->io, [impl = impl_.get()] {
+    for (auto& [address, link] : impl->links) link->Close();
+    impl->links.clear();
+    impl->io.stop();
+  });
+  impl_->work.reset();
+  impl_->io_thread.join();
+}
+
+Result<std::unique_ptr<ClusterClient>> ClusterClient::Connect(std::vector<ClusterRange> ranges,
+                                                              ClusterOptions options) {
+  auto impl = std::make_unique<Impl>();
+  impl->options = std::move(options);
+  impl->ranges = std::move(ranges);
+  Impl* raw = impl.get();
+  impl->link_context = LinkContext{&impl->io, impl->options.token, impl->options.connect_timeout_ms,
+                                   &impl->events, [raw](const ServerIdentity& id) { return raw->CheckIdentity(id); }};
+  impl->work.emplace(impl->io.get_executor());
+  impl->io_thread = std::thread([raw] { raw->io.run(); });
+  std::unique_ptr<ClusterClient> client(new ClusterClient(std::move(impl)));
+
+  // Probe every server once: identities must agree and ranges be hosted.
+  std::vector<std::string> addresses;
+  for (const auto& r : raw->ranges) {
+    for (const auto& a : r.replicas) {
+      if (std::find(addresses.begin(), addresses.end(), a) == addresses.end()) addresses.push_back(a);
+    }
+  }
+  std::vector<std::future<Status>> outcomes;
+  for (const auto& a : addresses) {
+    auto done = std::make_shared<std::promise<Status>>();
+    outcomes.push_back(done->get_future());
+    asio::post(raw->io, [raw, a, done] { raw->Link(a).Connect([done](const Status& s) { done->set_value(s); }); });
+  }
+  size_t reachable = 0;
+  for (auto& outcome : outcomes) {
+    const Status s = outcome.get();
+    if (s.ok()) {
+      ++reachable;
+    } else if (s.IsInvalidArgument()) {  // a server of another index
+      return s.WithContext("cluster");
+    } else {
+      raw->Log("warning: " + s.message());
+    }
+  }
+  if (reachable == 0) return Status::IOError("cluster: no server answered");
+  // Ranges must lie inside the index.
+  std::lock_guard<std::mutex> lock(raw->identity_mu);
+  for (const auto& r : raw->ranges) {
+    if (raw->identity && r.last_tablet >= raw->identity->tablets) {
+      return Status::InvalidArgument("cluster: tablets " + r.name() + " beyond the index's " +
+                                     std::to_string(raw->identity->tablets));
+    }
+  }
+  return client;
+}
+
+Status ClusterClient::Run(QueryNode root, const SearchOptions& options, const ResultSink& sink,
+                          SearchStats* stats) {
+  SearchStats unused;
+  if (stats == nullptr) stats = &unused;
+  *stats = SearchStats();
+  Impl& impl = *impl_;
+  ResultStream stream(options, sink, stats, /*timed=*/true);
+  QueryFanOut fan(impl.ranges, FanOutPolicy{impl.options.deadline_ms, impl.HedgeDelayUs()}, &impl, root,
+                  options, &stream, stats);
+  fan.Start();
+  while (fan.waiting()) {
+    LinkEvent e;
+    if (impl.events.PopUntil(fan.NextWake(), &e)) {
+      fan.OnEvent(e);
+    } else {
+      fan.OnTimeout(QueryFanOut::Clock::now());
+    }
+  }
+  fan.Finish();
+  stream.Finish(stats->bins.size());
+  return fan.query_error();
+}
+
+}  // namespace dps

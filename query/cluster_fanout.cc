@@ -1,0 +1,203 @@
+#include "query/cluster_fanout.h"
+
+#include <algorithm>
+
+namespace dps {
+
+QueryFanOut::QueryFanOut(const std::vector<ClusterRange>& ranges, FanOutPolicy policy, FanOutHost* host,
+                         const QueryNode& root, const SearchOptions& options, ResultStream* stream,
+                         SearchStats* stats)
+    : ranges_(ranges), policy_(policy), host_(host), root_(root), options_(options), stream_(stream),
+      stats_(stats), state_(ranges.size()) {
+  if (policy_.deadline_ms > 0) deadline_ = stream->start() + std::chrono::milliseconds(policy_.deadline_ms);
+}
+
+void QueryFanOut::Start() {
+  for (size_t r = 0; r < ranges_.size(); ++r) Send(r);
+}
+
+bool QueryFanOut::waiting() const {
+  if (stopped_) return false;
+  return std::any_of(state_.begin(), state_.end(), [](const RangeState& s) { return s.open(); });
+}
+
+// The tablets of a range that no server has reported whole, trimmed from
+// its ends: an injected or real delay often holds up one tablet while the
+// others have answered. False when nothing is owed.
+bool QueryFanOut::Owed(size_t r, uint32_t* first, uint32_t* last) const {
+  *first = ranges_[r].first_tablet;
+  *last = ranges_[r].last_tablet;
+  while (*first <= *last && complete_tablets_.count(*first)) ++*first;
+  while (*last > *first && complete_tablets_.count(*last)) --*last;
+  return *first <= *last;
+}
+
+bool QueryFanOut::Send(size_t r) {
+  RangeState& st = state_[r];
+  const ClusterRange& range = ranges_[r];
+  if (st.next_replica >= range.replicas.size()) return false;
+  QueryRequest q;
+  if (!Owed(r, &q.first_tablet, &q.last_tablet)) return false;
+  const size_t replica = st.next_replica++;
+  q.request_id = host_->NextRequestId();
+  q.count_only = options_.count_only;
+  q.limit = options_.limit;
+  q.deadline_ms = policy_.deadline_ms;
+  q.root = root_;
+  std::string frame;
+  EncodeQuery(q, &frame);
+  attempts_[q.request_id] = Attempt{r, replica, Clock::now()};
+  ++st.active;
+  ++stats_->requests;
+  host_->Submit(range.replicas[replica], q.request_id, std::move(frame));
+  return true;
+}
+
+void QueryFanOut::Deactivate(Attempt* a) {
+  if (!a->active) return;
+  a->active = false;
+  --state_[a->range].active;
+}
+
+void QueryFanOut::Cancel(uint64_t rid) {
+  auto it = attempts_.find(rid);
+  if (it == attempts_.end() || !it->second.active) return;
+  Deactivate(&it->second);
+  host_->Cancel(ranges_[it->second.range].replicas[it->second.replica], rid);
+}
+
+void QueryFanOut::CancelAll() {
+  for (auto& [rid, a] : attempts_) {
+    if (a.active) Cancel(rid);
+  }
+}
+
+void QueryFanOut::Finish() { CancelAll(); }
+
+void QueryFanOut::GiveUp(size_t r) {
+  state_[r].missing = true;
+  stats_->partial = true;
+  stats_->missing.push_back(ranges_[r].name());
+}
+
+// A range's only request has waited past the hedge delay and a replica is
+// left to ask.
+bool QueryFanOut::HedgeDue(const Attempt& a, size_t r, Clock::time_point now) const {
+  const RangeState& st = state_[r];
+  return policy_.hedge_us > 0 && a.range == r && a.active && st.open() && !st.hedged && st.active == 1 &&
+         st.next_replica < ranges_[r].replicas.size() &&
+         now >= a.sent + std::chrono::microseconds(static_cast<int64_t>(policy_.hedge_us));
+}
+
+QueryFanOut::Clock::time_point QueryFanOut::NextWake() const {
+  Clock::time_point wake = deadline_;
+  if (policy_.hedge_us <= 0) return wake;
+  const auto delay = std::chrono::microseconds(static_cast<int64_t>(policy_.hedge_us));
+  for (const auto& [rid, a] : attempts_) {
+    if (HedgeDue(a, a.range, Clock::time_point::max())) wake = std::min(wake, a.sent + delay);
+  }
+  return wake;
+}
+
+void QueryFanOut::OnTimeout(Clock::time_point now) {
+  if (now >= deadline_) {
+    for (size_t r = 0; r < state_.size(); ++r) {
+      if (state_[r].open()) GiveUp(r);
+    }
+    CancelAll();
+    return;
+  }
+  for (size_t r = 0; r < state_.size(); ++r) {
+    for (const auto& [rid, a] : attempts_) {
+      if (!HedgeDue(a, r, now)) continue;
+      if (Send(r)) ++stats_->hedged;
+      state_[r].hedged = true;  // hedged, or nothing left worth hedging
+      break;
+    }
+  }
+}
+
+void QueryFanOut::OnEvent(LinkEvent& e) {
+  auto it = attempts_.find(e.rid);
+  if (it == attempts_.end() || !it->second.active) return;  // cancelled, stale or another query's
+  switch (e.kind) {
+    case LinkEvent::kResults:
+      return OnResults(e);
+    case LinkEvent::kStats:
+      return OnBinStats(e);
+    case LinkEvent::kDone:
+      return OnDone(it->second, e.done);
+    case LinkEvent::kFailed:
+      return OnFailure(it->second, e.error);
+  }
+}
+
+void QueryFanOut::OnResults(LinkEvent& e) {
+  BinResult& b = buffers_[{e.rid, e.results.bin}];
+  for (auto& d : e.results.docs) {
+    b.docs.push_back(d.docid);
+    b.stored.push_back(StoredDoc{d.docid, std::move(d.id), std::move(d.title), {}});
+  }
+}
+
+void QueryFanOut::OnBinStats(LinkEvent& e) {
+  const BinStats& s = e.stats;
+  auto node = buffers_.extract({e.rid, s.bin});
+  // A bin cut short by a cancel, deadline or shutdown is no answer: a
+  // replica may still give the whole bin.
+  if (s.cancelled) return;
+  if (s.tablet_complete) complete_tablets_.insert(s.tablet);
+  if (!delivered_bins_.insert(s.bin).second) return;  // the other replica was faster
+  BinResult b = node.empty() ? BinResult() : std::move(node.mapped());
+  b.bin = BinId{s.bin};
+  b.tablet = s.tablet;
+  b.count = options_.count_only ? s.results : b.docs.size();
+  b.queue_wait_us = s.queue_wait_us;
+  b.service_us = s.service_us;
+  b.fast_path = s.fast_path;
+  stream_->Record(b);
+  if (!stream_->Deliver(&b)) stopped_ = true;
+}
+
+void QueryFanOut::OnDone(Attempt& attempt, const Done& done) {
+  RangeState& st = state_[attempt.range];
+  switch (done.code) {
+    case DoneCode::kInvalidQuery:
+      Deactivate(&attempt);
+      query_error_ = Status::InvalidArgument(done.message);
+      stopped_ = true;
+      return;
+    case DoneCode::kOk:
+    case DoneCode::kDeadline:
+      Deactivate(&attempt);
+      if (!st.open()) return;
+      st.done = true;
+      if (done.code == DoneCode::kDeadline) GiveUp(attempt.range);
+      host_->RecordLatency(std::chrono::duration<double, std::micro>(Clock::now() - attempt.sent).count());
+      for (auto& [rid, a] : attempts_) {
+        if (a.range == attempt.range && a.active) Cancel(rid);
+      }
+      return;
+    case DoneCode::kIndexError:
+    case DoneCode::kCancelled:  // not asked for: try another replica
+      return OnFailure(attempt, Status::IOError(done.message));
+  }
+}
+
+void QueryFanOut::OnFailure(Attempt& attempt, const Status& why) {
+  Deactivate(&attempt);
+  RangeState& st = state_[attempt.range];
+  if (!st.open() || st.active > 0) return;
+  if (uint32_t f, l; !Owed(attempt.range, &f, &l)) {
+    st.done = true;  // every bin arrived before the connection failed
+    return;
+  }
+  if (Send(attempt.range)) {
+    ++stats_->failovers;
+    return;
+  }
+  host_->Log("tablets " + ranges_[attempt.range].name() + ": " + why.message());
+  GiveUp(attempt.range);
+}
+
+}  // namespace dps

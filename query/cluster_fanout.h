@@ -1,0 +1,114 @@
+// One query's fan-out over a cluster's tablet ranges (Dean and Barroso,
+// "The Tail at Scale", CACM 2013): sends each range's request to its first
+// replica, hedges to the next replica when an answer is slower than the
+// hedge delay, fails over when a server fails, gives a range up at the
+// deadline or when no replica is left, and hands each bin's answer to the
+// query's ResultStream once (the first replica's answer wins). A hedge or
+// failover asks only for the tablets still owed (those no server has
+// reported whole).
+//
+// Single-threaded: the query's thread drives it with the events of the
+// client's links; frames go out through the FanOutHost.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "common/status.h"
+#include "index/query_node.h"
+#include "query/cluster_file.h"
+#include "query/cluster_link.h"
+#include "query/result_stream.h"
+
+namespace dps {
+
+// What a fan-out needs from its client.
+class FanOutHost {
+ public:
+  virtual ~FanOutHost() = default;
+  virtual uint64_t NextRequestId() = 0;
+  virtual void Submit(const std::string& address, uint64_t rid, std::string frame) = 0;
+  virtual void Cancel(const std::string& address, uint64_t rid) = 0;
+  // A range's complete answer took `us` (hedge percentiles learn from it).
+  virtual void RecordLatency(double us) = 0;
+  virtual void Log(const std::string& line) = 0;
+};
+
+struct FanOutPolicy {
+  uint32_t deadline_ms = 0;  // 0: none
+  double hedge_us = -1;      // < 0: no hedging
+};
+
+class QueryFanOut {
+ public:
+  using Clock = std::chrono::steady_clock;
+  QueryFanOut(const std::vector<ClusterRange>& ranges, FanOutPolicy policy, FanOutHost* host,
+              const QueryNode& root, const SearchOptions& options, ResultStream* stream, SearchStats* stats);
+
+  // Sends every range's first request.
+  void Start();
+  // Whether the query waits for more: a range still owes its answer and
+  // neither the sink nor an invalid query stopped it.
+  bool waiting() const;
+  // When to wake without an event: the deadline or the earliest hedge.
+  Clock::time_point NextWake() const;
+  // No event came by NextWake(): give up at the deadline, or hedge.
+  void OnTimeout(Clock::time_point now);
+  void OnEvent(LinkEvent& event);
+  // Cancels what is still in flight.
+  void Finish();
+  // InvalidArgument when the servers refused the query.
+  const Status& query_error() const { return query_error_; }
+
+ private:
+  struct Attempt {
+    size_t range;
+    size_t replica;
+    Clock::time_point sent;
+    bool active = true;
+  };
+  struct RangeState {
+    bool done = false;
+    bool missing = false;
+    size_t next_replica = 0;  // the next replica not tried yet
+    int active = 0;           // requests in flight
+    bool hedged = false;
+    bool open() const { return !done && !missing; }
+  };
+
+  bool Owed(size_t range, uint32_t* first, uint32_t* last) const;
+  bool Send(size_t range);
+  void Cancel(uint64_t rid);
+  void CancelAll();
+  void GiveUp(size_t range);
+  void Deactivate(Attempt* attempt);
+  bool HedgeDue(const Attempt& a, size_t range, Clock::time_point now) const;
+  void OnResults(LinkEvent& e);
+  void OnBinStats(LinkEvent& e);
+  void OnDone(Attempt& attempt, const Done& done);
+  void OnFailure(Attempt& attempt, const Status& why);
+
+  const std::vector<ClusterRange>& ranges_;
+  FanOutPolicy policy_;
+  FanOutHost* host_;
+  const QueryNode& root_;
+  const SearchOptions& options_;
+  ResultStream* stream_;
+  SearchStats* stats_;
+  Clock::time_point deadline_ = Clock::time_point::max();
+  std::vector<RangeState> state_;
+  std::unordered_map<uint64_t, Attempt> attempts_;
+  std::map<std::pair<uint64_t, uint32_t>, BinResult> buffers_;  // (rid, bin): frames before BinStats
+  std::set<uint32_t> delivered_bins_;
+  std::set<uint32_t> complete_tablets_;  // reported whole by some server
+  bool stopped_ = false;
+  Status query_error_;
+};
+
+}  // namespace dps
