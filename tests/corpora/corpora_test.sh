@@ -36,7 +36,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail=0
 for n in "${names[@]}"; do
-  started=$(date +%s)
+  started=$(date +%s%N)
   "$bin" ingest --index "$work/$n" --no-store-text "$cache/$n.norm.jsonl" 2>"$work/$n.err" || { cat "$work/$n.err"; fail=1; continue; }
   # Keep the queries every engine answers alike; count the others.
   python3 - "$shared/corpora/queries/$n.tsv" "$work/$n.q" <<'PY'
@@ -70,7 +70,7 @@ PY
   if [ "$bad" -ne 0 ]; then
     echo "FAIL: $n: $bad of $total queries have wrong counts:"; head -5 "$work/$n.bad"; fail=1
   else
-    echo "ok: $n: $total queries, every count as expected ($(( $(date +%s) - started )) s)"
+    echo "ok: $n: $total queries, every count as expected ($(( ($(date +%s%N) - started) / 1000000 )) ms)"
   fi
 done
 [ $fail -eq 0 ] && echo "corpora test passed" || { echo "corpora test FAILED"; exit 1; }
