@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Multi-host test: 4 shard servers, each in its own network namespace, and a
 # coordinator in a fifth, joined by veth pairs to a bridge in a hub
-# namespace. 8 tablets over the 4 servers with 2 replicas each; every query's
-# answer through the cluster must equal the in-process one, also after one
-# server is killed (failover). Needs root and iproute2's `ip`; otherwise it
-# says why and skips (exit 77, ctest's SKIP_RETURN_CODE).
+# namespace. 8 tablets in 4 ranges with 2 replicas each; every server hosts
+# only the tablets the cluster file gives it, so a request sent to the wrong
+# server fails. Every query's answer through the cluster (exit status, count
+# and fetched results) must equal the in-process one, also after one server
+# is killed (failover). Needs root and iproute2's `ip`; otherwise it says
+# why and skips (exit 77, ctest's SKIP_RETURN_CODE).
 set -euo pipefail
 bin=${1:?usage: netns_cluster_test.sh path/to/dpsearch}
 skip() { echo "SKIP: $*"; exit 77; }
@@ -46,18 +48,24 @@ awk 'BEGIN { srand(11); for (q = 0; q < 200; q++) { n = 1 + int(rand() * 3); s =
        printf "q%d\t%s\n", q, s } }' > "$work/queries.tsv"
 "$bin" ingest --index "$work/index" --bins 16 --tablets 8 "$work/corpus.jsonl" 2>/dev/null
 
-# Server i (10.77.0.i) hosts tablets 2(i-1)..2i-1 and, as a replica, those of
-# server i+1; the coordinator is 10.77.0.5.
+# Ranges of two tablets; range i's primary is server i (10.77.0.i), its
+# replica server i+1 (range 4's is server 3). Each server hosts exactly the
+# tablets it is listed for, one contiguous range, and no two servers host
+# the same tablets:
+#   server 1: 0-1   server 2: 0-3   server 3: 2-7   server 4: 4-7
+# The coordinator is 10.77.0.5.
+hosted=("" 0-1 0-3 2-7 4-7)
+cat > "$work/cluster.txt" <<'CLUSTER'
+0-1 10.77.0.1:7700 10.77.0.2:7700
+2-3 10.77.0.2:7700 10.77.0.3:7700
+4-5 10.77.0.3:7700 10.77.0.4:7700
+6-7 10.77.0.4:7700 10.77.0.3:7700
+CLUSTER
 for i in 1 2 3 4; do
-  ip netns exec "${tag}n$i" "$bin" serve --index "$work/index" --listen "10.77.0.$i:7700" 2>"$work/server$i.log" &
+  ip netns exec "${tag}n$i" "$bin" serve --index "$work/index" --tablets "${hosted[$i]}" \
+    --listen "10.77.0.$i:7700" 2>"$work/server$i.log" &
   pids+=($!)
 done
-{
-  for i in 1 2 3 4; do
-    next=$(( i % 4 + 1 )); prev=$(( (i + 2) % 4 + 1 ))
-    echo "$(( 2 * (i - 1) ))-$(( 2 * i - 1 )) 10.77.0.$i:7700 10.77.0.$prev:7700"
-  done
-} > "$work/cluster.txt"
 for i in $(seq 50); do  # wait until every server listens
   ok=1
   for s in 1 2 3 4; do
@@ -69,20 +77,56 @@ for i in $(seq 50); do  # wait until every server listens
 done
 
 coord() { ip netns exec "${tag}n5" "$bin" "$@"; }
-"$bin" query --index "$work/index" --queries "$work/queries.tsv" | cut -f1,2 > "$work/local.tsv" || true
-coord query --cluster "$work/cluster.txt" --queries "$work/queries.tsv" | cut -f1,2 > "$work/remote.tsv" || true
-diff "$work/local.tsv" "$work/remote.tsv" || { echo "FAIL: cluster counts differ from in-process ones"; exit 1; }
+# The hosting is disjoint: a cluster file sending tablets 6-7 to server 1
+# (which hosts 0-1) must fail, not answer.
+sed 's/^6-7 .*/6-7 10.77.0.1:7700/' "$work/cluster.txt" > "$work/wrong.txt"
+status=0
+coord query --cluster "$work/wrong.txt" --count w1 > /dev/null 2> "$work/wrong.err" || status=$?
+[ $status -ge 2 ] || { echo "FAIL: asking server 1 for tablets 6-7 gives exit $status"; exit 1; }
+
+# counts NAME ARGS...: `dpsearch query ARGS --queries` (which must succeed)
+# into NAME.tsv (id<TAB>count), its stderr into NAME.err.
+counts() {
+  local name=$1 status=0
+  shift
+  "$@" --queries "$work/queries.tsv" > "$work/$name.out" 2> "$work/$name.err" || status=$?
+  [ $status -eq 0 ] || { echo "FAIL: $name counts: exit $status"; cat "$work/$name.err"; exit 1; }
+  cut -f1,2 "$work/$name.out" > "$work/$name.tsv"
+}
+# results NAME ARGS...: every query's exit status (0, or 1 for no match)
+# and its results as sorted tsv lines (id, title, bin, docid) into NAME.txt.
+results() {
+  local name=$1 id query status
+  shift
+  : > "$work/$name.txt"
+  while IFS=$'\t' read -r id query; do
+    status=0
+    "$@" --format tsv -- "$query" > "$work/one.tsv" 2> "$work/one.err" || status=$?
+    [ $status -le 1 ] || { echo "FAIL: $name: query $id '$query': exit $status"; cat "$work/one.err"; exit 1; }
+    { echo "$id exit $status"; sort "$work/one.tsv"; } >> "$work/$name.txt"
+  done < "$work/queries.tsv"
+}
+# same_as_local FILE MESSAGE: local.FILE and FILE have the same lines.
+same_as_local() {
+  diff "$work/local.${1#*.}" "$work/$1" > "$work/diff.txt" || { echo "FAIL: $2"; head -20 "$work/diff.txt"; exit 1; }
+}
+counts local "$bin" query --index "$work/index"
 [ "$(wc -l < "$work/local.tsv")" -eq 200 ] || { echo "FAIL: expected 200 answers"; exit 1; }
-# Fetched results (ids) too, for a few queries.
-for q in "w1 w2" "w3" "w0 -w1"; do
-  "$bin" query --index "$work/index" --format tsv "$q" | cut -f1 | sort > "$work/l.ids" || true
-  coord query --cluster "$work/cluster.txt" --format tsv "$q" | cut -f1 | sort > "$work/r.ids" || true
-  diff -q "$work/l.ids" "$work/r.ids" >/dev/null || { echo "FAIL: ids differ for '$q'"; exit 1; }
-done
-# Kill server 2: its tablets fail over to their replica.
+results local "$bin" query --index "$work/index"
+[ "$(grep -c ' exit 0$' "$work/local.txt")" -ge 100 ] || { echo "FAIL: too few queries match"; exit 1; }
+counts remote coord query --cluster "$work/cluster.txt"
+same_as_local remote.tsv "cluster counts differ from in-process ones"
+[ ! -s "$work/remote.err" ] || { echo "FAIL: the cluster complained:"; cat "$work/remote.err"; exit 1; }
+results remote coord query --cluster "$work/cluster.txt"
+same_as_local remote.txt "cluster results differ from in-process ones"
+
+# Kill server 2: tablets 2-3 fail over to their replica, server 3.
 kill "${pids[1]}"
 wait "${pids[1]}" 2>/dev/null || true
-coord query --cluster "$work/cluster.txt" --queries "$work/queries.tsv" 2>"$work/failover.err" | cut -f1,2 > "$work/failover.tsv" || true
-diff "$work/local.tsv" "$work/failover.tsv" || { echo "FAIL: answers differ after a server died"; exit 1; }
+counts failover coord query --cluster "$work/cluster.txt"
+same_as_local failover.tsv "counts differ after a server died"
 grep -q "10.77.0.2" "$work/failover.err" || { echo "FAIL: no failover was reported"; cat "$work/failover.err"; exit 1; }
-echo "PASS: 4 servers in 4 namespaces, 200 queries equal in-process, failover after a kill"
+results failover coord query --cluster "$work/cluster.txt"
+same_as_local failover.txt "results differ after a server died"
+echo "PASS: 4 servers in 4 namespaces hosting disjoint tablet ranges;" \
+  "200 queries' counts and results equal in-process ones, also after a kill (failover)"
