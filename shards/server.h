@@ -1,8 +1,10 @@
 // The shard server behind `dpsearch serve`: hosts a tablet range of an
 // opened index and answers the wire protocol of docs/PROTOCOL.md. One
 // network thread runs Boost.Asio (every socket operation happens there);
-// bins are evaluated on a separate worker pool with the same Shard code as
-// in-process queries, so a slow bin never stalls the network loop.
+// bins are evaluated on a separate worker pool by the same BinExecutor as
+// in-process queries, so a slow bin never stalls the network loop. This
+// file listens, accepts and stops; server_connection.h handles one client's
+// frames, server_query.h runs one request.
 //
 // Robustness: every malformed, oversized or unexpected frame closes only
 // its connection, with one logged line; a client that stops reading is cut

@@ -1,0 +1,171 @@
+#include "shards/server_connection.h"
+
+#include <boost/asio/read.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
+
+#include <vector>
+
+namespace dps {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+
+namespace {
+bool ConstantTimeEqual(const std::string& a, const std::string& b) {
+  if (a.size() != b.size()) return false;
+  unsigned char diff = 0;
+  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+  return diff == 0;
+}
+}  // namespace
+
+ServerConnection::ServerConnection(ConnectionHost* host, tcp::socket socket)
+    : host_(host), socket_(std::move(socket)) {
+  boost::system::error_code ec;
+  auto ep = socket_.remote_endpoint(ec);
+  peer_ = ec ? std::string("?") : ep.address().to_string() + ":" + std::to_string(ep.port());
+}
+
+asio::awaitable<void> ServerConnection::Serve(std::shared_ptr<ServerConnection> self) {
+  co_await self->ReadLoop();
+}
+
+asio::awaitable<void> ServerConnection::ReadLoop() {
+  try {
+    for (;;) {
+      uint8_t header[kFrameHeaderSize];
+      co_await asio::async_read(socket_, asio::buffer(header), asio::use_awaitable);
+      uint32_t len = 0;
+      FrameType type{};
+      Status s = DecodeFrameHeader(header, &len, &type);
+      if (s.ok() && len + 1 > host_->max_client_frame) {
+        s = Status::InvalidArgument("frame of " + std::to_string(len + 1) + " bytes exceeds the " +
+                                    std::to_string(host_->max_client_frame) +
+                                    "-byte limit for client frames");
+      }
+      if (!s.ok()) {
+        ProtocolError(s.message());
+        co_return;
+      }
+      std::string payload(len, '\0');
+      co_await asio::async_read(socket_, asio::buffer(payload), asio::use_awaitable);
+      s = Dispatch(type, payload);
+      if (!s.ok()) {
+        ProtocolError(s.message());
+        co_return;
+      }
+      if (closed_) co_return;
+    }
+  } catch (const boost::system::system_error& e) {
+    // The peer went away (EOF, reset) or Stop() closed the socket.
+    Close(e.code() == asio::error::eof || e.code() == asio::error::operation_aborted
+              ? std::string()
+              : std::string("read failed: ") + e.code().message());
+  }
+}
+
+void ServerConnection::Close(const std::string& reason) {
+  if (closed_) return;
+  closed_ = true;
+  if (!reason.empty()) host_->Log(peer_ + ": closing connection: " + reason);
+  CancelAll();
+  boost::system::error_code ec;
+  socket_.shutdown(tcp::socket::shutdown_both, ec);
+  socket_.close(ec);
+  host_->open_connections.fetch_sub(1);
+  host_->live.erase(this);
+}
+
+void ServerConnection::CancelAll() {
+  for (auto& [id, query] : queries_) query->Cancel();
+}
+
+void ServerConnection::ProtocolError(const std::string& why) {
+  host_->protocol_errors.fetch_add(1);
+  Close(why);
+}
+
+Status ServerConnection::Dispatch(FrameType type, std::string_view payload) {
+  if (!greeted_) {
+    if (type != FrameType::kHello) {
+      return Status::InvalidArgument(std::string("expected Hello, got ") + FrameTypeName(type));
+    }
+    Hello hello;
+    DPS_RETURN_IF_ERROR(DecodeHello(payload, &hello));
+    if (hello.version != kWireVersion) {
+      return Status::InvalidArgument("protocol version " + std::to_string(hello.version) +
+                                     " (this server speaks " + std::to_string(kWireVersion) + ")");
+    }
+    if (!ConstantTimeEqual(hello.token, host_->token)) {
+      return Status::InvalidArgument("wrong token");
+    }
+    greeted_ = true;
+    const Manifest& m = host_->queries.index->manifest();
+    Welcome w{kWireVersion, m.index_id, m.generation, m.bins,
+              static_cast<uint32_t>(m.tablets.size()), host_->queries.first_tablet, host_->queries.last_tablet};
+    std::string frame;
+    EncodeWelcome(w, &frame);
+    Send(std::move(frame));
+    return Status::OK();
+  }
+  switch (type) {
+    case FrameType::kQuery: {
+      QueryRequest q;
+      DPS_RETURN_IF_ERROR(DecodeQuery(payload, &q));
+      StartQuery(std::move(q));
+      return Status::OK();
+    }
+    case FrameType::kCancel: {
+      Cancel c;
+      DPS_RETURN_IF_ERROR(DecodeCancel(payload, &c));
+      auto it = queries_.find(c.request_id);
+      if (it != queries_.end()) it->second->Cancel();
+      return Status::OK();
+    }
+    default:
+      return Status::InvalidArgument(std::string("unexpected ") + FrameTypeName(type) + " frame");
+  }
+}
+
+void ServerConnection::StartQuery(QueryRequest q) {
+  host_->queries_started.fetch_add(1);
+  if (queries_.count(q.request_id)) {
+    std::string frame;
+    EncodeDone({q.request_id, DoneCode::kInvalidQuery, "request id already in flight"}, &frame);
+    return Send(std::move(frame));
+  }
+  const uint64_t id = q.request_id;
+  if (auto query = ServerQuery::Start(&host_->queries, std::move(q), shared_from_this())) queries_[id] = query;
+}
+
+void ServerConnection::Send(std::string bytes) {
+  if (closed_) return;
+  unread_ += bytes.size();
+  if (unread_ > host_->max_unread_output) {
+    return Close("client is not reading (" + std::to_string(unread_) + " bytes unread)");
+  }
+  out_.push_back(std::move(bytes));
+  WriteNext();
+}
+
+// Writes everything queued in one gathered write: a query's BinStats and
+// Done frames then leave in one segment, not one syscall each.
+void ServerConnection::WriteNext() {
+  if (writing_ || out_.empty() || closed_) return;
+  writing_ = true;
+  in_flight_ = out_.size();
+  std::vector<asio::const_buffer> buffers;
+  buffers.reserve(in_flight_);
+  for (const auto& b : out_) buffers.push_back(asio::buffer(b));
+  auto self = shared_from_this();
+  asio::async_write(socket_, buffers, [self](const boost::system::error_code& ec, size_t n) {
+    self->writing_ = false;
+    self->unread_ -= n;
+    for (size_t i = 0; i < self->in_flight_ && !self->out_.empty(); ++i) self->out_.pop_front();
+    if (ec) return self->Close(ec == asio::error::operation_aborted ? "" : "write failed: " + ec.message());
+    self->WriteNext();
+  });
+}
+
+}  // namespace dps

@@ -1,0 +1,81 @@
+// One client connection of a shard server: reads frames (bounded size,
+// Hello first, token checked in constant time), starts and cancels
+// queries (ServerQuery), and writes their frames back in gathered writes.
+// Every malformed, oversized or unexpected frame closes only this
+// connection, with one logged line; a client that stops reading is cut off
+// once its unread output passes a limit.
+//
+// Network thread only. A connection lives while its read loop or a query
+// holds it.
+#pragma once
+
+#include <utility>  // before Asio: awaitable.hpp uses std::exchange
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/ip/tcp.hpp>
+
+#include <atomic>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "common/status.h"
+#include "shards/server_query.h"
+
+namespace dps {
+
+// What the connections of one server share.
+struct ConnectionHost {
+  QueryHost queries;
+  std::string token;
+  size_t max_unread_output = 0;
+  size_t max_client_frame = 0;
+  std::function<void(const std::string&)> log;  // may be empty
+  std::atomic<uint64_t> open_connections{0}, queries_started{0}, protocol_errors{0};
+  // The open connections, for Stop (network thread only).
+  std::unordered_map<class ServerConnection*, std::weak_ptr<class ServerConnection>> live;
+  void Log(const std::string& line) const {
+    if (log) log(line);
+  }
+};
+
+class ServerConnection final : public FrameSink, public std::enable_shared_from_this<ServerConnection> {
+ public:
+  ServerConnection(ConnectionHost* host, boost::asio::ip::tcp::socket socket);
+
+  // The read loop; the coroutine owns its connection (a reference taken
+  // inside the body would come too late: it starts after co_spawn returns).
+  static boost::asio::awaitable<void> Serve(std::shared_ptr<ServerConnection> self);
+  // Closes the socket and cancels everything in flight ("" logs nothing).
+  void Close(const std::string& reason);
+  // Cancels the requests in flight; their Done frames still go out.
+  void CancelAll();
+  bool idle() const { return queries_.empty() && !writing_; }
+
+  // FrameSink.
+  void Send(std::string bytes) override;
+  void QueryDone(uint64_t request_id) override { queries_.erase(request_id); }
+
+ private:
+  boost::asio::awaitable<void> ReadLoop();
+  Status Dispatch(FrameType type, std::string_view payload);
+  void StartQuery(QueryRequest q);
+  void ProtocolError(const std::string& why);
+  void WriteNext();
+
+  ConnectionHost* host_;
+  boost::asio::ip::tcp::socket socket_;
+  std::string peer_;
+  bool greeted_ = false;
+  bool closed_ = false;
+  bool writing_ = false;
+  size_t unread_ = 0;
+  size_t in_flight_ = 0;  // frames of out_ in the current write
+  std::deque<std::string> out_;
+  std::unordered_map<uint64_t, std::shared_ptr<ServerQuery>> queries_;
+};
+
+}  // namespace dps

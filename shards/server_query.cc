@@ -1,0 +1,164 @@
+#include "shards/server_query.h"
+
+#include <boost/asio/post.hpp>
+
+#include <algorithm>
+
+namespace dps {
+
+namespace asio = boost::asio;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+// Documents per Results frame: keeps frames far below the size limit and
+// lets the client start printing before a big bin is complete on the wire.
+constexpr size_t kDocsPerFrame = 2048;
+// Plans estimated below this many postings are evaluated on the network
+// thread (tens of microseconds at most).
+constexpr uint64_t kInlinePostings = 20'000;
+
+uint32_t ClampMicros(double us) { return static_cast<uint32_t>(std::clamp<double>(us, 0, UINT32_MAX)); }
+
+void SendDone(FrameSink* sink, uint64_t id, DoneCode code, const std::string& message) {
+  std::string frame;
+  EncodeDone({id, code, message}, &frame);
+  sink->Send(std::move(frame));
+}
+
+}  // namespace
+
+std::shared_ptr<ServerQuery> ServerQuery::Start(const QueryHost* host, QueryRequest q,
+                                                std::shared_ptr<FrameSink> sink) {
+  if (q.first_tablet < host->first_tablet || q.last_tablet > host->last_tablet) {
+    SendDone(sink.get(), q.request_id, DoneCode::kInvalidQuery,
+             "tablets " + std::to_string(q.first_tablet) + "-" + std::to_string(q.last_tablet) +
+                 " not hosted here (" + std::to_string(host->first_tablet) + "-" +
+                 std::to_string(host->last_tablet) + ")");
+    return nullptr;
+  }
+  if (Status v = ValidateQuery(q.root); !v.ok()) {
+    SendDone(sink.get(), q.request_id, DoneCode::kInvalidQuery, v.message());
+    return nullptr;
+  }
+  auto query = std::make_shared<ServerQuery>(host, sink);
+  ServerQuery& r = *query;
+  r.id_ = q.request_id;
+  r.count_only_ = q.count_only;
+  r.limit_ = q.limit;
+  r.received_ = Clock::now();
+  if (q.deadline_ms > 0) r.deadline_ = r.received_ + std::chrono::milliseconds(q.deadline_ms);
+  if (q.limit > 0) r.budget_.emplace(q.limit);
+  auto plan = PlanQuery(std::move(q.root), host->index->global(), host->index->bins());
+  if (!plan.ok()) {
+    SendDone(sink.get(), r.id_, DoneCode::kIndexError, plan.status().message());
+    return nullptr;
+  }
+  r.plan_ = std::move(plan).value();
+  const Manifest& manifest = host->index->manifest();
+  std::vector<BinId> bins;
+  if (!r.plan_.empty) {
+    for (BinId bin : r.plan_.bins) {
+      const size_t t = manifest.TabletOf(bin.value);
+      if (t >= q.first_tablet && t <= q.last_tablet) bins.push_back(bin);
+    }
+  }
+  if (bins.empty()) {
+    SendDone(sink.get(), r.id_, DoneCode::kOk, "");
+    return nullptr;
+  }
+  r.pending_bins_ = bins.size();
+  for (BinId bin : bins) ++r.pending_of_tablet_[static_cast<uint32_t>(manifest.TabletOf(bin.value))];
+  TabletDelays delays;
+  delays.Draw(host->delays, manifest, bins);
+  for (BinId bin : bins) {
+    const uint32_t tablet = static_cast<uint32_t>(manifest.TabletOf(bin.value));
+    r.Schedule(bin, tablet, delays.of(tablet));
+  }
+  // Done when every bin ran inline: the caller has nothing to track.
+  return r.pending_bins_ > 0 ? query : nullptr;
+}
+
+void ServerQuery::Cancel() {
+  cancel_.store(true);
+  for (auto& t : timers_) t->cancel();
+}
+
+void ServerQuery::Schedule(BinId bin, uint32_t tablet, int64_t delay_us) {
+  // Cheap plans run right here: two thread hand-offs would cost more than
+  // the bin (the in-process coordinator's rule, query/coordinator.h).
+  if (delay_us <= 0 && plan_.estimated_postings < kInlinePostings) return BinFinished(Evaluate(bin, tablet));
+  auto self = shared_from_this();
+  auto run = [self, bin, tablet] {
+    asio::post(*self->host_->workers, [self, bin, tablet] {
+      BinOutcome out = self->Evaluate(bin, tablet);
+      asio::post(*self->host_->io, [self, out = std::move(out)]() mutable { self->BinFinished(std::move(out)); });
+    });
+  };
+  if (delay_us <= 0) return run();
+  auto timer = std::make_shared<asio::steady_timer>(*host_->io, std::chrono::microseconds(delay_us));
+  timers_.push_back(timer);
+  timer->async_wait([timer, run](const boost::system::error_code&) { run(); });
+}
+
+ServerQuery::BinOutcome ServerQuery::Evaluate(BinId bin, uint32_t tablet) {
+  BinOutcome out;
+  BinTask task;
+  task.bin = bin;
+  task.count_only = count_only_;
+  task.limit = limit_;
+  task.budget = budget_ ? &*budget_ : nullptr;
+  task.fetch = Fetch::kIdsAndTitles;
+  task.cancel = &cancel_;
+  task.deadline = deadline_;
+  task.queued = received_;
+  BinResult r;
+  Status s = host_->executor->Execute(plan_, task, &r);
+  BinStats& stats = out.stats;
+  stats.request_id = id_;
+  stats.bin = bin.value;
+  stats.tablet = tablet;
+  if (!s.ok()) {
+    out.error = s.message();
+    return out;
+  }
+  if (r.deadline_passed) deadline_hit_.store(true);
+  stats.queue_wait_us = ClampMicros(r.queue_wait_us);
+  stats.service_us = ClampMicros(r.service_us);
+  stats.cancelled = r.cancelled;
+  stats.truncated = r.truncated;
+  stats.fast_path = r.fast_path;
+  stats.results = r.count;
+  ResultBatch batch{id_, bin.value, tablet, {}};
+  for (size_t i = 0; i < r.stored.size(); ++i) {
+    batch.docs.push_back({r.docs[i], std::move(r.stored[i].id), std::move(r.stored[i].title)});
+    if (batch.docs.size() == kDocsPerFrame || i + 1 == r.stored.size()) {
+      EncodeResults(batch, &out.frames);
+      batch.docs.clear();
+    }
+  }
+  stats.bytes = out.frames.size();
+  return out;
+}
+
+void ServerQuery::BinFinished(BinOutcome out) {
+  if (!out.error.empty() && error_.empty()) error_ = out.error;
+  BinStats& stats = out.stats;
+  if (stats.cancelled || !out.error.empty()) tablets_not_whole_.insert(stats.tablet);
+  stats.tablet_complete = --pending_of_tablet_[stats.tablet] == 0 && !tablets_not_whole_.count(stats.tablet);
+  if (out.error.empty()) EncodeBinStats(stats, &out.frames);  // a failed bin has no stats: Done reports it
+  if (!out.frames.empty()) sink_->Send(std::move(out.frames));
+  if (--pending_bins_ > 0) return;
+  if (!error_.empty()) {
+    SendDone(sink_.get(), id_, DoneCode::kIndexError, error_);
+  } else if (deadline_hit_.load()) {
+    SendDone(sink_.get(), id_, DoneCode::kDeadline, "deadline passed");
+  } else if (cancel_.load() && !(budget_ && budget_->exhausted())) {
+    SendDone(sink_.get(), id_, DoneCode::kCancelled, "");
+  } else {
+    SendDone(sink_.get(), id_, DoneCode::kOk, "");
+  }
+  sink_->QueryDone(id_);
+}
+
+}  // namespace dps

@@ -1,0 +1,97 @@
+// One Query request on a shard server, apart from sockets: validated and
+// planned against the server's index, its bins scheduled (cheap plans on
+// the network thread, others on the worker pool, injected delays as
+// cancellable timers), each bin run by the BinExecutor and turned into
+// Results and BinStats frames, then a Done frame (docs/PROTOCOL.md).
+//
+// Threads: everything runs on the network thread except bin evaluation,
+// which runs on a worker and hands its outcome back to the network thread.
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/thread_pool.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "index/index_reader.h"
+#include "index/query_plan.h"
+#include "shards/bin_executor.h"
+#include "shards/delay.h"
+#include "shards/protocol.h"
+
+namespace dps {
+
+// What the queries of one server share (read-only once serving).
+struct QueryHost {
+  const IndexReader* index = nullptr;
+  uint32_t first_tablet = 0, last_tablet = 0;  // hosted
+  const BinExecutor* executor = nullptr;
+  DelayInjector* delays = nullptr;             // thread-safe
+  boost::asio::io_context* io = nullptr;        // the network thread
+  boost::asio::thread_pool* workers = nullptr;
+};
+
+// Where a query's frames go (its connection). Network thread only.
+class FrameSink {
+ public:
+  virtual ~FrameSink() = default;
+  virtual void Send(std::string frames) = 0;
+  // The request's Done frame has been sent (or the connection closed).
+  virtual void QueryDone(uint64_t request_id) = 0;
+};
+
+class ServerQuery : public std::enable_shared_from_this<ServerQuery> {
+ public:
+  // Validates and starts a request. Returns null when it was answered at
+  // once (refused, or no bin to search): its Done frame is already sent.
+  static std::shared_ptr<ServerQuery> Start(const QueryHost* host, QueryRequest request,
+                                            std::shared_ptr<FrameSink> sink);
+  // Stops the request: bins not started see the cancel, injected delays
+  // end now; the Done frame still goes out.
+  void Cancel();
+
+  ServerQuery(const QueryHost* host, std::shared_ptr<FrameSink> sink) : host_(host), sink_(std::move(sink)) {}
+
+ private:
+  struct BinOutcome {
+    std::string frames;  // Results frames
+    BinStats stats;      // encoded after them on the network thread, unless error
+    std::string error;
+  };
+
+  void Schedule(BinId bin, uint32_t tablet, int64_t delay_us);
+  BinOutcome Evaluate(BinId bin, uint32_t tablet);  // worker thread
+  void BinFinished(BinOutcome out);
+
+  const QueryHost* host_;
+  std::shared_ptr<FrameSink> sink_;
+  uint64_t id_ = 0;
+  bool count_only_ = false;
+  uint64_t limit_ = 0;
+  std::chrono::steady_clock::time_point received_;
+  std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
+  QueryPlan plan_;  // read-only once bins are scheduled
+  std::atomic<bool> cancel_{false};
+  std::optional<LimitBudget> budget_;  // matches still allowed by the limit
+  std::atomic<bool> deadline_hit_{false};
+  // Network thread only:
+  size_t pending_bins_ = 0;
+  // Per tablet: bins not finished yet, and tablets one of whose bins was
+  // cancelled or failed (they decide BinStats' tablet_complete flag).
+  std::map<uint32_t, size_t> pending_of_tablet_;
+  std::set<uint32_t> tablets_not_whole_;
+  std::string error_;
+  // Injected delays not yet expired; cancelling the request cuts them short.
+  std::vector<std::shared_ptr<boost::asio::steady_timer>> timers_;
+};
+
+}  // namespace dps
