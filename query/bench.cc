@@ -10,29 +10,29 @@
 
 namespace dps {
 
-void SummarizeShards(BenchRecord* r) {
-  std::map<uint32_t, ShardTiming> by_tablet;
+void SummarizeTablets(BenchRecord* r) {
+  std::map<uint32_t, TabletTiming> by_tablet;
   for (const auto& b : r->bins) {
-    ShardTiming& s = by_tablet[b.tablet];
+    TabletTiming& s = by_tablet[b.tablet];
     s.tablet = b.tablet;
     s.done_us = std::max(s.done_us, b.queue_wait_us + b.service_us);
     s.service_us += b.service_us;
     s.results += b.results;
   }
-  r->shards.clear();
-  for (auto& [t, s] : by_tablet) r->shards.push_back(s);
+  r->tablets.clear();
+  for (auto& [t, s] : by_tablet) r->tablets.push_back(s);
   r->straggler_ratio = 0;
   r->last_tablet = -1;
-  if (r->shards.empty()) return;
-  const auto last = std::max_element(r->shards.begin(), r->shards.end(),
-                                     [](const ShardTiming& a, const ShardTiming& b) { return a.done_us < b.done_us; });
+  if (r->tablets.empty()) return;
+  const auto last = std::max_element(r->tablets.begin(), r->tablets.end(),
+                                     [](const TabletTiming& a, const TabletTiming& b) { return a.done_us < b.done_us; });
   r->last_tablet = last->tablet;
-  if (r->shards.size() < 2) return;
+  if (r->tablets.size() < 2) return;
   std::vector<double> done;
-  for (const auto& s : r->shards) done.push_back(s.done_us);
+  for (const auto& s : r->tablets) done.push_back(s.done_us);
   std::sort(done.begin(), done.end());
   // The lower median for an even count: the ratio then says how far the
-  // slowest shard is from a typical one, not from the second slowest.
+  // slowest tablet is from a typical one, not from the second slowest.
   const double median = done[(done.size() - 1) / 2];
   r->straggler_ratio = median > 0 ? done.back() / median : 0;
 }
@@ -76,7 +76,7 @@ Status RunBench(const RunnerFactory& factory, const std::vector<BatchQuery>& que
       const BatchQuery& q = queries[i % queries.size()];
       BenchRecord r = runners[t](q.text);
       r.id = q.id;
-      SummarizeShards(&r);
+      SummarizeTablets(&r);
       (*records)[i] = std::move(r);
     }
   };
@@ -90,7 +90,7 @@ Status RunBench(const RunnerFactory& factory, const std::vector<BatchQuery>& que
   summary->wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   std::vector<double> totals, ttfrs, ratios;
-  std::map<uint32_t, std::vector<double>> shard_done;
+  std::map<uint32_t, std::vector<double>> tablet_done;
   for (const auto& r : *records) {
     if (!r.error.empty()) {
       ++summary->errors;
@@ -103,14 +103,14 @@ Status RunBench(const RunnerFactory& factory, const std::vector<BatchQuery>& que
     summary->partial += r.partial ? 1 : 0;
     totals.push_back(r.total_us);
     if (r.ttfr_us >= 0) ttfrs.push_back(r.ttfr_us);
-    if (r.shards.size() >= 2) ratios.push_back(r.straggler_ratio);
-    for (const auto& s : r.shards) shard_done[s.tablet].push_back(s.done_us);
-    if (r.last_tablet >= 0) ++summary->last_shard[static_cast<uint32_t>(r.last_tablet)];
+    if (r.tablets.size() >= 2) ratios.push_back(r.straggler_ratio);
+    for (const auto& s : r.tablets) tablet_done[s.tablet].push_back(s.done_us);
+    if (r.last_tablet >= 0) ++summary->finished_last[static_cast<uint32_t>(r.last_tablet)];
   }
   summary->total = ComputePercentiles(totals);
   summary->ttfr = ComputePercentiles(ttfrs);
   summary->straggler = ComputePercentiles(ratios);
-  for (auto& [t, v] : shard_done) summary->shard_done[t] = ComputePercentiles(std::move(v));
+  for (auto& [t, v] : tablet_done) summary->tablet_done[t] = ComputePercentiles(std::move(v));
   return Status::OK();
 }
 
@@ -144,15 +144,15 @@ std::string BenchJson(const BenchSummary& s) {
   j += ",\"straggler_ratio_p50\":" + Ratio(s.straggler.p50);
   j += ",\"straggler_ratio_p99\":" + Ratio(s.straggler.p99);
   j += ",\"wall_seconds\":" + Ratio(s.wall_seconds);
-  j += ",\"shards\":[";
+  j += ",\"tablets\":[";
   bool first = true;
-  for (const auto& [t, p] : s.shard_done) {
+  for (const auto& [t, p] : s.tablet_done) {
     if (!first) j += ",";
     first = false;
-    const auto last = s.last_shard.find(t);
+    const auto last = s.finished_last.find(t);
     j += "{\"tablet\":" + std::to_string(t) + ",\"p50_us\":" + Num(p.p50) + ",\"p95_us\":" + Num(p.p95) +
          ",\"p99_us\":" + Num(p.p99) + ",\"max_us\":" + Num(p.max) +
-         ",\"finished_last\":" + std::to_string(last == s.last_shard.end() ? 0 : last->second) + "}";
+         ",\"finished_last\":" + std::to_string(last == s.finished_last.end() ? 0 : last->second) + "}";
   }
   j += "]}";
   return j;
@@ -180,10 +180,10 @@ std::string BenchText(const BenchSummary& s) {
   row("total us", s.total, false);
   row("first result us", s.ttfr, false);
   row("straggler ratio", s.straggler, true);
-  for (const auto& [t, p] : s.shard_done) {
-    const auto last = s.last_shard.find(t);
-    row("shard " + std::to_string(t) + " done us (last " +
-            std::to_string(last == s.last_shard.end() ? 0 : last->second) + ")",
+  for (const auto& [t, p] : s.tablet_done) {
+    const auto last = s.finished_last.find(t);
+    row("tablet " + std::to_string(t) + " done us (last " +
+            std::to_string(last == s.finished_last.end() ? 0 : last->second) + ")",
         p, false);
   }
   return out;

@@ -1,9 +1,10 @@
 // `dpsearch bench`: straggler measurement (DESIGN.md "Straggler latency").
 // Runs a query file (optionally repeated, optionally with C concurrent
 // clients) against a local index or a cluster and records, per query and
-// per shard (tablet): queue wait, service time, results; per query: total
-// latency, time to first result, the last shard and the straggler ratio
-// (slowest shard / median shard). Summaries are percentiles over queries.
+// per tablet: queue wait, service time, results; per query: total
+// latency, time to first result, the last tablet and the straggler ratio
+// (slowest tablet / median tablet: DESIGN.md's shard ratio, taken per
+// tablet). Summaries are percentiles over queries.
 #pragma once
 
 #include <cstdint>
@@ -18,9 +19,9 @@
 
 namespace dps {
 
-struct ShardTiming {
+struct TabletTiming {
   uint32_t tablet = 0;
-  double done_us = 0;  // from fan-out to the shard's last bin finishing (wait + service)
+  double done_us = 0;  // from fan-out to the tablet's last bin finishing (wait + service)
   double service_us = 0;  // sum of its bins' service times
   uint64_t results = 0;
 };
@@ -31,16 +32,16 @@ struct BenchRecord {
   double ttfr_us = -1;
   uint64_t results = 0;
   int64_t last_tablet = -1;
-  double straggler_ratio = 0;  // slowest / median shard; 0 with fewer than two shards
+  double straggler_ratio = 0;  // slowest / median tablet; 0 with fewer than two tablets
   bool partial = false;
   uint64_t requests = 0, hedged = 0, failovers = 0;
   std::vector<BinTiming> bins;
-  std::vector<ShardTiming> shards;  // ascending tablet
+  std::vector<TabletTiming> tablets;  // ascending
   std::string error;
 };
 
-// Fills shards, last_tablet and straggler_ratio from bins.
-void SummarizeShards(BenchRecord* record);
+// Fills tablets, last_tablet and straggler_ratio from bins.
+void SummarizeTablets(BenchRecord* record);
 
 // Runs one query text; called concurrently from `concurrency` threads, each
 // with its own runner (runners are made by the factory once per thread).
@@ -63,8 +64,8 @@ struct BenchSummary {
   uint64_t requests = 0, hedged = 0, failovers = 0, partial = 0, errors = 0;
   Percentiles total, ttfr, straggler;
   double wall_seconds = 0;
-  std::map<uint32_t, Percentiles> shard_done;  // by tablet
-  std::map<uint32_t, uint64_t> last_shard;      // how often each tablet finished last
+  std::map<uint32_t, Percentiles> tablet_done;  // by tablet
+  std::map<uint32_t, uint64_t> finished_last;      // how often each tablet finished last
 };
 
 Status RunBench(const RunnerFactory& factory, const std::vector<BatchQuery>& queries,
@@ -76,7 +77,7 @@ std::string BenchJson(const BenchSummary& summary);
 // A human-readable table.
 std::string BenchText(const BenchSummary& summary);
 // A self-contained HTML page (inline SVG, no network): latency CDF per
-// shard, which shard finished last, and the fan-out timeline of the query
+// tablet, which tablet finished last, and the fan-out timeline of the query
 // closest to the median.
 std::string BenchHtml(const BenchSummary& summary, const std::vector<BenchRecord>& records,
                       const std::string& title);

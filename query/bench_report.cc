@@ -60,13 +60,13 @@ std::string LogAxes(double lo, double hi, const std::string& ylabel) {
 }
 
 std::string CdfChart(const std::vector<BenchRecord>& records) {
-  std::map<uint32_t, std::vector<double>> by_shard;
+  std::map<uint32_t, std::vector<double>> by_tablet_done;
   for (const auto& r : records) {
-    for (const auto& s : r.shards) by_shard[s.tablet].push_back(std::max(1.0, s.done_us));
+    for (const auto& s : r.tablets) by_tablet_done[s.tablet].push_back(std::max(1.0, s.done_us));
   }
-  if (by_shard.empty()) return "<p>No shard timings.</p>";
+  if (by_tablet_done.empty()) return "<p>No tablet timings.</p>";
   double lo = 1e18, hi = 1;
-  for (auto& [t, v] : by_shard) {
+  for (auto& [t, v] : by_tablet_done) {
     std::sort(v.begin(), v.end());
     lo = std::min(lo, v.front());
     hi = std::max(hi, v.back());
@@ -83,7 +83,7 @@ std::string CdfChart(const std::vector<BenchRecord>& records) {
   }
   size_t color = 0;
   int legend_y = kTop + 12;
-  for (const auto& [t, v] : by_shard) {
+  for (const auto& [t, v] : by_tablet_done) {
     std::string points;
     // At most ~400 points per curve keeps the page small.
     const size_t step = std::max<size_t>(1, v.size() / 400);
@@ -95,32 +95,32 @@ std::string CdfChart(const std::vector<BenchRecord>& records) {
     const char* c = kColors[color++ % 10];
     s += "<polyline fill='none' stroke='" + std::string(c) + "' stroke-width='1.5' points='" + points + "'/>";
     s += "<text x='" + std::to_string(x1 - 70) + "' y='" + std::to_string(legend_y) + "' fill='" + c +
-         "'>shard " + std::to_string(t) + "</text>";
+         "'>tablet " + std::to_string(t) + "</text>";
     legend_y += 13;
   }
   return s + "</svg>";
 }
 
-std::string LastShardChart(const BenchSummary& summary) {
-  if (summary.last_shard.empty()) return "<p>No queries visited a shard.</p>";
+std::string LastTabletChart(const BenchSummary& summary) {
+  if (summary.finished_last.empty()) return "<p>No queries visited a tablet.</p>";
   uint64_t most = 1;
-  for (const auto& [t, n] : summary.last_shard) most = std::max(most, n);
+  for (const auto& [t, n] : summary.finished_last) most = std::max(most, n);
   const int x0 = kLeft, y0 = kHeight - kBottom, x1 = kWidth - kRight;
-  const double bar = static_cast<double>(x1 - x0) / summary.shard_done.size();
+  const double bar = static_cast<double>(x1 - x0) / summary.tablet_done.size();
   std::string s = SvgOpen();
   s += "<line x1='" + std::to_string(x0) + "' y1='" + std::to_string(y0) + "' x2='" + std::to_string(x1) +
        "' y2='" + std::to_string(y0) + "' stroke='black'/>";
   size_t i = 0;
-  for (const auto& [t, p] : summary.shard_done) {
-    const auto it = summary.last_shard.find(t);
-    const uint64_t n = it == summary.last_shard.end() ? 0 : it->second;
+  for (const auto& [t, p] : summary.tablet_done) {
+    const auto it = summary.finished_last.find(t);
+    const uint64_t n = it == summary.finished_last.end() ? 0 : it->second;
     const double h = static_cast<double>(n) / most * (y0 - kTop - 10);
     const double x = x0 + i * bar + bar * 0.1;
     s += "<rect x='" + F(x) + "' y='" + F(y0 - h) + "' width='" + F(bar * 0.8) + "' height='" + F(h) +
          "' fill='" + kColors[i % 10] + "'/>";
     s += "<text x='" + F(x + bar * 0.4) + "' y='" + F(y0 - h - 3) + "' text-anchor='middle'>" +
          std::to_string(n) + "</text>";
-    s += "<text x='" + F(x + bar * 0.4) + "' y='" + std::to_string(y0 + 16) + "' text-anchor='middle'>shard " +
+    s += "<text x='" + F(x + bar * 0.4) + "' y='" + std::to_string(y0 + 16) + "' text-anchor='middle'>tablet " +
          std::to_string(t) + "</text>";
     ++i;
   }
@@ -190,10 +190,10 @@ std::string BenchHtml(const BenchSummary& summary, const std::vector<BenchRecord
                   "text-align:right}pre{background:#f6f6f6;padding:8px}</style></head><body>";
   h += "<h1>" + Escape(title) + "</h1>";
   h += "<pre>" + Escape(BenchText(summary)) + "</pre>";
-  h += "<h2>Latency CDF per shard</h2><p>Time from fan-out until each shard (tablet) finished its last bin, "
+  h += "<h2>Latency CDF per tablet</h2><p>Time from fan-out until each tablet finished its last bin, "
        "over all queries (log scale).</p>" + CdfChart(records);
-  h += "<h2>Which shard finished last</h2><p>Queries whose slowest shard was each tablet.</p>" +
-       LastShardChart(summary);
+  h += "<h2>Which tablet finished last</h2><p>Queries whose slowest tablet was each one.</p>" +
+       LastTabletChart(summary);
   if (sample != nullptr) {
     h += "<h2>Fan-out of one query</h2><p>Query <code>" + Escape(sample->id) + "</code> (total " +
          F(sample->total_us) + " µs, the closest to the median): per bin, queue wait (grey) then service "
