@@ -2,13 +2,13 @@
 
 #include <algorithm>
 
+#include "common/file_header.h"
 #include "common/coding.h"
 #include "index/inline_postings.h"
 
 namespace dps {
 
 namespace {
-constexpr size_t kHeaderSize = 16;
 constexpr size_t kDirectorySize = 32;  // dict_offset, dict_len, num_terms, total_docs
 // A singleton's head: docid << 6 | gap code << 3 | has_file << 2 | kind; gap
 // codes 0-6 are the gap, 7 means 7 + a varint that follows the head.
@@ -19,9 +19,7 @@ Result<std::unique_ptr<GlobalIndexWriter>> GlobalIndexWriter::Create(const std::
   DPS_ASSIGN_OR_RETURN(auto file, PagedFileWriter::Create(path));
   std::unique_ptr<GlobalIndexWriter> w(new GlobalIndexWriter(std::move(file)));
   std::string header;
-  PutFixed64(&header, kGlobalIndexMagic);
-  PutFixed32(&header, kGlobalIndexVersion);
-  PutFixed32(&header, 0);  // flags, reserved
+  EncodeFileHeader({kGlobalIndexMagic, kGlobalIndexVersion, 0}, &header);  // no flags yet
   DPS_RETURN_IF_ERROR(w->file_->Append(header));
   return w;
 }
@@ -152,12 +150,9 @@ Result<std::unique_ptr<GlobalIndexReader>> GlobalIndexReader::Open(const std::st
     return Status::Unsupported(path + ": global index version " +
                                std::to_string(f.format_version()));
   }
-  DPS_ASSIGN_OR_RETURN(std::string_view header, f.Read(0, kHeaderSize));
-  auto* h = reinterpret_cast<const uint8_t*>(header.data());
-  if (DecodeFixed64(h) != kGlobalIndexMagic || DecodeFixed32(h + 8) != kGlobalIndexVersion ||
-      DecodeFixed32(h + 12) != 0) {
-    return Status::Corruption(path + ": offset 0: bad global index header");
-  }
+  DPS_ASSIGN_OR_RETURN(std::string_view header, f.Read(0, kFileHeaderSize));
+  DPS_RETURN_IF_ERROR(
+      CheckFileHeader(header, {kGlobalIndexMagic, kGlobalIndexVersion}, 0, "global index").WithContext(path));
   if (f.directory_size() != kDirectorySize) {
     return Status::Corruption(path + ": offset " + std::to_string(f.directory_offset()) +
                               ": bad directory size");

@@ -136,7 +136,7 @@ Status IndexWriter::Commit(std::vector<AnalyzedDocument> docs, CommitStats* stat
   for (size_t i = 0; i < docs.size(); ++i) last_of_id[docs[i].id] = i;
   std::map<uint32_t, std::vector<const AnalyzedDocument*>> by_bin;
   for (const auto& [id, i] : last_of_id) {
-    by_bin[static_cast<uint32_t>(StableHash64(id) % manifest_.bins)].push_back(&docs[i]);
+    by_bin[BinOfId(id, manifest_.bins).value].push_back(&docs[i]);
   }
   std::map<size_t, std::vector<uint32_t>> bins_of_tablet;
   for (const auto& [bin, list] : by_bin) bins_of_tablet[manifest_.TabletOf(bin)].push_back(bin);
@@ -216,9 +216,12 @@ Status IndexWriter::Delete(const std::vector<std::string>& ids, CommitStats* sta
   if (stats == nullptr) stats = &local;
   *stats = CommitStats();
   std::map<uint32_t, std::unordered_set<std::string_view>> wanted;  // bin -> ids
-  for (const auto& id : ids) wanted[static_cast<uint32_t>(StableHash64(id) % manifest_.bins)].insert(id);
+  for (const auto& id : ids) wanted[BinOfId(id, manifest_.bins).value].insert(id);
   std::map<size_t, std::map<uint32_t, std::vector<DocId>>> doomed;  // tablet -> bin -> docids
-  for (const auto& [bin, set] : wanted) {
+  for (const auto& [bin_key, id_set] : wanted) {
+    // Plain names: clang before 16 cannot capture structured bindings.
+    const uint32_t bin = bin_key;
+    const auto& set = id_set;
     DPS_RETURN_IF_ERROR(ForEachLiveId(bin, [&](DocId d, std::string_view id) {
       if (set.count(id) == 0) return;
       doomed[manifest_.TabletOf(bin)][bin].push_back(d);

@@ -189,4 +189,8 @@ std::vector<TabletEntry> SplitBins(uint32_t bins, uint32_t tablets) {
   return out;
 }
 
+BinId BinOfId(std::string_view id, uint32_t bins) {
+  return BinId{static_cast<uint32_t>(StableHash64(id) % bins)};
+}
+
 }  // namespace dps

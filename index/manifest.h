@@ -7,9 +7,11 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/status.h"
+#include "index/types.h"
 
 namespace dps {
 
@@ -37,6 +39,11 @@ struct Manifest {
   // Tablet index holding `bin`.
   size_t TabletOf(uint32_t bin) const;
 };
+
+// The bin a document lives in: a stable hash of its external id (DESIGN.md),
+// so re-ingesting an id lands where the old document is. Every writer
+// places documents with this one function.
+BinId BinOfId(std::string_view id, uint32_t bins);
 
 // Reads DIR/MANIFEST. NotFound if the index does not exist.
 Result<Manifest> ReadManifest(const std::string& dir);

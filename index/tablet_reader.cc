@@ -1,5 +1,6 @@
 #include "index/tablet_reader.h"
 
+#include "common/file_header.h"
 #include "common/coding.h"
 #include "index/inline_postings.h"
 
@@ -18,14 +19,11 @@ Result<std::unique_ptr<TabletReader>> TabletReader::Open(const std::string& path
                                std::to_string(f.format_version()) + " (this build reads " +
                                std::to_string(kTabletFormatVersion) + ")");
   }
-  DPS_ASSIGN_OR_RETURN(std::string_view header, f.Read(0, kTabletHeaderSize));
-  auto* h = reinterpret_cast<const uint8_t*>(header.data());
-  if (DecodeFixed64(h) != kTabletMagic) return Status::Corruption(r->Where(0) + ": bad tablet magic");
-  if (DecodeFixed32(h + 8) != kTabletFormatVersion) {
-    return Status::Corruption(r->Where(8) + ": header version disagrees with footer");
-  }
-  const uint32_t flags = DecodeFixed32(h + 12);
-  if (flags & ~kTabletKnownFlags) return Status::Corruption(r->Where(12) + ": unknown flag bits");
+  DPS_ASSIGN_OR_RETURN(std::string_view header, f.Read(0, kFileHeaderSize));
+  uint32_t flags = 0;
+  DPS_RETURN_IF_ERROR(CheckFileHeader(header, {kTabletMagic, kTabletFormatVersion}, kTabletKnownFlags,
+                                      "tablet file", &flags)
+                          .WithContext(path));
   r->stores_text_ = flags & kTabletFlagStoredText;
 
   DPS_ASSIGN_OR_RETURN(std::string_view dir, f.Read(f.directory_offset(), f.directory_size()));

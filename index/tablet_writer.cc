@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/file_header.h"
 #include "common/coding.h"
 #include "index/inline_postings.h"
 #include "index/posting_list.h"
@@ -20,9 +21,7 @@ Result<std::unique_ptr<TabletWriter>> TabletWriter::Create(const std::string& pa
   std::unique_ptr<TabletWriter> w(new TabletWriter(std::move(file), options));
   DPS_ASSIGN_OR_RETURN(w->term_list_, TermListWriter::Create(TermListPathFor(path)));
   std::string header;
-  PutFixed64(&header, kTabletMagic);
-  PutFixed32(&header, kTabletFormatVersion);
-  PutFixed32(&header, options.store_text ? kTabletFlagStoredText : 0);
+  EncodeFileHeader({kTabletMagic, kTabletFormatVersion, options.store_text ? kTabletFlagStoredText : 0}, &header);
   DPS_RETURN_IF_ERROR(w->Append(header));
   return w;
 }

@@ -1,11 +1,11 @@
 #include "index/term_list.h"
 
+#include "common/file_header.h"
 #include "common/coding.h"
 
 namespace dps {
 
 namespace {
-constexpr size_t kHeaderSize = 16;
 constexpr size_t kBinRecordSize = 24;  // bin u32 | reserved u32 | offset u64 | len u64
 }  // namespace
 
@@ -21,9 +21,7 @@ Result<std::unique_ptr<TermListWriter>> TermListWriter::Create(const std::string
   DPS_ASSIGN_OR_RETURN(auto file, PagedFileWriter::Create(path));
   std::unique_ptr<TermListWriter> w(new TermListWriter(std::move(file)));
   std::string header;
-  PutFixed64(&header, kTermListMagic);
-  PutFixed32(&header, kTermListVersion);
-  PutFixed32(&header, 0);  // flags, reserved
+  EncodeFileHeader({kTermListMagic, kTermListVersion, 0}, &header);  // no flags yet
   DPS_RETURN_IF_ERROR(w->file_->Append(header));
   return w;
 }
@@ -73,12 +71,9 @@ Result<std::unique_ptr<TermListReader>> TermListReader::Open(const std::string& 
   if (f.format_version() != kTermListVersion) {
     return Status::Unsupported(path + ": term list version " + std::to_string(f.format_version()));
   }
-  DPS_ASSIGN_OR_RETURN(std::string_view header, f.Read(0, kHeaderSize));
-  auto* h = reinterpret_cast<const uint8_t*>(header.data());
-  if (DecodeFixed64(h) != kTermListMagic || DecodeFixed32(h + 8) != kTermListVersion ||
-      DecodeFixed32(h + 12) != 0) {
-    return bad(0, "bad term list header");
-  }
+  DPS_ASSIGN_OR_RETURN(std::string_view header, f.Read(0, kFileHeaderSize));
+  DPS_RETURN_IF_ERROR(
+      CheckFileHeader(header, {kTermListMagic, kTermListVersion}, 0, "term list").WithContext(path));
   DPS_ASSIGN_OR_RETURN(std::string_view dir, f.Read(f.directory_offset(), f.directory_size()));
   auto* d = reinterpret_cast<const uint8_t*>(dir.data());
   if (dir.size() < 8) return bad(f.directory_offset(), "short directory");

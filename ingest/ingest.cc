@@ -351,7 +351,7 @@ Status IngestRun::Run(const std::vector<std::string>& inputs, const ProgressFn& 
                   analyzer->Analyze(raw.text, &tokens, &astats);
                   out.tokens = tokens.size();
                   CountTerms(&tokens, &out.terms, &slots);
-                  out.bin = static_cast<uint32_t>(StableHash64(raw.id) % bins_);
+                  out.bin = BinOfId(raw.id, bins_).value;
                   out.key = IdKey(raw.id);
                 }
                 return batch;

@@ -7,13 +7,13 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/file_header.h"
 #include "common/checksum.h"
 #include "common/coding.h"
 
 namespace dps {
 
 namespace {
-constexpr size_t kHeaderSize = 16;
 constexpr size_t kBlockHeaderSize = 12;   // payload length u32 | XXH3-64 of payload u64
 constexpr size_t kBlockTarget = 64 << 10;  // records are cut into blocks of about this size
 constexpr uint32_t kMaxBlock = 1u << 30;
@@ -23,9 +23,7 @@ Result<std::unique_ptr<RunWriter>> RunWriter::Create(const std::string& path) {
   DPS_ASSIGN_OR_RETURN(auto file, WritableFile::Create(path));
   std::unique_ptr<RunWriter> w(new RunWriter(std::move(file)));
   std::string header;
-  PutFixed64(&header, kRunMagic);
-  PutFixed32(&header, kRunVersion);
-  PutFixed32(&header, 0);
+  EncodeFileHeader({kRunMagic, kRunVersion, 0}, &header);  // no flags yet
   DPS_RETURN_IF_ERROR(w->file_->Append(header));
   return w;
 }
@@ -85,14 +83,12 @@ Result<std::unique_ptr<RunReader>> RunReader::Open(const std::string& path) {
   r->file_size_ = static_cast<uint64_t>(st.st_size);
   // Sequential reads: let the kernel read ahead, and drop what we passed.
   (void)posix_fadvise(r->fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
-  char header[kHeaderSize];
-  DPS_RETURN_IF_ERROR(r->ReadExact(0, kHeaderSize, header));
-  auto* h = reinterpret_cast<const uint8_t*>(header);
-  if (DecodeFixed64(h) != kRunMagic || DecodeFixed32(h + 8) != kRunVersion ||
-      DecodeFixed32(h + 12) != 0) {
-    return Status::Corruption(r->Where(0) + ": not a spill run");
-  }
-  r->next_block_ = kHeaderSize;
+  char header[kFileHeaderSize];
+  DPS_RETURN_IF_ERROR(r->ReadExact(0, kFileHeaderSize, header));
+  DPS_RETURN_IF_ERROR(CheckFileHeader(std::string_view(header, kFileHeaderSize), {kRunMagic, kRunVersion}, 0,
+                                      "spill run")
+                          .WithContext(r->path()));
+  r->next_block_ = kFileHeaderSize;
   DPS_RETURN_IF_ERROR(r->Next());
   return r;
 }
