@@ -18,7 +18,10 @@ if [ ! -d "$shared/corpora/queries" ]; then
 fi
 mkdir -p "$cache"
 names=()
-for q in "$shared"/corpora/queries/*.tsv; do names+=("$(basename "$q" .tsv)"); done
+for q in "$shared"/corpora/queries/*.tsv; do
+  case $q in *.phrases.tsv) continue ;; esac  # phrase queries: dpsearch has no phrase search
+  names+=("$(basename "$q" .tsv)")
+done
 missing=()
 for n in "${names[@]}"; do [ -s "$cache/$n.norm.jsonl" ] || missing+=("$n"); done
 if [ ${#missing[@]} -gt 0 ]; then
