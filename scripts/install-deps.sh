@@ -15,6 +15,7 @@ PACKAGES=(
   libcli11-dev        # command-line parsing
   iproute2            # tests: network namespaces for the multi-host cluster test
   libgtest-dev libgmock-dev libbenchmark-dev
+  clang-16 libclang-rt-16-dev  # scripts/fuzz.sh: libFuzzer, ASan, LeakSanitizer (see there for 16)
 )
 
 missing=()

@@ -3,8 +3,10 @@
 // byte picks options (skip_bad, a tiny line limit, renamed fields) so those
 // paths are fuzzed too. Every returned document must be valid UTF-8 with a
 // non-empty id; any other outcome than a document or an InvalidArgument is a
-// bug. Build with clang (tests/CMakeLists.txt), e.g. with -DDPS_SANITIZE=ON,
-// and run: build/tests/jsonl_reader_fuzz -max_total_time=60 [corpus_dir]
+// bug. scripts/fuzz.sh [SECONDS] builds it (clang, ASan, UBSan) and runs it
+// from the seeds in tests/fuzz/corpus/jsonl_reader_fuzz/, each a flags byte
+// ('0' defaults, '1' skip_bad, '2' the line limit, '4' renamed fields: the
+// low bits of an ASCII digit) followed by JSONL.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>

@@ -31,6 +31,12 @@ using Clock = std::chrono::steady_clock;
 
 constexpr size_t kVocab = 60;
 
+// An injected delay no passing test waits out: tests whose servers stall
+// check what must happen long before it ends (a deadline or hedge of at most
+// 3 s), so they assert order and flags, and wall time only as "sooner than
+// the stall" where nothing but the stall could have made the answer late.
+constexpr double kStallMs = 30000;
+
 // A random index of 8 bins in 4 tablets, with its reference model.
 struct Fixture {
   testing::TempDir dir;
@@ -174,52 +180,70 @@ TEST(Cluster, FailsOverToAReplicaWhenAServerDies) {
 
 TEST(Cluster, ServerKilledMidQueryFailsOver) {
   Fixture f(5);
-  ServerOptions slow;
-  slow.delays = {DelayRule{-1, 1.0, 300, 0}};
-  auto primary = f.Serve(0, 3, slow);
+  ServerOptions stalled;
+  stalled.delays = {DelayRule{-1, 1.0, kStallMs, 0}};  // every tablet: the primary cannot answer first
+  auto primary = f.Serve(0, 3, stalled);
   auto replica = f.Serve(0, 3);
   auto client = Client({{0, 3, {Addr(primary->port()), Addr(replica->port())}}});
   ASSERT_NE(client, nullptr);
   const QueryNode q = QueryNode::Term(testing::VocabTerm(2));
+  // Killed once it holds the query, whatever the machine's speed.
   std::thread killer([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(60));
+    const auto until = Clock::now() + std::chrono::seconds(60);
+    while (primary->counters().queries == 0 && Clock::now() < until) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
     primary->Stop();
   });
   Answer a = Ask(client.get(), q);
   killer.join();
+  EXPECT_EQ(primary->counters().queries, 1u) << "the primary was killed before it had the query";
   EXPECT_EQ(a.ids, f.Want(q));
-  EXPECT_GE(a.stats.failovers, 1u);
+  EXPECT_FALSE(a.stats.partial);
+  EXPECT_EQ(a.stats.failovers, 1u);
+  EXPECT_EQ(a.stats.requests, 2u);
+  EXPECT_EQ(replica->counters().queries, 1u);
+  EXPECT_LT(a.ms, kStallMs) << "the answer waited for the killed server's stall";
 }
 
 TEST(Cluster, DeadlineReturnsPartialResultsNamingMissingTablets) {
   Fixture f(6);
   ServerOptions slow;
-  slow.delays = {DelayRule{0, 1.0, 2000, 0}};  // tablet 0 takes 2 s
+  slow.delays = {DelayRule{0, 1.0, kStallMs, 0}};  // tablet 0 stalls
   auto s1 = f.Serve(0, 1, slow);
   auto s2 = f.Serve(2, 3);
   ClusterOptions o;
-  o.deadline_ms = 100;
+  o.deadline_ms = 3000;  // ample for every tablet but 0, a tenth of its stall
   auto client = Client({{0, 1, {Addr(s1->port())}}, {2, 3, {Addr(s2->port())}}}, o);
   ASSERT_NE(client, nullptr);
   const QueryNode q = QueryNode::Term(testing::VocabTerm(0));
   Answer a = Ask(client.get(), q);
   ASSERT_TRUE(a.status.ok());
-  EXPECT_LT(a.ms, 1500) << "the deadline did not cut the wait";
   EXPECT_TRUE(a.stats.partial);
   ASSERT_EQ(a.stats.missing.size(), 1u);
   EXPECT_EQ(a.stats.missing[0], "0-1");
-  // What arrived is part of the answer, and nothing of the slow tablet 0
-  // (tablet 1, on the same server, may have made it in time).
+  // Range 0-1 cannot complete before the stall ends: only the deadline can
+  // have ended the wait, and not before it passed.
+  EXPECT_GE(a.ms, o.deadline_ms) << "a partial answer before the deadline";
+  EXPECT_LT(a.ms, kStallMs) << "the deadline did not cut the wait";
+  // What arrived is part of the answer, and nothing of the stalled tablet 0
+  // (tablet 1, on the same server, may have made it in time) ...
   const auto want = f.Want(q);
-  EXPECT_FALSE(a.ids.empty());
   for (const auto& id : a.ids) EXPECT_TRUE(want.count(id));
   for (const auto& b : a.stats.bins) EXPECT_NE(b.tablet, 0u);
+  // ... and all of tablets 2-3, which had the whole deadline to answer.
+  auto fast_only = Client({{2, 3, {Addr(s2->port())}}});
+  ASSERT_NE(fast_only, nullptr);
+  const Answer fast = Ask(fast_only.get(), q);
+  ASSERT_TRUE(fast.status.ok());
+  ASSERT_FALSE(fast.ids.empty());
+  for (const auto& id : fast.ids) EXPECT_TRUE(a.ids.count(id)) << id << " of tablets 2-3 is missing";
 }
 
 TEST(Cluster, HedgingBeatsASlowReplica) {
   Fixture f(7);
   ServerOptions slow;
-  slow.delays = {DelayRule{-1, 1.0, 1500, 0}};
+  slow.delays = {DelayRule{-1, 1.0, kStallMs, 0}};
   auto slow_server = f.Serve(0, 3, slow);
   auto fast_server = f.Serve(0, 3);
   ClusterOptions o;
@@ -227,32 +251,61 @@ TEST(Cluster, HedgingBeatsASlowReplica) {
   auto client = Client({{0, 3, {Addr(slow_server->port()), Addr(fast_server->port())}}}, o);
   ASSERT_NE(client, nullptr);
   const QueryNode q = QueryNode::Term(testing::VocabTerm(3));
+  const auto want = f.Want(q);
+  ASSERT_FALSE(want.empty());
   Answer a = Ask(client.get(), q);
-  EXPECT_EQ(a.ids, f.Want(q));
+  EXPECT_EQ(a.ids, want);
+  EXPECT_FALSE(a.stats.partial);
   EXPECT_EQ(a.stats.hedged, 1u);
-  EXPECT_LT(a.ms, 1000) << "the hedge did not answer first";
+  EXPECT_EQ(a.stats.requests, 2u);
+  EXPECT_EQ(a.stats.failovers, 0u);
+  EXPECT_EQ(fast_server->counters().queries, 1u);
+  // The first replica stalls, so every result came through the hedge, sent
+  // no sooner than hedge_after_ms; without the hedge the answer would have
+  // waited out the stall.
+  EXPECT_GE(a.stats.ttfr_us, o.hedge_after_ms * 1000) << "results before the hedge was sent";
+  EXPECT_LT(a.ms, kStallMs) << "the hedge did not answer first";
 }
 
 TEST(Cluster, HedgeAsksOnlyForTabletsStillOwed) {
   Fixture f(8);
-  // The first server is slow on tablet 1 only; the replica would be slow on
-  // every other tablet. A hedge asking the replica for all of 0-3 would wait
-  // 3 s; one asking only for tablet 1 (0, 2 and 3 have arrived) does not.
+  // The first server stalls on tablet 1 only; the replica would stall on
+  // every other tablet. A hedge asking the replica for more than tablet 1
+  // would wait out a stall (the range is done only when one request is);
+  // one asking only for tablet 1 does not. The hedge waits a second: tablets
+  // 0, 2 and 3 answer within milliseconds.
   ServerOptions slow_on_1, slow_elsewhere;
-  slow_on_1.delays = {DelayRule{1, 1.0, 3000, 0}};
-  slow_elsewhere.delays = {DelayRule{0, 1.0, 3000, 0}, DelayRule{2, 1.0, 3000, 0}, DelayRule{3, 1.0, 3000, 0}};
+  slow_on_1.delays = {DelayRule{1, 1.0, kStallMs, 0}};
+  slow_elsewhere.delays = {DelayRule{0, 1.0, kStallMs, 0}, DelayRule{2, 1.0, kStallMs, 0},
+                           DelayRule{3, 1.0, kStallMs, 0}};
   auto first = f.Serve(0, 3, slow_on_1);
   auto replica = f.Serve(0, 3, slow_elsewhere);
   ClusterOptions o;
-  o.hedge_after_ms = 100;
+  o.hedge_after_ms = 1000;
   auto client = Client({{0, 3, {Addr(first->port()), Addr(replica->port())}}}, o);
   ASSERT_NE(client, nullptr);
   const QueryNode q = QueryNode::Term(testing::VocabTerm(0));
   Answer a = Ask(client.get(), q);
   EXPECT_EQ(a.ids, f.Want(q));
   EXPECT_EQ(a.stats.hedged, 1u);
+  EXPECT_EQ(a.stats.requests, 2u);
   EXPECT_FALSE(a.stats.partial);
-  EXPECT_LT(a.ms, 2000) << "the hedge asked for tablets that had already answered";
+  // Completion order: every bin of tablets 0, 2 and 3 (the first server)
+  // before any bin of tablet 1, which only the hedge could bring.
+  uint64_t tablet1_results = 0;
+  bool tablet1_seen = false;
+  for (const auto& b : a.stats.bins) {
+    if (b.tablet == 1) {
+      tablet1_seen = true;
+      tablet1_results += b.results;
+    } else {
+      EXPECT_FALSE(tablet1_seen) << "tablet " << b.tablet << " arrived after tablet 1";
+    }
+  }
+  ASSERT_GT(tablet1_results, 0u);
+  EXPECT_EQ(a.stats.last_tablet, 1);
+  EXPECT_GE(a.stats.ttlr_us, o.hedge_after_ms * 1000) << "tablet 1 arrived before the hedge was sent";
+  EXPECT_LT(a.ms, kStallMs) << "the hedge asked for tablets that had already answered";
 }
 
 // ---- hostile peers ----
@@ -264,10 +317,10 @@ struct RawClient {
   explicit RawClient(uint16_t port) { socket.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port)); }
   void Send(const std::string& bytes) { asio::write(socket, asio::buffer(bytes)); }
   // True when the server closed the connection (read hits EOF or reset)
-  // within a second.
+  // within ten seconds (a bound only a connection left open waits out).
   bool Closed() {
     socket.non_blocking(false);
-    struct timeval tv = {1, 0};
+    struct timeval tv = {10, 0};
     setsockopt(socket.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     char buf[4096];
     boost::system::error_code ec;
@@ -370,9 +423,10 @@ TEST(Server, ClientThatNeverReadsIsCutOff) {
 TEST(Server, ManyConcurrentClientsAllAnsweredCorrectly) {
   Fixture f(10);
   auto server = f.Serve(0, 3);
+  constexpr int kClients = 16, kQueriesEach = 100;  // a count, not a time: as many under ASan
   std::atomic<int> wrong{0}, done{0};
   std::vector<std::thread> clients;
-  for (int c = 0; c < 16; ++c) {
+  for (int c = 0; c < kClients; ++c) {
     clients.emplace_back([&, c] {
       auto client = ClusterClient::Connect({{0, 3, {Addr(server->port())}}}, {});
       if (!client.ok()) {
@@ -380,8 +434,7 @@ TEST(Server, ManyConcurrentClientsAllAnsweredCorrectly) {
         return;
       }
       std::mt19937_64 rng(c);
-      const auto until = Clock::now() + std::chrono::milliseconds(1500);
-      while (Clock::now() < until) {
+      for (int k = 0; k < kQueriesEach; ++k) {
         const QueryNode q = testing::RandomQuery(rng, kVocab);
         if (Ask(client->get(), q).ids != f.Want(q)) ++wrong;
         ++done;
@@ -390,7 +443,8 @@ TEST(Server, ManyConcurrentClientsAllAnsweredCorrectly) {
   }
   for (auto& t : clients) t.join();
   EXPECT_EQ(wrong.load(), 0);
-  EXPECT_GT(done.load(), 16);
+  EXPECT_EQ(done.load(), kClients * kQueriesEach);
+  EXPECT_GE(server->counters().connections, uint64_t{kClients});
 }
 
 // A fake server: answers Hello with a copy of a real server's Welcome, then
@@ -456,9 +510,14 @@ TEST(Cluster, HangingServerIsCutByTheDeadline) {
   auto client = Client({{0, 3, {Addr(hang.port())}}}, o);
   ASSERT_NE(client, nullptr);
   Answer a = Ask(client.get(), QueryNode::Term(testing::VocabTerm(0)));
-  EXPECT_LT(a.ms, 1500);
+  EXPECT_TRUE(a.status.ok()) << a.status.ToString();
   EXPECT_TRUE(a.stats.partial);
+  EXPECT_EQ(a.stats.missing, std::vector<std::string>{"0-3"});
   EXPECT_TRUE(a.ids.empty());
+  // The server never answers: nothing but the deadline ends the wait, and
+  // not before it passed. (A hang has no end; the bound is 200 deadlines.)
+  EXPECT_GE(a.ms, o.deadline_ms);
+  EXPECT_LT(a.ms, kStallMs) << "the deadline did not cut the wait";
 }
 
 }  // namespace
