@@ -147,8 +147,8 @@ Result<std::unique_ptr<GlobalIndexReader>> GlobalIndexReader::Open(const std::st
   DPS_ASSIGN_OR_RETURN(r->file_, PagedFileReader::Open(path));
   const PagedFileReader& f = *r->file_;
   if (f.format_version() != kGlobalIndexVersion) {
-    return Status::Unsupported(path + ": global index version " +
-                               std::to_string(f.format_version()));
+    return Status::Unsupported(path + ": global index version " + std::to_string(f.format_version()) +
+                               " (this build reads " + std::to_string(kGlobalIndexVersion) + ")");
   }
   DPS_ASSIGN_OR_RETURN(std::string_view header, f.Read(0, kFileHeaderSize));
   DPS_RETURN_IF_ERROR(

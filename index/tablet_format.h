@@ -1,6 +1,8 @@
 // Constants and the bin directory of the tablet file.
 // Byte layout: docs/FORMAT.md ("Tablet file"). On-disk values are never
-// renumbered; a new layout gets a new version and the reader keeps the old.
+// renumbered; a new layout gets a new version. The reader reads only
+// kTabletFormatVersion and refuses others (FORMAT.md "Compatibility";
+// tests/golden holds an index of this version).
 #pragma once
 
 #include <cstdint>

@@ -69,7 +69,8 @@ Result<std::unique_ptr<TermListReader>> TermListReader::Open(const std::string& 
     return Status::Corruption(path + ": offset " + std::to_string(offset) + ": " + what);
   };
   if (f.format_version() != kTermListVersion) {
-    return Status::Unsupported(path + ": term list version " + std::to_string(f.format_version()));
+    return Status::Unsupported(path + ": term list version " + std::to_string(f.format_version()) +
+                               " (this build reads " + std::to_string(kTermListVersion) + ")");
   }
   DPS_ASSIGN_OR_RETURN(std::string_view header, f.Read(0, kFileHeaderSize));
   DPS_RETURN_IF_ERROR(

@@ -1,0 +1,173 @@
+// The golden index of the current format (tests/golden/v5, made once by
+// tests/golden/make_golden.sh and never regenerated) opens, checks clean
+// and answers fixed queries with fixed weights; an index naming another
+// MANIFEST, tablet or global index version is refused with a message
+// naming the file and both versions (docs/FORMAT.md "Compatibility").
+#include <gtest/gtest.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "common/checksum.h"
+#include "common/file_header.h"
+#include "index/check.h"
+#include "index/global_index.h"
+#include "index/index_reader.h"
+#include "index/paged_file.h"
+#include "index/tablet_format.h"
+#include "ingest/analyzer.h"
+#include "query/coordinator.h"
+#include "query/parser.h"
+#include "tests/testing/test_util.h"
+
+namespace dps {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kGoldenDir = std::string(DPS_SOURCE_DIR) + "/tests/golden";
+const std::string kGoldenIndex = kGoldenDir + "/v5/index";
+
+std::string Sorted(std::set<std::string> ids) {
+  std::string out;
+  for (const auto& id : ids) out += (out.empty() ? "" : " ") + id;
+  return out;
+}
+
+TEST(Golden, CurrentVersionOpensChecksCleanAndAnswersFixedQueries) {
+  auto index = IndexReader::Open(kGoldenIndex);
+  ASSERT_TRUE(index.ok()) << index.status().ToString();
+  EXPECT_EQ((*index)->bins(), 4u);
+  EXPECT_EQ((*index)->tablet_count(), 2u);
+  CheckReport report;
+  Status checked = CheckIndex(kGoldenIndex, &report);
+  EXPECT_TRUE(checked.ok()) << checked.ToString();
+
+  auto analyzer = Analyzer::Create();
+  ASSERT_TRUE(analyzer.ok());
+  Coordinator searcher(index->get(), CoordinatorOptions{1});
+  std::ifstream expected(kGoldenDir + "/expected.tsv");
+  ASSERT_TRUE(expected) << "tests/golden/expected.tsv";
+  std::string line;
+  size_t queries = 0;
+  while (std::getline(expected, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    const size_t tab = line.find('\t');
+    ASSERT_NE(tab, std::string::npos) << line;
+    const std::string text = line.substr(0, tab), want = line.substr(tab + 1);
+    auto root = ParseQuery(text, analyzer->get());
+    ASSERT_TRUE(root.ok()) << text << ": " << root.status().ToString();
+    std::set<std::string> ids;
+    SearchOptions options;
+    options.fetch = Fetch::kIdsAndTitles;
+    Status s = searcher.Run(std::move(root).value(), options, [&](const BinResult& b) {
+      for (const auto& d : b.stored) ids.insert(d.id);
+      return true;
+    }, nullptr);
+    ASSERT_TRUE(s.ok()) << text << ": " << s.ToString();
+    EXPECT_EQ(Sorted(ids), want) << "query " << text;
+    ++queries;
+  }
+  EXPECT_EQ(queries, 14u);
+
+  // Weights (tf over title + text) and stored fields of the replacement.
+  std::map<std::pair<std::string, std::string>, uint32_t> want_tf = {
+      {{"4", "apple"}, 3}, {{"g2", "banana"}, 2}, {{"g2", "kiwi"}, 1}, {{"g1", "apple"}, 2}};
+  for (const auto& [key, tf] : want_tf) {
+    const auto& [id, term] = key;
+    const BinId bin = BinOfId(id, (*index)->bins());
+    auto postings = (*index)->OpenTerm(bin, term);
+    ASSERT_TRUE(postings.ok() && *postings != nullptr) << id << " " << term;
+    bool found = false;
+    for (DocId d = (*postings)->doc(); d != kEndDoc; d = (*postings)->Next()) {
+      StoredDoc doc;
+      ASSERT_TRUE((*index)->TabletOf(bin).GetDocument(bin, d, &doc).ok());
+      if (doc.id != id) continue;
+      found = true;
+      EXPECT_EQ((*postings)->weight(), tf) << id << " " << term;
+      if (id == "g2") {
+        EXPECT_EQ(doc.title, "Banana boat, replaced");
+        EXPECT_EQ(doc.text, "kiwi banana");
+      }
+    }
+    EXPECT_TRUE(found) << id << " " << term;
+  }
+}
+
+// A copy of the golden index to alter.
+struct GoldenCopy {
+  testing::TempDir dir;
+  GoldenCopy() {
+    for (const auto& e : fs::directory_iterator(kGoldenIndex)) {
+      fs::copy_file(e.path(), fs::path(dir.path()) / e.path().filename());
+    }
+  }
+  std::string path(const std::string& name) const { return dir.path() + "/" + name; }
+  // Replaces a paged file by an empty one of the same kind and `version`.
+  void WritePagedFile(const std::string& name, uint64_t magic, uint32_t version) const {
+    fs::remove(path(name));
+    auto w = PagedFileWriter::Create(path(name));
+    ASSERT_TRUE(w.ok());
+    std::string header;
+    EncodeFileHeader({magic, version, 0}, &header);
+    ASSERT_TRUE((*w)->Append(header).ok());
+    ASSERT_TRUE((*w)->Finish(kFileHeaderSize, 0, version).ok());
+  }
+};
+
+std::string OpenError(const std::string& dir, bool* unsupported) {
+  auto index = IndexReader::Open(dir);
+  *unsupported = !index.ok() && index.status().code() == Status::Code::kUnsupported;
+  return index.ok() ? "opened" : index.status().ToString();
+}
+
+TEST(Golden, OtherManifestVersionIsRefusedNamingBoth) {
+  GoldenCopy copy;
+  std::ifstream in(copy.path("MANIFEST"));
+  std::stringstream all;
+  all << in.rdbuf();
+  std::string text = all.str();
+  text = text.substr(0, text.rfind("checksum "));
+  ASSERT_EQ(text.rfind("dpsearch-manifest 1\n", 0), 0u);
+  text.replace(0, std::string("dpsearch-manifest 1").size(), "dpsearch-manifest 2");
+  char sum[32];
+  std::snprintf(sum, sizeof sum, "checksum %016" PRIx64 "\n", StableHash64(text));
+  std::ofstream(copy.path("MANIFEST"), std::ios::trunc) << text << sum;
+  bool unsupported = false;
+  const std::string error = OpenError(copy.dir.path(), &unsupported);
+  EXPECT_TRUE(unsupported) << error;
+  EXPECT_NE(error.find("MANIFEST version 2"), std::string::npos) << error;
+  EXPECT_NE(error.find("reads 1"), std::string::npos) << error;
+}
+
+TEST(Golden, OtherTabletVersionIsRefusedNamingFileAndBoth) {
+  GoldenCopy copy;
+  copy.WritePagedFile("000009.tab", kTabletMagic, kTabletFormatVersion - 1);
+  bool unsupported = false;
+  const std::string error = OpenError(copy.dir.path(), &unsupported);
+  EXPECT_TRUE(unsupported) << error;
+  EXPECT_NE(error.find("000009.tab"), std::string::npos) << error;
+  EXPECT_NE(error.find("tablet format version " + std::to_string(kTabletFormatVersion - 1)), std::string::npos)
+      << error;
+  EXPECT_NE(error.find("reads " + std::to_string(kTabletFormatVersion)), std::string::npos) << error;
+}
+
+TEST(Golden, OtherGlobalIndexVersionIsRefusedNamingFileAndBoth) {
+  GoldenCopy copy;
+  copy.WritePagedFile("000010.gix", kGlobalIndexMagic, kGlobalIndexVersion + 1);
+  bool unsupported = false;
+  const std::string error = OpenError(copy.dir.path(), &unsupported);
+  EXPECT_TRUE(unsupported) << error;
+  EXPECT_NE(error.find("000010.gix"), std::string::npos) << error;
+  EXPECT_NE(error.find("global index version " + std::to_string(kGlobalIndexVersion + 1)), std::string::npos)
+      << error;
+  EXPECT_NE(error.find("reads " + std::to_string(kGlobalIndexVersion)), std::string::npos) << error;
+}
+
+}  // namespace
+}  // namespace dps
