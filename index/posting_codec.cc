@@ -10,71 +10,22 @@
 #endif
 
 #include "common/coding.h"
+#include "index/posting_block_layout.h"
 #include "index/posting_codec_internal.h"
 
 namespace dps {
 
 using internal::CodecPath;
 
-namespace {
+using namespace block_layout;
 
-constexpr int kMaxBits = 32;
-constexpr size_t kLanes = 4;  // 32-bit lanes of one 16-byte vector
+namespace {
 
 #if defined(__SSE2__)
 constexpr CodecPath kDefaultPath = CodecPath::kSse2;
 #else
 constexpr CodecPath kDefaultPath = CodecPath::kScalar;
 #endif
-
-constexpr uint32_t LowMask(int bits) { return static_cast<uint32_t>((uint64_t{1} << bits) - 1); }
-
-// ---------------------------------------------------------------- packing
-
-// Horizontal layout (partial blocks): one LSB-first bit stream, value i in
-// stream bits [i*bits, (i+1)*bits), stream bit k = bit k%8 of byte k/8. Only
-// the low `bits` bits of each value are written; padding bits are zero.
-void PackHorizontal(const uint32_t* v, size_t n, int bits, std::string* out) {
-  const uint32_t mask = LowMask(bits);
-  uint64_t acc = 0;  // holds < 8 + 32 pending bits
-  int fill = 0;
-  for (size_t i = 0; i < n; ++i) {
-    acc |= uint64_t{v[i] & mask} << fill;
-    for (fill += bits; fill >= 8; fill -= 8, acc >>= 8) out->push_back(static_cast<char>(acc));
-  }
-  if (fill > 0) out->push_back(static_cast<char>(acc));
-}
-
-// Vertical layout (full blocks): value i belongs to lane i%4, each lane is its
-// own LSB-first stream of 32-bit words, and word k of lane l is stored as
-// 32-bit word 4k+l, so one 16-byte load yields word k of all four lanes.
-void PackVertical(const uint32_t* v, int bits, std::string* out) {
-  const uint32_t mask = LowMask(bits);
-  uint32_t words[kLanes * kMaxBits];
-  for (size_t lane = 0; lane < kLanes; ++lane) {
-    uint64_t acc = 0;
-    int fill = 0;
-    size_t k = 0;
-    for (size_t i = lane; i < kBlockSize; i += kLanes) {
-      acc |= uint64_t{v[i] & mask} << fill;
-      fill += bits;
-      if (fill >= 32) {
-        words[kLanes * k++ + lane] = static_cast<uint32_t>(acc);
-        acc >>= 32;
-        fill -= 32;
-      }
-    }
-  }
-  for (size_t w = 0; w < kLanes * bits; ++w) PutFixed32(out, words[w]);
-}
-
-void Pack(const uint32_t* v, size_t n, int bits, std::string* out) {
-  if (n == kBlockSize) {
-    PackVertical(v, bits, out);
-  } else {
-    PackHorizontal(v, n, bits, out);
-  }
-}
 
 // -------------------------------------------------------- scalar unpacking
 
@@ -392,17 +343,6 @@ bool DocsIncrease(const uint32_t* docs, size_t n, uint32_t prev, int bits) {
   return true;
 }
 
-// The header of both block kinds (FORMAT.md "Block layout"): the width in
-// the low six bits of the first byte, and in its top bit whether exceptions
-// follow the payload, announced by two more header bytes: their count and
-// the width of their high bits. Most blocks have no exceptions and spend
-// one byte on the header.
-constexpr uint8_t kHasExceptions = 0x80;
-
-// A full docid block takes exceptions only when they make it more than this
-// many bytes smaller than plain FOR (one bit per docid).
-constexpr size_t kFullDocBlockMinSaving = kBlockSize / 8;
-
 struct BlockHeader {
   int bits = 0;
   size_t exceptions = 0;
@@ -538,85 +478,7 @@ const uint8_t* DecodeWeights(const uint8_t* p, const uint8_t* end, size_t n, uin
   return h.end;
 }
 
-// Bytes a block takes at width `bits`, less the head byte, given how many
-// values have each bit width (none wider than max_width). Below max_width
-// there are exceptions: two more header bytes, a position byte each, and
-// their high bits packed at max_width - bits each.
-size_t PatchedCost(const size_t (&count_by_width)[kMaxBits + 1], int max_width, size_t n,
-                   int bits) {
-  size_t exceptions = 0;
-  for (int w = bits + 1; w <= max_width; ++w) exceptions += count_by_width[w];
-  const size_t payload = PayloadSize(n, bits);
-  if (exceptions == 0) return payload;
-  return payload + 2 + exceptions + (exceptions * static_cast<size_t>(max_width - bits) + 7) / 8;
-}
-
-// Appends values[0..n) as a block with patched exceptions (PFOR) at the
-// width that makes the block smallest, but plain FOR unless exceptions make
-// it more than `min_saving` bytes smaller than FOR would.
-void EncodePatched(const uint32_t* values, size_t n, size_t min_saving, std::string* out) {
-  size_t count_by_width[kMaxBits + 1] = {};
-  uint32_t all = 0;
-  for (size_t i = 0; i < n; ++i) {
-    all |= values[i];
-    ++count_by_width[std::bit_width(values[i])];
-  }
-  // Widths from the widest value's up cost only their payload: of those,
-  // the widest with the same payload wins (ties go to the wider width:
-  // fewer exceptions to patch when decoding). Narrower widths add their
-  // exceptions; the cheapest of those (ties again to the wider) competes.
-  const int max_width = static_cast<int>(std::bit_width(all));
-  const size_t plain = PayloadSize(n, max_width);
-  int bits = max_width;
-  while (bits < kMaxBits && PayloadSize(n, bits + 1) == plain) ++bits;
-  size_t best = SIZE_MAX;
-  int best_patched = -1;
-  for (int b = max_width - 1; b >= 0; --b) {
-    const size_t cost = PatchedCost(count_by_width, max_width, n, b);
-    if (cost < best) {
-      best = cost;
-      best_patched = b;
-    }
-  }
-  if (best_patched >= 0 && best + min_saving < plain) bits = best_patched;
-  if (bits >= max_width) {
-    out->push_back(static_cast<char>(bits));
-    Pack(values, n, bits, out);
-    return;
-  }
-  size_t exceptions = 0;
-  for (int w = bits + 1; w <= max_width; ++w) exceptions += count_by_width[w];
-  out->push_back(static_cast<char>(bits | kHasExceptions));
-  out->push_back(static_cast<char>(exceptions));
-  out->push_back(static_cast<char>(max_width - bits));
-  Pack(values, n, bits, out);
-  uint32_t highs[kBlockSize];
-  size_t e = 0;
-  for (size_t i = 0; i < n; ++i) {
-    if (values[i] >> bits != 0) {
-      out->push_back(static_cast<char>(i));  // positions, then the highs
-      highs[e++] = values[i] >> bits;
-    }
-  }
-  PackHorizontal(highs, exceptions, max_width - bits, out);
-}
-
 }  // namespace
-
-void EncodeDocBlock(const uint32_t* docs, size_t n, uint32_t prev, std::string* out) {
-  uint32_t gaps[kBlockSize];
-  for (size_t i = 0; i < n; ++i) {
-    gaps[i] = docs[i] - prev - 1;  // wraps to docs[0] for prev == UINT32_MAX
-    prev = docs[i];
-  }
-  // A seek decodes one 32-docid part of a full block at a fixed offset;
-  // exceptions cost it a search of the positions and a carry over the part
-  // (+35% instructions for the median synthetic query when every full
-  // block took them; +8% with this rule). So a full block takes exceptions
-  // only when they save more than one bit per docid. Partial blocks are
-  // always decoded whole.
-  EncodePatched(gaps, n, n == kBlockSize ? kFullDocBlockMinSaving : 0, out);
-}
 
 const uint8_t* DecodeDocBlock(const uint8_t* p, const uint8_t* end, size_t n, uint32_t prev,
                               uint32_t* docs) {
@@ -690,12 +552,6 @@ const uint8_t* DecodeDocBlockPart(const uint8_t* p, const uint8_t* end, size_t p
   return h.end;
 }
 
-void EncodeWeightBlock(const uint32_t* weights, size_t n, std::string* out) {
-  uint32_t values[kBlockSize];
-  for (size_t i = 0; i < n; ++i) values[i] = weights[i] - 1;
-  EncodePatched(values, n, 0, out);
-}
-
 const uint8_t* DecodeWeightBlock(const uint8_t* p, const uint8_t* end, size_t n,
                                  uint32_t* weights) {
   return DecodeWeights<kDefaultPath>(p, end, n, weights);
@@ -706,9 +562,6 @@ const uint8_t* SkipBlock(const uint8_t* p, const uint8_t* end, size_t n) {
   return ParseHeader(p, end, n, &h) == nullptr ? nullptr : h.end;
 }
 
-size_t LowerBoundInBlock(const uint32_t* docs, size_t n, uint32_t target) {
-  return internal::LowerBoundHybrid(docs, n, target);
-}
 
 namespace internal {
 
@@ -722,83 +575,6 @@ const uint8_t* DecodeWeightBlockOn(CodecPath path, const uint8_t* p, const uint8
                                    uint32_t* weights) {
   return path == CodecPath::kSse2 ? DecodeWeights<CodecPath::kSse2>(p, end, n, weights)
                                   : DecodeWeights<CodecPath::kScalar>(p, end, n, weights);
-}
-
-// Branchless: the comparison feeds a conditional move, not a branch, so a
-// random target costs log2(n) dependent loads and no mispredictions (Khuong &
-// Morin, "Array layouts for comparison-based searching", 2017). Invariant:
-// the answer lies in [base, base + len].
-size_t LowerBoundBinary(const uint32_t* docs, size_t n, uint32_t target) {
-  if (n == 0) return 0;
-  const uint32_t* base = docs;
-  for (size_t len = n; len > 1;) {
-    const size_t half = len / 2;
-    base = base[half] < target ? base + half : base;
-    len -= half;
-  }
-  return static_cast<size_t>(base - docs) + (*base < target);
-}
-
-// The block is sorted, so the lower bound is the number of docids below the
-// target. SSE2 only has a signed compare; flipping the sign bit of both sides
-// turns it into an unsigned one.
-size_t LowerBoundCount(const uint32_t* docs, size_t n, uint32_t target) {
-  size_t i = 0;
-  size_t count = 0;
-#if defined(__SSE2__)
-  const __m128i flip = _mm_set1_epi32(INT32_MIN);
-  const __m128i key = _mm_xor_si128(_mm_set1_epi32(static_cast<int>(target)), flip);
-  __m128i below = _mm_setzero_si128();  // each lane counts down by 1 per hit
-  for (; i + kLanes <= n; i += kLanes) {
-    const __m128i v =
-        _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(docs + i)), flip);
-    below = _mm_add_epi32(below, _mm_cmplt_epi32(v, key));
-  }
-  below = _mm_add_epi32(below, _mm_shuffle_epi32(below, 0x4e));
-  below = _mm_add_epi32(below, _mm_shuffle_epi32(below, 0xb1));
-  count = static_cast<uint32_t>(-_mm_cvtsi128_si32(below));
-#endif
-  for (; i < n; ++i) count += docs[i] < target;
-  return count;
-}
-
-// How many of docs[0..16) are below the target. The compare masks of the
-// sorted window are a run of ones from bit 0, so narrowing them to one byte
-// each and counting trailing ones of the movemask gives the count without a
-// horizontal sum (and without POPCNT, which the x86-64 baseline lacks).
-size_t CountBelow16(const uint32_t* docs, uint32_t target) {
-#if defined(__SSE2__)
-  const __m128i flip = _mm_set1_epi32(INT32_MIN);
-  const __m128i key = _mm_xor_si128(_mm_set1_epi32(static_cast<int>(target)), flip);
-  const auto below = [&](size_t k) {
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(docs + 4 * k));
-    return _mm_cmplt_epi32(_mm_xor_si128(v, flip), key);
-  };
-  const __m128i lo = _mm_packs_epi32(below(0), below(1));  // -1/0 survive signed saturation
-  const __m128i hi = _mm_packs_epi32(below(2), below(3));
-  const unsigned mask = static_cast<unsigned>(_mm_movemask_epi8(_mm_packs_epi16(lo, hi)));
-  return static_cast<size_t>(std::countr_one(mask));
-#else
-  size_t count = 0;
-  for (int i = 0; i < 16; ++i) count += docs[i] < target;
-  return count;
-#endif
-}
-
-// Branchless halving down to a window of 16, then one 16-wide compare: for a
-// full block three dependent loads instead of seven. The window is slid left
-// to stay inside the block when the last halving leaves fewer than 16; what it
-// then also covers is below the target anyway.
-size_t LowerBoundHybrid(const uint32_t* docs, size_t n, uint32_t target) {
-  if (n < 16) return LowerBoundCount(docs, n, target);
-  const uint32_t* base = docs;
-  for (size_t len = n; len > 16;) {
-    const size_t half = len / 2;
-    base = base[half] < target ? base + half : base;
-    len -= half;
-  }
-  const uint32_t* window = std::min(base, docs + n - 16);
-  return static_cast<size_t>(window - docs) + CountBelow16(window, target);
 }
 
 }  // namespace internal
