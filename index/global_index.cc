@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/byte_reader.h"
 #include "common/file_header.h"
 #include "common/coding.h"
 #include "index/inline_postings.h"
@@ -158,10 +159,12 @@ Result<std::unique_ptr<GlobalIndexReader>> GlobalIndexReader::Open(const std::st
                               ": bad directory size");
   }
   DPS_ASSIGN_OR_RETURN(std::string_view dir, f.Read(f.directory_offset(), kDirectorySize));
-  auto* d = reinterpret_cast<const uint8_t*>(dir.data());
-  const uint64_t dict_offset = DecodeFixed64(d), dict_len = DecodeFixed64(d + 8);
-  r->num_terms_ = DecodeFixed64(d + 16);
-  r->total_docs_ = DecodeFixed64(d + 24);
+  ByteReader fields(dir, path + ": offset " + std::to_string(f.directory_offset()) + ": directory",
+                    /*corruption=*/true);
+  const uint64_t dict_offset = fields.U64("dictionary offset"), dict_len = fields.U64("dictionary length");
+  r->num_terms_ = fields.U64("term count");
+  r->total_docs_ = fields.U64("document count");
+  DPS_RETURN_IF_ERROR(fields.Finish());
   if (dict_offset > f.body_size() || dict_len > f.body_size() - dict_offset) {
     return Status::Corruption(path + ": offset " + std::to_string(f.directory_offset()) +
                               ": dictionary out of bounds");

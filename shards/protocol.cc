@@ -1,5 +1,6 @@
 #include "shards/protocol.h"
 
+#include "common/byte_reader.h"
 #include "common/coding.h"
 
 namespace dps {
@@ -24,78 +25,7 @@ class FrameWriter {
   size_t start_;
 };
 
-// Bounds-checked payload reader; the first failure sticks and names the field.
-class WireReader {
- public:
-  WireReader(std::string_view payload, const char* frame)
-      : p_(reinterpret_cast<const uint8_t*>(payload.data())), end_(p_ + payload.size()), frame_(frame) {}
-
-  uint8_t U8(const char* field) {
-    if (!Need(1, field)) return 0;
-    return *p_++;
-  }
-  uint16_t U16(const char* field) {
-    if (!Need(2, field)) return 0;
-    const uint16_t v = DecodeFixed16(p_);
-    p_ += 2;
-    return v;
-  }
-  uint32_t U32(const char* field) {
-    if (!Need(4, field)) return 0;
-    const uint32_t v = DecodeFixed32(p_);
-    p_ += 4;
-    return v;
-  }
-  uint64_t U64(const char* field) {
-    if (!Need(8, field)) return 0;
-    const uint64_t v = DecodeFixed64(p_);
-    p_ += 8;
-    return v;
-  }
-  uint64_t Varint(const char* field) {
-    uint64_t v = 0;
-    if (!ok()) return 0;
-    const uint8_t* next = GetVarint64(p_, end_, &v);
-    if (next == nullptr) return Fail(field), 0;
-    p_ = next;
-    return v;
-  }
-  std::string String(const char* field) {
-    std::string_view s;
-    if (!ok()) return {};
-    const uint8_t* next = GetLengthPrefixed(p_, end_, &s);
-    if (next == nullptr) return Fail(field), std::string();
-    p_ = next;
-    return std::string(s);
-  }
-  size_t remaining() const { return static_cast<size_t>(end_ - p_); }
-  bool ok() const { return error_.empty(); }
-  void Fail(const std::string& what) {
-    if (ok()) error_ = what;
-  }
-  // OK when everything was consumed without error.
-  Status Finish() {
-    if (ok() && p_ != end_) Fail(std::to_string(remaining()) + " trailing bytes");
-    if (ok()) return Status::OK();
-    return Status::InvalidArgument(std::string(frame_) + " frame: bad " + error_);
-  }
-
- private:
-  bool Need(size_t n, const char* field) {
-    if (!ok()) return false;
-    if (remaining() < n) {
-      Fail(field);
-      return false;
-    }
-    return true;
-  }
-  const uint8_t* p_;
-  const uint8_t* end_;
-  const char* frame_;
-  std::string error_;
-};
-
-void CheckMagic(WireReader* r) {
+void CheckMagic(ByteReader* r) {
   if (r->U32("magic") != kWireMagic && r->ok()) r->Fail("magic");
 }
 
@@ -111,7 +41,7 @@ void EncodeNode(const QueryNode& n, std::string* out) {
   for (const auto& c : n.children) EncodeNode(c, out);
 }
 
-void DecodeNode(WireReader* r, size_t depth, size_t* nodes, QueryNode* n) {
+void DecodeNode(ByteReader* r, size_t depth, size_t* nodes, QueryNode* n) {
   if (!r->ok()) return;
   if (depth > kMaxQueryDepth) return r->Fail("query: nested deeper than 64");
   if (++*nodes > kMaxQueryNodes) return r->Fail("query: more than 4096 nodes");
@@ -248,7 +178,7 @@ Status DecodeFrameHeader(const uint8_t header[kFrameHeaderSize], uint32_t* paylo
 }
 
 Status DecodeHello(std::string_view payload, Hello* m) {
-  WireReader r(payload, "Hello");
+  ByteReader r(payload, "Hello frame");
   CheckMagic(&r);
   m->version = r.U16("version");
   m->token = r.String("token");
@@ -256,7 +186,7 @@ Status DecodeHello(std::string_view payload, Hello* m) {
 }
 
 Status DecodeWelcome(std::string_view payload, Welcome* m) {
-  WireReader r(payload, "Welcome");
+  ByteReader r(payload, "Welcome frame");
   CheckMagic(&r);
   m->version = r.U16("version");
   m->index_id = r.String("index id");
@@ -272,7 +202,7 @@ Status DecodeWelcome(std::string_view payload, Welcome* m) {
 }
 
 Status DecodeQuery(std::string_view payload, QueryRequest* m) {
-  WireReader r(payload, "Query");
+  ByteReader r(payload, "Query frame");
   m->request_id = r.U64("request id");
   const uint8_t flags = r.U8("flags");
   if (r.ok() && (flags & ~1u) != 0) r.Fail("flags");
@@ -289,13 +219,13 @@ Status DecodeQuery(std::string_view payload, QueryRequest* m) {
 }
 
 Status DecodeCancel(std::string_view payload, Cancel* m) {
-  WireReader r(payload, "Cancel");
+  ByteReader r(payload, "Cancel frame");
   m->request_id = r.U64("request id");
   return r.Finish();
 }
 
 Status DecodeResults(std::string_view payload, ResultBatch* m) {
-  WireReader r(payload, "Results");
+  ByteReader r(payload, "Results frame");
   m->request_id = r.U64("request id");
   m->bin = r.U32("bin");
   m->tablet = r.U32("tablet");
@@ -320,7 +250,7 @@ Status DecodeResults(std::string_view payload, ResultBatch* m) {
 }
 
 Status DecodeBinStats(std::string_view payload, BinStats* m) {
-  WireReader r(payload, "BinStats");
+  ByteReader r(payload, "BinStats frame");
   m->request_id = r.U64("request id");
   m->bin = r.U32("bin");
   m->tablet = r.U32("tablet");
@@ -338,7 +268,7 @@ Status DecodeBinStats(std::string_view payload, BinStats* m) {
 }
 
 Status DecodeDone(std::string_view payload, Done* m) {
-  WireReader r(payload, "Done");
+  ByteReader r(payload, "Done frame");
   m->request_id = r.U64("request id");
   const uint8_t code = r.U8("code");
   if (r.ok() && code > static_cast<uint8_t>(DoneCode::kDeadline)) r.Fail("code");
