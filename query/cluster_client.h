@@ -49,8 +49,9 @@ class ClusterClient final : public Searcher {
 
   // Per-bin timings are the servers' own. Results carry ids and titles
   // whatever `options.fetch` asks (servers send no text). InvalidArgument
-  // for a query every server refuses; IOError only when nothing at all
-  // could be asked. Partial answers are flagged in *stats.
+  // for a query the servers refuse; tablets no replica answered (dead
+  // servers, the deadline) are not an error but a partial answer, flagged
+  // and named in *stats.
   Status Run(QueryNode query, const SearchOptions& options, const ResultSink& sink,
              SearchStats* stats) override;
   bool returns_text() const override { return false; }

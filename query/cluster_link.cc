@@ -110,18 +110,21 @@ asio::awaitable<Status> ServerLink::Handshake() {
   auto endpoints = co_await resolver.async_resolve(address_.substr(0, colon), address_.substr(colon + 1),
                                                    asio::redirect_error(asio::use_awaitable, ec));
   if (ec) co_return NetworkError(ec);
-  // The handshake must finish in time or the socket is closed under it.
+  // The handshake must finish in time or the socket is closed under it. The
+  // handler may already be queued when the handshake ends: it shares the
+  // flag and the link, never this frame, and closes only a link still
+  // connecting.
   asio::steady_timer timer(*context_->io, std::chrono::milliseconds(context_->connect_timeout_ms));
-  bool timed_out = false;
-  timer.async_wait([this, &timed_out](const error_code& e) {
-    if (!e) {
-      timed_out = true;
-      Close();
+  auto timed_out = std::make_shared<bool>(false);
+  timer.async_wait([self = shared_from_this(), timed_out](const error_code& e) {
+    if (!e && self->state_ == kConnecting) {
+      *timed_out = true;
+      self->Close();
     }
   });
   Status s = co_await Greet(endpoints);
   timer.cancel();
-  if (timed_out) {
+  if (*timed_out) {
     co_return Status::IOError("no answer within " + std::to_string(context_->connect_timeout_ms) + " ms");
   }
   co_return s;

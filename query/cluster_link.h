@@ -79,7 +79,6 @@ class ServerLink : public std::enable_shared_from_this<ServerLink> {
  public:
   ServerLink(const LinkContext* context, std::string address);
 
-  const std::string& address() const { return address_; }
   // Connects now if idle; `on_ready` learns the outcome.
   void Connect(std::function<void(const Status&)> on_ready);
   // Sends a Query frame for request `rid` (connecting first if needed).

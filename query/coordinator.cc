@@ -52,6 +52,27 @@ Status Coordinator::Run(QueryNode query, const SearchOptions& options, const Res
   return RunPlan(plan, options, sink, stats);
 }
 
+// Fetches the stored records of a finished bin on the caller's thread and
+// delivers them a chunk at a time: the first lines show while the rest is
+// read, and a big bin's texts never sit in memory whole (as when the caller
+// fetched each docid itself).
+bool Coordinator::DeliverStored(const BinResult& bin, Fetch fetch, ResultStream* stream, Status* status) {
+  constexpr size_t kChunk = 256;
+  DocBlockCache cache;
+  for (size_t at = 0; at < bin.docs.size(); at += kChunk) {
+    BinResult chunk;
+    chunk.bin = bin.bin;
+    chunk.tablet = bin.tablet;
+    chunk.fast_path = bin.fast_path;
+    chunk.docs.assign(bin.docs.begin() + at, bin.docs.begin() + std::min(bin.docs.size(), at + kChunk));
+    chunk.count = chunk.docs.size();
+    *status = impl_->executor.FetchStored(bin.bin, chunk.docs, fetch, &chunk.stored, &cache);
+    if (!status->ok()) return false;
+    if (!stream->Deliver(&chunk)) return false;
+  }
+  return true;
+}
+
 Status Coordinator::RunPlan(const QueryPlan& plan, const SearchOptions& options,
                             const ResultSink& sink, SearchStats* stats) {
   const bool timed = options.timed && stats != nullptr;
@@ -63,6 +84,7 @@ Status Coordinator::RunPlan(const QueryPlan& plan, const SearchOptions& options,
     stream.Finish(0);
     return Status::OK();
   }
+  if (timed) stats->bins.reserve(plan.bins.size());
   std::atomic<bool> cancel{false};
   std::optional<LimitBudget> budget;
   if (options.limit != 0) budget.emplace(options.limit);
@@ -72,7 +94,7 @@ Status Coordinator::RunPlan(const QueryPlan& plan, const SearchOptions& options,
   task.count_only = options.count_only;
   task.limit = options.limit;
   task.budget = budget ? &*budget : nullptr;
-  task.fetch = options.fetch;
+  task.fetch = Fetch::kNone;  // fetched at delivery (DeliverStored)
   task.cancel = &cancel;
   task.timed = timed;
   task.queued = stream.start();
@@ -91,7 +113,10 @@ Status Coordinator::RunPlan(const QueryPlan& plan, const SearchOptions& options,
       return;
     }
     if (!status.ok()) return;
-    if (!stream.Deliver(&c.result)) cancel.store(true);
+    const bool more = options.count_only || options.fetch == Fetch::kNone
+                          ? stream.Deliver(&c.result)
+                          : DeliverStored(c.result, options.fetch, &stream, &status);
+    if (!more) cancel.store(true);
   };
   // One thread, one bin, or a plan too cheap to be worth the hand-offs:
   // evaluate the bins in turn on the calling thread, delivering each as it

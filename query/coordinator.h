@@ -19,12 +19,13 @@
 
 namespace dps {
 
+class ResultStream;
+
 struct CoordinatorOptions {
   unsigned threads = 0;  // workers; 0: all cores
-  // Plans estimated to touch fewer postings run on the calling thread: waking
-  // workers costs more than such a query (gcide, 2 cores: a parallel p50 of
-  // 74 us against 19 us inline), while big ones gain from the fan-out.
-  uint64_t parallel_threshold = 20'000;
+  // Plans estimated to touch fewer postings run on the calling thread
+  // (shards/bin_executor.h says why).
+  uint64_t parallel_threshold = kInlinePlanPostings;
   // --inject-delay: sleep before evaluating a bin of a chosen tablet (the
   // sleep counts as queue wait, as in a server). Not owned; may be null.
   DelayInjector* delays = nullptr;
@@ -44,6 +45,8 @@ class Coordinator final : public Searcher {
                  SearchStats* stats);
 
  private:
+  bool DeliverStored(const BinResult& bin, Fetch fetch, ResultStream* stream, Status* status);
+
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -18,7 +18,6 @@ class ResultStream {
 
   Clock::time_point start() const { return start_; }
   Clock::time_point now() const { return timed_ ? Clock::now() : Clock::time_point(); }
-  bool stopped() const { return stopped_; }
 
   // Records the bin's timing (when timed).
   void Record(const BinResult& bin);

@@ -45,21 +45,22 @@ Status BinExecutor::Execute(const QueryPlan& plan, const BinTask& task, BinResul
     if (!task.count_only) {
       m.docs.resize(std::min<size_t>(m.docs.size(), take));
       r->docs = std::move(m.docs);
-      DPS_RETURN_IF_ERROR(FetchStored(task, r));
+      if (task.fetch != Fetch::kNone) {
+        DocBlockCache cache;
+        DPS_RETURN_IF_ERROR(FetchStored(task.bin, r->docs, task.fetch, &r->stored, &cache));
+      }
     }
   }
   if (task.timed) r->service_us = Micros(start, Clock::now());
   return Status::OK();
 }
 
-Status BinExecutor::FetchStored(const BinTask& task, BinResult* r) const {
-  if (task.fetch == Fetch::kNone) return Status::OK();
-  const Tablet& tablet = index_->tablet(r->tablet);
-  DocBlockCache cache;
-  r->stored.resize(r->docs.size());
-  for (size_t i = 0; i < r->docs.size(); ++i) {
-    DPS_RETURN_IF_ERROR(tablet.GetDocument(task.bin, r->docs[i], &r->stored[i], &cache,
-                                           /*with_text=*/task.fetch == Fetch::kText));
+Status BinExecutor::FetchStored(BinId bin, std::span<const DocId> docs, Fetch fetch,
+                                std::vector<StoredDoc>* out, DocBlockCache* cache) const {
+  const Tablet& tablet = index_->TabletOf(bin);
+  out->resize(docs.size());
+  for (size_t i = 0; i < docs.size(); ++i) {
+    DPS_RETURN_IF_ERROR(tablet.GetDocument(bin, docs[i], &(*out)[i], cache, /*with_text=*/fetch == Fetch::kText));
   }
   return Status::OK();
 }

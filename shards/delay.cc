@@ -66,14 +66,13 @@ int64_t DelayInjector::SampleMicros(uint32_t tablet) {
   return static_cast<int64_t>(total_ms * 1000);
 }
 
-void TabletDelays::Draw(DelayInjector* injector, const Manifest& manifest,
-                        const std::vector<BinId>& bins, uint32_t first_tablet, uint32_t last_tablet) {
+void TabletDelays::Draw(DelayInjector* injector, const Manifest& manifest, const std::vector<BinId>& bins) {
   us_.clear();
   if (injector == nullptr || injector->empty()) return;
   us_.assign(manifest.tablets.size(), -1);
   for (BinId bin : bins) {
     const size_t t = manifest.TabletOf(bin.value);
-    if (t < first_tablet || t > last_tablet || us_[t] >= 0) continue;
+    if (us_[t] >= 0) continue;
     us_[t] = injector->SampleMicros(static_cast<uint32_t>(t));
   }
 }

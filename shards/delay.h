@@ -47,10 +47,9 @@ class DelayInjector {
 // the in-process coordinator and the shard server alike.
 class TabletDelays {
  public:
-  // Draws for the tablets of `bins` within [first_tablet, last_tablet];
-  // nothing when `injector` is null or empty.
-  void Draw(DelayInjector* injector, const Manifest& manifest, const std::vector<BinId>& bins,
-            uint32_t first_tablet = 0, uint32_t last_tablet = UINT32_MAX);
+  // Draws for the tablets of `bins`; nothing when `injector` is null or
+  // empty.
+  void Draw(DelayInjector* injector, const Manifest& manifest, const std::vector<BinId>& bins);
   bool empty() const { return us_.empty(); }
   // Microseconds to wait before `tablet`'s bins (0 when none was drawn).
   int64_t of(uint32_t tablet) const { return tablet < us_.size() && us_[tablet] > 0 ? us_[tablet] : 0; }

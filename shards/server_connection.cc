@@ -70,6 +70,10 @@ void ServerConnection::Close(const std::string& reason) {
   closed_ = true;
   if (!reason.empty()) host_->Log(peer_ + ": closing connection: " + reason);
   CancelAll();
+  // The queries hold this connection (their frame sink) until their last
+  // bin ends; drop ours so no cycle outlives a bin that never runs (a
+  // worker pool joined at Stop).
+  queries_.clear();
   boost::system::error_code ec;
   socket_.shutdown(tcp::socket::shutdown_both, ec);
   socket_.close(ec);
@@ -136,7 +140,12 @@ void ServerConnection::StartQuery(QueryRequest q) {
     return Send(std::move(frame));
   }
   const uint64_t id = q.request_id;
-  if (auto query = ServerQuery::Start(&host_->queries, std::move(q), shared_from_this())) queries_[id] = query;
+  auto query = ServerQuery::Start(&host_->queries, std::move(q), shared_from_this());
+  if (query == nullptr) return;
+  // Starting may have closed this connection (its output passed the limit):
+  // then nothing will cancel the query later.
+  if (closed_) return query->Cancel();
+  queries_[id] = std::move(query);
 }
 
 void ServerConnection::Send(std::string bytes) {

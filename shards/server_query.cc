@@ -14,9 +14,6 @@ namespace {
 // Documents per Results frame: keeps frames far below the size limit and
 // lets the client start printing before a big bin is complete on the wire.
 constexpr size_t kDocsPerFrame = 2048;
-// Plans estimated below this many postings are evaluated on the network
-// thread (tens of microseconds at most).
-constexpr uint64_t kInlinePostings = 20'000;
 
 uint32_t ClampMicros(double us) { return static_cast<uint32_t>(std::clamp<double>(us, 0, UINT32_MAX)); }
 
@@ -86,8 +83,8 @@ void ServerQuery::Cancel() {
 
 void ServerQuery::Schedule(BinId bin, uint32_t tablet, int64_t delay_us) {
   // Cheap plans run right here: two thread hand-offs would cost more than
-  // the bin (the in-process coordinator's rule, query/coordinator.h).
-  if (delay_us <= 0 && plan_.estimated_postings < kInlinePostings) return BinFinished(Evaluate(bin, tablet));
+  // the bin (kInlinePlanPostings).
+  if (delay_us <= 0 && plan_.estimated_postings < kInlinePlanPostings) return BinFinished(Evaluate(bin, tablet));
   auto self = shared_from_this();
   auto run = [self, bin, tablet] {
     asio::post(*self->host_->workers, [self, bin, tablet] {
