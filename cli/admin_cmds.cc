@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/validators.h"
 #include "index/compaction.h"
 #include "index/index_stats.h"
 #include "index/index_writer.h"
@@ -25,7 +26,7 @@ void RegisterStats(CLI::App& app) {
   auto a = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("stats", "Documents, terms, postings, bytes, bin skew, top terms");
   cmd->add_option("--index", a->index, "Index directory")->required();
-  cmd->add_option("--top", a->top, "How many of the most frequent terms to list (default 20)");
+  cmd->add_option("--top", a->top, "How many of the most frequent terms to list")->check(WholeNumber(0, 1000000));
   cmd->callback([a] {
     auto index = IndexReader::Open(a->index);
     if (!index.ok()) return (void)Fail(index.status());
@@ -94,7 +95,7 @@ void RegisterCompact(CLI::App& app) {
   auto a = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("compact", "Rewrite tablets into one file each, dropping deleted documents");
   cmd->add_option("--index", a->index, "Index directory")->required();
-  cmd->add_option("--tablet", a->tablet, "Only this tablet");
+  cmd->add_option("--tablet", a->tablet, "Only this tablet (0-based)")->check(WholeNumber(0))->default_str("all");
   cmd->callback([a] {
     auto writer = IndexWriter::Open(a->index, IndexOptions());
     if (!writer.ok()) return (void)Fail(writer.status());

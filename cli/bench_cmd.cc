@@ -1,9 +1,11 @@
 // `dpsearch bench`: straggler measurement over a query file (query/bench.h).
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/validators.h"
 #include "cli/search_flags.h"
 #include "common/file.h"
 #include "query/bench.h"
@@ -16,18 +18,20 @@ void RegisterBench(CLI::App& app) {
     std::string queries, report;
     size_t repeat = 1, concurrency = 1;
     unsigned warmup_passes = 1;
-    bool json = false, fetch = false;
+    bool json = false, fetch = false, allow_failures = false;
   };
   auto a = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("bench", "Measure latency and stragglers over a query file");
   AddSearchFlags(cmd, &a->search);
   cmd->add_option("--queries", a->queries, "File of id<TAB>query lines")->required();
-  cmd->add_option("--repeat", a->repeat, "Run the file N times (default 1)");
-  cmd->add_option("--concurrency", a->concurrency, "Concurrent clients (default 1)");
-  cmd->add_option("--warmup-passes", a->warmup_passes, "Unrecorded passes first (default 1)");
+  cmd->add_option("--repeat", a->repeat, "Run the file N times")->check(WholeNumber(1, 1000000));
+  cmd->add_option("--concurrency", a->concurrency, "Concurrent clients")->check(WholeNumber(1, 1024));
+  cmd->add_option("--warmup-passes", a->warmup_passes, "Unrecorded passes over the file first")->check(WholeNumber(0, 1000000));
   cmd->add_flag("--fetch", a->fetch, "Fetch results (ids, titles) instead of counting");
   cmd->add_option("--report", a->report, "Write a self-contained HTML report");
   cmd->add_flag("--json", a->json, "Print the summary as one JSON object");
+  cmd->add_flag("--allow-failures", a->allow_failures,
+                "Exit 0 even when some queries failed (they are still named on stderr)");
   cmd->callback([a] {
     auto backend = OpenBackend(a->search);
     if (!backend.ok()) return (void)Fail(backend.status());
@@ -51,7 +55,19 @@ void RegisterBench(CLI::App& app) {
       if (!w.ok()) return (void)Fail(w);
       std::fprintf(stderr, "dpsearch: report written to %s\n", a->report.c_str());
     }
-    if (summary.errors > 0) std::fprintf(stderr, "dpsearch: %llu queries failed\n", static_cast<unsigned long long>(summary.errors));
+    if (summary.errors > 0) {
+      // Name them: the first few with the first one's reason, and how many.
+      constexpr size_t kNamed = 5;
+      std::string names;
+      for (size_t i = 0; i < std::min(kNamed, summary.failed.size()); ++i) {
+        names += (i ? ", " : "") + summary.failed[i].first;
+      }
+      if (summary.failed.size() > kNamed) names += " and " + std::to_string(summary.failed.size() - kNamed) + " more";
+      std::fprintf(stderr, "dpsearch: %zu of %zu queries failed (%s); %s: %s\n", summary.failed.size(),
+                   queries->size(), names.c_str(), summary.failed[0].first.c_str(),
+                   summary.failed[0].second.c_str());
+      if (!a->allow_failures) SetExitCode(summary.index_errors > 0 ? kExitIndex : kExitUsage);
+    }
   });
 }
 

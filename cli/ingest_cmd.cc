@@ -7,8 +7,10 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/validators.h"
 #include "cli/size_arg.h"
 #include "ingest/ingest.h"
+#include "ingest/ingest_request.h"
 
 namespace dps::cli {
 
@@ -37,8 +39,8 @@ void RegisterIngest(CLI::App& app) {
   struct Args {
     std::string index;
     std::vector<std::string> inputs;
-    uint32_t bins = 0;
-    uint32_t tablets = 0;
+    uint32_t bins = IndexOptions().bins;
+    uint32_t tablets = IndexOptions().tablets;
     std::string memory = "1G";
     unsigned threads = 0;
     std::string format;
@@ -50,25 +52,35 @@ void RegisterIngest(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("ingest", "Index documents (JSONL, a directory tree, or lines)");
   cmd->add_option("--index", a->index, "Index directory (created if missing)")->required();
   cmd->add_option("inputs", a->inputs, "Input files or directories; - reads standard input")->required();
-  cmd->add_option("--bins", a->bins, "Bins of a new index (default: see README)");
-  cmd->add_option("--tablets", a->tablets, "Tablets of a new index (default: see README)");
-  cmd->add_option("--memory", a->memory, "Memory budget, e.g. 512M, 2G (default 1G)");
-  cmd->add_option("--threads", a->threads, "Worker threads (default: all cores)");
+  auto* bins = cmd->add_option("--bins", a->bins, "Bins of a new index (given --tablets alone: as many as the tablets, if more)")
+                   ->check(WholeNumber(1, kMaxBins));
+  auto* tablets = cmd->add_option("--tablets", a->tablets, "Tablets of a new index, at most the bins (given --bins alone: at most the bins)")
+                      ->check(WholeNumber(1, kMaxBins));
+  cmd->add_option("--memory", a->memory, "Memory budget for ingest buffers, e.g. 512M, 2G")->capture_default_str();
+  cmd->add_option("--threads", a->threads, "Worker threads")->check(WholeNumber(1, 1024))->default_str("all cores");
   cmd->add_option("--format", a->format, "jsonl, dir or lines (default: from each input's name)")
       ->check(CLI::IsMember({"jsonl", "dir", "lines"}));
-  cmd->add_option("--id-field", a->id_field, "JSONL field holding the id");
-  cmd->add_option("--text-field", a->text_field, "JSONL field holding the text");
-  cmd->add_option("--title-field", a->title_field, "JSONL field holding the title");
+  cmd->add_option("--id-field", a->id_field, "JSONL field holding the id")->capture_default_str();
+  cmd->add_option("--text-field", a->text_field, "JSONL field holding the text")->capture_default_str();
+  cmd->add_option("--title-field", a->title_field, "JSONL field holding the title")->capture_default_str();
   cmd->add_flag("--skip-bad", a->skip_bad, "Skip and count malformed records instead of failing");
-  cmd->add_flag("--no-store-text", a->no_text, "New index: do not store document text (no snippets)");
-  cmd->callback([a] {
+  auto* no_text = cmd->add_flag("--no-store-text", a->no_text, "New index: do not store document text (no snippets)");
+  cmd->callback([a, bins, tablets, no_text] {
     IngestOptions options;
     auto budget = ParseSize(a->memory);
-    if (!budget.ok()) return (void)Fail(budget.status());
+    if (!budget.ok()) return (void)Fail(budget.status().WithContext("--memory"));
+    if (*budget < kMinMemoryBudget) {
+      return (void)Fail(Status::InvalidArgument("--memory " + a->memory +
+                                                ": at least 1M"));
+    }
     options.memory_budget = *budget;
-    if (a->bins > 0) options.index.bins = a->bins;
-    if (a->tablets > 0) options.index.tablets = a->tablets;
-    if (a->tablets > 0 && a->bins == 0) options.index.bins = std::max(options.index.bins, a->tablets);
+    options.bins_set = bins->count() > 0;
+    options.tablets_set = tablets->count() > 0;
+    options.store_text_set = no_text->count() > 0;
+    if (options.bins_set) options.index.bins = a->bins;
+    if (options.tablets_set) options.index.tablets = a->tablets;
+    if (options.tablets_set && !options.bins_set) options.index.bins = std::max(options.index.bins, a->tablets);
+    if (options.bins_set && !options.tablets_set) options.index.tablets = std::min(options.index.tablets, a->bins);
     options.index.store_text = !a->no_text;
     options.threads = a->threads;
     options.format = a->format;

@@ -13,6 +13,9 @@
 int main(int argc, char** argv) {
   CLI::App app{"dpsearch: a document-partitioned full-text search engine"};
   app.require_subcommand(1);
+  // --help shows every option's default (set before any option is added:
+  // subcommands copy these defaults).
+  app.option_defaults()->always_capture_default();
   app.set_help_all_flag("--help-all", "Show help for every command");
   dps::cli::RegisterIngest(app);
   dps::cli::RegisterQuery(app);
@@ -26,8 +29,10 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    int code = app.exit(e);
-    return code == 0 ? 0 : dps::cli::kExitUsage;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --help-all
+    // One line, like every other error: what is wrong and where to look.
+    std::fprintf(stderr, "dpsearch: %s (see dpsearch --help)\n", e.what());
+    return dps::cli::kExitUsage;
   }
   return dps::cli::ExitCode();
 }

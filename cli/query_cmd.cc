@@ -1,4 +1,5 @@
-// `dpsearch query`: one query with streamed results, or a batch of queries.
+// `dpsearch query`: one query (streamed, counted, or a page of it), or a
+// batch of queries.
 #include <unistd.h>
 
 #include <cstdio>
@@ -6,45 +7,19 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/validators.h"
+#include "cli/result_printer.h"
 #include "cli/search_flags.h"
 #include "ingest/analyzer.h"
 #include "query/batch.h"
 #include "query/parser.h"
-#include "query/snippet.h"
+#include "query/result_format.h"
 
 namespace dps::cli {
 
 namespace {
 
-std::string JsonEscape(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out.push_back(c);
-        }
-    }
-  }
-  return out;
-}
-
-std::string Tsv(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c == '\t' || c == '\n' || c == '\r') c = ' ';
-  }
-  return out;
-}
+constexpr size_t kDefaultPage = 10;
 
 void PrintStats(const SearchStats& s) {
   std::fprintf(stderr, "\n%-6s %-6s %12s %12s %10s %s\n", "bin", "tablet", "wait_us", "service_us",
@@ -80,13 +55,40 @@ struct QueryArgs {
   SearchFlags search;
   std::string query, queries, format;
   bool count = false, stats = false;
-  size_t limit = 0;
+  size_t limit = 0, offset = 0;
   std::optional<size_t> top;
   unsigned warmup_passes = 0;
   double warmup_seconds = 0;
+  // Which options the user gave (defaults cannot tell).
+  const CLI::Option *limit_opt = nullptr, *offset_opt = nullptr, *warmup_opt = nullptr,
+                    *warmup_s_opt = nullptr;
 };
 
-// Batch mode: id<TAB>matches<TAB>micros per query.
+// Flag combinations that would be ignored or would not mean what they say.
+Status CheckQueryArgs(const QueryArgs& a) {
+  if (a.top) return Status::InvalidArgument("--top: ranked retrieval (BM25) is not implemented yet");
+  if (a.query.empty() == a.queries.empty()) return Status::InvalidArgument("query: give a QUERY or --queries FILE");
+  const bool limit = a.limit_opt->count() > 0, offset = a.offset_opt->count() > 0;
+  if (!a.queries.empty()) {
+    const char* refused = limit ? "--limit" : offset ? "--offset" : a.stats ? "--stats" : nullptr;
+    if (refused) {
+      return Status::InvalidArgument(std::string(refused) +
+                                     " does not apply to --queries (batch mode counts every query)");
+    }
+    if (a.format == "text") return Status::InvalidArgument("--queries prints tsv or jsonl, not text");
+    return Status::OK();
+  }
+  if (a.warmup_opt->count() > 0 || a.warmup_s_opt->count() > 0) {
+    return Status::InvalidArgument("--warmup-passes and --warmup-seconds apply to --queries only");
+  }
+  if (a.count && (limit || offset)) {
+    return Status::InvalidArgument(std::string("--count prints the exact total; ") +
+                                   (limit ? "--limit" : "--offset") + " does not apply to it");
+  }
+  return Status::OK();
+}
+
+// Batch mode: one line (tsv) or object (jsonl) per query, in file order.
 void RunBatchQueries(const QueryArgs& a, Searcher* searcher, Analyzer* analyzer) {
   auto queries = ReadQueryFile(a.queries);
   if (!queries.ok()) return (void)Fail(queries.status());
@@ -95,66 +97,152 @@ void RunBatchQueries(const QueryArgs& a, Searcher* searcher, Analyzer* analyzer)
   Status s = RunBatch(searcher, analyzer, *queries, WarmupOptions{a.warmup_passes, a.warmup_seconds},
                       &results, &passes);
   if (!s.ok()) return (void)Fail(s);
+  const bool jsonl = a.format == "jsonl";
   uint64_t total = 0;
-  bool partial = false;
+  size_t bad_queries = 0, index_errors = 0, partial = 0;
   for (const auto& r : results) {
-    if (!r.error.empty()) std::fprintf(stderr, "dpsearch: query %s: %s\n", r.id.c_str(), r.error.c_str());
+    const std::string id = jsonl ? JsonEscape(r.id) : FieldEscape(r.id);
+    if (!r.error.empty()) {
+      (r.index_error ? index_errors : bad_queries)++;
+      std::fprintf(stderr, "dpsearch: query %s failed: %s\n", r.id.c_str(), r.error.c_str());
+      if (jsonl) {
+        std::printf("{\"id\":\"%s\",\"error\":\"%s\"}\n", id.c_str(), JsonEscape(r.error).c_str());
+      } else {
+        std::printf("%s\terror\t%s\n", id.c_str(), FieldEscape(r.error).c_str());
+      }
+      continue;
+    }
     if (r.partial) {
-      partial = true;
-      std::fprintf(stderr, "dpsearch: partial result for query %s: tablets %s missing\n", r.id.c_str(),
+      ++partial;
+      std::fprintf(stderr, "dpsearch: query %s: partial answer, tablets %s missing\n", r.id.c_str(),
                    MissingList(r.missing).c_str());
     }
-    std::printf("%s\t%llu\t%.1f\n", r.id.c_str(), static_cast<unsigned long long>(r.matches), r.micros);
+    if (jsonl) {
+      std::printf("{\"id\":\"%s\",\"matches\":%llu,\"micros\":%.1f%s%s%s}\n", id.c_str(),
+                  static_cast<unsigned long long>(r.matches), r.micros,
+                  r.partial ? ",\"partial\":true,\"missing_tablets\":\"" : "",
+                  r.partial ? MissingList(r.missing).c_str() : "", r.partial ? "\"" : "");
+    } else if (r.partial) {
+      // A count missing tablets is not the query's count: never print it as one.
+      std::printf("%s\tpartial\t%s\n", id.c_str(), MissingList(r.missing).c_str());
+    } else {
+      std::printf("%s\t%llu\t%.1f\n", id.c_str(), static_cast<unsigned long long>(r.matches), r.micros);
+    }
     total += r.matches;
   }
-  if (partial) return SetExitCode(kExitPartial);
+  if (bad_queries + index_errors > 0) {
+    std::fprintf(stderr, "dpsearch: %zu of %zu queries failed\n", bad_queries + index_errors, results.size());
+    return SetExitCode(index_errors > 0 ? kExitIndex : kExitUsage);
+  }
+  if (partial > 0) return SetExitCode(kExitPartial);
   if (total == 0) SetExitCode(kExitNoMatch);
 }
 
-// One query, its results streamed as bins finish.
+// Says that an answer stopped part-way (an unreadable page, a server
+// error): jsonl gets a last line, every format a line on stderr.
+void ReportIncomplete(const std::string& format, uint64_t printed, const Status& s) {
+  if (format == "jsonl") {
+    std::printf("{\"incomplete\":true,\"results_printed\":%llu,\"error\":\"%s\"}\n",
+                static_cast<unsigned long long>(printed), JsonEscape(s.ToString()).c_str());
+    std::fflush(stdout);
+  }
+  std::fprintf(stderr, "dpsearch: incomplete answer: %llu results printed before an error\n",
+               static_cast<unsigned long long>(printed));
+}
+
+// One query. On a terminal in text format (or with --offset) a page: the
+// exact total first, then results in (bin, docid) order from --offset, at
+// most --limit (default 10) of them. Otherwise every result (or the first
+// --limit), streamed as bins finish.
 void RunOneQuery(const QueryArgs& a, Searcher* searcher, Analyzer* analyzer) {
   auto root = ParseQuery(a.query, analyzer);
   if (!root.ok()) return (void)Fail(root.status());
+  const std::string format = ResolveFormat(a.format);
+  const bool tty = isatty(STDOUT_FILENO);
+  SearchStats stats;
+  if (a.count) {
+    uint64_t matches = 0;
+    SearchOptions options;
+    options.count_only = true;
+    Status s = searcher->Run(std::move(root).value(), options, [&](const BinResult& b) {
+      matches += b.count;
+      return true;
+    }, &stats);
+    if (!s.ok()) return (void)Fail(s);
+    if (format == "jsonl") {
+      std::printf("{\"matches\":%llu%s}\n", static_cast<unsigned long long>(matches),
+                  stats.partial ? ",\"partial\":true" : "");
+    } else {
+      std::printf("%llu\n", static_cast<unsigned long long>(matches));
+    }
+    if (a.stats) PrintStats(stats);
+    PrintClusterSummary(stats);
+    if (stats.partial) {
+      std::fprintf(stderr, "dpsearch: partial count: tablets %s did not answer\n", MissingList(stats.missing).c_str());
+      return SetExitCode(kExitPartial);
+    }
+    if (matches == 0) SetExitCode(kExitNoMatch);
+    return;
+  }
+  const bool page = (format == "text" && tty) || a.offset_opt->count() > 0;
+  std::optional<uint64_t> total;
+  double total_ms = 0;
+  std::string count_missing;  // tablets the total lacks
+  if (page && format == "text") {
+    // The total from the count path (cheap), shown before the page.
+    SearchOptions count;
+    count.count_only = true;
+    uint64_t n = 0;
+    SearchStats count_stats;
+    Status s = searcher->Run(*root, count, [&](const BinResult& b) { n += b.count; return true; }, &count_stats);
+    if (!s.ok()) return (void)Fail(s);
+    total = n;
+    total_ms = count_stats.total_us / 1000;
+    if (count_stats.partial) {
+      stats.partial = true;  // the exit status says so too
+      count_missing = MissingList(count_stats.missing);
+    }
+  }
   std::vector<std::string> highlight;
   PositiveTerms(*root, &highlight);
-  const std::string format = ResolveFormat(a.format);
-  SnippetStyle style;
-  if (format == "text" && isatty(STDOUT_FILENO)) {
-    style.before = "\033[1;31m";
-    style.after = "\033[0m";
-  }
   // Snippets come from stored text, which only in-process searchers return.
   const bool snippets = format != "tsv" && searcher->returns_text();
+  ResultPrinter printer(format, snippets, format == "text" && tty && ColorAllowed(), std::move(highlight));
   SearchOptions options;
-  options.count_only = a.count;
-  options.limit = a.limit;
+  options.limit = a.limit_opt->count() > 0 ? a.limit : page ? kDefaultPage : 0;
+  options.ordered = page;
+  options.offset = a.offset;
   options.fetch = snippets ? Fetch::kText : Fetch::kIdsAndTitles;
-  uint64_t matches = 0;
-  SearchStats stats;
+  if (total) {
+    char took[32];
+    if (total_ms < 1) std::snprintf(took, sizeof took, "%.0f us", total_ms * 1000);
+    else std::snprintf(took, sizeof took, "%.1f ms", total_ms);
+    std::printf("%s %s (%s)%s%s\n\n", GroupedCount(*total).c_str(), *total == 1 ? "match" : "matches", took,
+                count_missing.empty() ? "" : ", partial: tablets missing ", count_missing.c_str());
+  }
+  const bool count_partial = stats.partial;
   Status s = searcher->Run(std::move(root).value(), options, [&](const BinResult& b) {
-    matches += b.count;
-    for (size_t i = 0; i < b.stored.size(); ++i) {
-      const StoredDoc& d = b.stored[i];
-      const DocId docid = b.docs[i];
-      if (format == "tsv") {
-        std::printf("%s\t%s\t%u\t%u\n", Tsv(d.id).c_str(), Tsv(d.title).c_str(), b.bin.value, docid);
-      } else if (format == "jsonl") {
-        const std::string snippet = snippets ? MakeSnippet(d.text, highlight, SnippetStyle()) : "";
-        std::printf("{\"id\":\"%s\",\"title\":\"%s\",\"bin\":%u,\"docid\":%u,\"snippet\":\"%s\"}\n",
-                    JsonEscape(d.id).c_str(), JsonEscape(d.title).c_str(), b.bin.value, docid,
-                    JsonEscape(snippet).c_str());
-      } else if (snippets) {
-        std::printf("%s  %s\n    %s\n", d.id.c_str(), d.title.c_str(), MakeSnippet(d.text, highlight, style).c_str());
-      } else {
-        std::printf("%s  %s\n", d.id.c_str(), d.title.c_str());
-      }
-    }
-    std::fflush(stdout);  // stream: results show while slow bins still work
+    printer.Print(b);
     return true;
   }, &stats);
-  if (!s.ok()) return (void)Fail(s);
-  if (a.count) std::printf("%llu\n", static_cast<unsigned long long>(matches));
-  if (stats.partial && format == "jsonl" && !a.count) {
+  if (count_partial && !stats.partial) {
+    stats.partial = true;
+    stats.missing.push_back(count_missing);
+  }
+  if (!s.ok()) {
+    if (printer.printed() > 0 || total) ReportIncomplete(format, printer.printed(), s);
+    return (void)Fail(s);
+  }
+  if (total) {
+    if (printer.printed() == 0 && *total > 0) {
+      std::printf("\nno results from %s on: there are %s\n", GroupedCount(a.offset + 1).c_str(),
+                  GroupedCount(*total).c_str());
+    } else if (printer.printed() > 0) {
+      std::printf("\nshowing %s-%s of %s\n", GroupedCount(a.offset + 1).c_str(),
+                  GroupedCount(a.offset + printer.printed()).c_str(), GroupedCount(*total).c_str());
+    }
+  }
+  if (stats.partial && format == "jsonl") {
     std::printf("{\"partial\":true,\"missing_tablets\":\"%s\"}\n", MissingList(stats.missing).c_str());
   }
   if (a.stats) PrintStats(stats);
@@ -163,7 +251,7 @@ void RunOneQuery(const QueryArgs& a, Searcher* searcher, Analyzer* analyzer) {
     std::fprintf(stderr, "dpsearch: partial result: tablets %s did not answer\n", MissingList(stats.missing).c_str());
     return SetExitCode(kExitPartial);
   }
-  if (matches == 0) SetExitCode(kExitNoMatch);
+  if ((total ? *total : printer.printed()) == 0) SetExitCode(kExitNoMatch);
 }
 
 }  // namespace
@@ -172,22 +260,24 @@ void RegisterQuery(CLI::App& app) {
   auto a = std::make_shared<QueryArgs>();
   CLI::App* cmd = app.add_subcommand("query", "Run a boolean query (AND by default; OR, NOT, -term, parentheses)");
   AddSearchFlags(cmd, &a->search);
-  cmd->add_option("query", a->query, "The query, e.g. 'white house -senate'");
-  cmd->add_option("--queries", a->queries, "Batch: a file of id<TAB>query lines; prints id<TAB>matches<TAB>micros");
-  cmd->add_flag("--count", a->count, "Print only the number of matches");
-  cmd->add_option("--limit", a->limit, "Stop after N results");
-  cmd->add_option("--top", a->top, "Ranked top-K (BM25): not available yet");
+  cmd->add_option("query", a->query, "The query, e.g. 'white house -senate' (grammar: README, man page)");
+  cmd->add_option("--queries", a->queries,
+                  "Batch: a file of id<TAB>query lines; prints id<TAB>matches<TAB>micros (or id<TAB>error<TAB>why)");
+  cmd->add_flag("--count", a->count, "Print only the exact number of matches");
+  a->limit_opt = cmd->add_option("--limit", a->limit, "At most N results (a page on a terminal: 10)")
+                     ->check(WholeNumber(1, UINT64_MAX / 2))
+                     ->default_str("all; 10 on a terminal");
+  a->offset_opt = cmd->add_option("--offset", a->offset, "Page on: skip the first N results, in (bin, docid) order")
+                      ->check(WholeNumber(0, UINT64_MAX / 2));
+  cmd->add_option("--top", a->top, "Ranked top-K (BM25): not implemented yet (refused)")->check(WholeNumber(1));
   AddFormatFlag(cmd, &a->format);
   cmd->add_flag("--stats", a->stats, "Per-bin timing table on stderr");
-  cmd->add_option("--warmup-passes", a->warmup_passes, "Batch: warm-up passes before measuring");
-  cmd->add_option("--warmup-seconds", a->warmup_seconds, "Batch: minimum warm-up time");
+  a->warmup_opt = cmd->add_option("--warmup-passes", a->warmup_passes, "Batch: warm-up passes before measuring")
+                      ->check(WholeNumber(0, 1000000));
+  a->warmup_s_opt = cmd->add_option("--warmup-seconds", a->warmup_seconds, "Batch: minimum warm-up time in seconds")
+                        ->check(CLI::NonNegativeNumber);
   cmd->callback([a] {
-    if (a->top) {
-      return (void)Fail(Status::Unsupported("--top (ranked BM25 retrieval) is not implemented yet"));
-    }
-    if (a->query.empty() == a->queries.empty()) {
-      return (void)Fail(Status::InvalidArgument("query: give a QUERY or --queries FILE"));
-    }
+    if (Status s = CheckQueryArgs(*a); !s.ok()) return (void)Fail(s);
     auto backend = OpenBackend(a->search);
     if (!backend.ok()) return (void)Fail(backend.status());
     auto analyzer = Analyzer::Create();

@@ -5,11 +5,30 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/validators.h"
 #include "index/check.h"
 #include "index/index_reader.h"
 #include "index/scan.h"
+#include "ingest/analyzer.h"
+#include "query/result_format.h"
 
 namespace dps::cli {
+
+namespace {
+
+// --term goes through the analyzer, as a query word does, and must give one term.
+Result<std::string> AnalyzeOneTerm(const std::string& text) {
+  DPS_ASSIGN_OR_RETURN(auto analyzer, Analyzer::Create());
+  std::vector<std::string> terms;
+  analyzer->Analyze(text, &terms, nullptr);
+  if (terms.size() == 1) return terms[0];
+  std::string list;
+  for (const auto& t : terms) list += (list.empty() ? "" : " ") + t;
+  return Status::InvalidArgument("--term '" + text + "' analyzes to " + std::to_string(terms.size()) +
+                                 " terms" + (terms.empty() ? "" : " (" + list + ")") + "; scan takes one");
+}
+
+}  // namespace
 
 void RegisterScan(CLI::App& app) {
   struct Args {
@@ -22,16 +41,21 @@ void RegisterScan(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "scan", "Print entries in Accumulo key order: bin<TAB>term<TAB>docid<TAB>weight");
   cmd->add_option("--index", args->index, "Index directory")->required();
-  cmd->add_option("--bin", args->bin, "Only this bin");
-  cmd->add_option("--term", args->term, "Only this term (exactly as indexed)");
-  cmd->add_flag("--docs", args->docs, "Print stored documents instead: bin<TAB>docid<TAB>id<TAB>title");
+  cmd->add_option("--bin", args->bin, "Only this bin")->check(WholeNumber(0))->default_str("all");
+  cmd->add_option("--term", args->term, "Only this term, analyzed as a query word is (Straße: strasse)");
+  cmd->add_flag("--docs", args->docs, "Print stored documents instead: bin<TAB>docid<TAB>id<TAB>title (fields backslash-escaped)");
   cmd->callback([args] {
     auto index = IndexReader::Open(args->index);
     if (!index.ok()) return (void)Fail(index.status());
+    if (args->term) {
+      auto term = AnalyzeOneTerm(*args->term);
+      if (!term.ok()) return (void)Fail(term.status());
+      args->term = *term;
+    }
     Status s;
     if (args->docs) {
       s = ScanDocuments(**index, args->bin, [](uint32_t bin, const StoredDoc& d) {
-        std::printf("%u\t%u\t%s\t%s\n", bin, d.docid, d.id.c_str(), d.title.c_str());
+        std::printf("%u\t%u\t%s\t%s\n", bin, d.docid, FieldEscape(d.id).c_str(), FieldEscape(d.title).c_str());
         return true;
       });
     } else {

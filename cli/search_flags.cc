@@ -3,8 +3,10 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 
 #include "cli/commands.h"
+#include "cli/validators.h"
 
 namespace dps::cli {
 
@@ -12,11 +14,11 @@ void AddSearchFlags(CLI::App* cmd, SearchFlags* f) {
   auto* index_opt = cmd->add_option("--index", f->target.index_dir, "Index directory (in-process shards)");
   auto* cluster_opt = cmd->add_option("--cluster", f->target.cluster_file, "Cluster file: tablet ranges and their servers");
   index_opt->excludes(cluster_opt);
-  cmd->add_option("--threads", f->target.threads, "--index: worker threads (default: all cores)");
-  cmd->add_option("--inject-delay", f->target.inject_delay, "--index: WHO:PROBABILITY:MS (repeatable), delay before a bin");
+  cmd->add_option("--threads", f->target.threads, "--index: worker threads")->check(WholeNumber(1, 1024))->default_str("all cores");
+  cmd->add_option("--inject-delay", f->target.inject_delay, "--index: WHO:PROBABILITY:MS (repeatable): delay tablet WHO's bins (or *) by MS ms with PROBABILITY; MS may be lognormal(MEDIAN,SIGMA)")->default_str("none");
   cmd->add_option("--token-file", f->token_file, "--cluster: the servers' shared secret");
-  cmd->add_option("--deadline", f->target.deadline_ms, "--cluster: answer with what arrived after MS milliseconds");
-  cmd->add_option("--hedge-after", f->target.hedge_after, "--cluster: ask another replica after pNN of recent latencies or MS");
+  cmd->add_option("--deadline", f->target.deadline_ms, "--cluster: answer with what arrived after MS milliseconds (partial: exit 4)")->check(WholeNumber(1))->default_str("none");
+  cmd->add_option("--hedge-after", f->target.hedge_after, "--cluster: ask another replica after pNN of recent latencies or MS")->default_str("never");
 }
 
 Result<std::unique_ptr<SearchBackend>> OpenBackend(SearchFlags f) {
@@ -31,6 +33,11 @@ Result<std::unique_ptr<SearchBackend>> OpenBackend(SearchFlags f) {
 void AddFormatFlag(CLI::App* cmd, std::string* format) {
   cmd->add_option("--format", *format, "text (default on a terminal), jsonl or tsv")
       ->check(CLI::IsMember({"text", "jsonl", "tsv"}));
+}
+
+bool ColorAllowed() {
+  const char* no_color = std::getenv("NO_COLOR");
+  return no_color == nullptr || no_color[0] == '\0';
 }
 
 std::string ResolveFormat(const std::string& flag) {

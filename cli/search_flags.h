@@ -26,6 +26,9 @@ Result<std::unique_ptr<SearchBackend>> OpenBackend(SearchFlags flags);
 
 // --format text|jsonl|tsv.
 void AddFormatFlag(CLI::App* cmd, std::string* format);
+// Colour on a terminal unless NO_COLOR is set (https://no-color.org).
+bool ColorAllowed();
+
 // The format to print: the flag's, else text on a terminal and tsv otherwise.
 std::string ResolveFormat(const std::string& flag);
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/validators.h"
 #include "common/file.h"
 #include "index/index_reader.h"
 #include "shards/server.h"
@@ -58,7 +59,10 @@ Status ParseListen(const std::string& text, ServerOptions* o) {
 }  // namespace
 
 Result<std::string> ReadTokenFile(const std::string& path) {
-  DPS_ASSIGN_OR_RETURN(std::string token, ReadFileToString(path));
+  auto read = ReadFileToString(path);
+  // The token file is the user's input: a missing one is a usage error (2).
+  if (!read.ok()) return Status::InvalidArgument("--token-file " + read.status().message());
+  std::string token = std::move(read).value();
   while (!token.empty() && (token.back() == '\n' || token.back() == '\r')) token.pop_back();
   if (token.empty()) return Status::InvalidArgument(path + ": empty token file");
   return token;
@@ -73,11 +77,12 @@ void RegisterServe(CLI::App& app) {
   auto a = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("serve", "Serve tablets of an index to query coordinators (docs/PROTOCOL.md)");
   cmd->add_option("--index", a->index, "Index directory")->required();
-  cmd->add_option("--tablets", a->tablets, "Tablets to serve: N or FIRST-LAST (default: all)");
-  cmd->add_option("--listen", a->listen, "HOST:PORT (default 127.0.0.1:7701; port 0 picks a free one)");
+  cmd->add_option("--tablets", a->tablets, "Tablets to serve: N or FIRST-LAST")->default_str("all");
+  cmd->add_option("--listen", a->listen, "HOST:PORT to listen on (port 0 picks a free one)");
   cmd->add_option("--token-file", a->token_file, "Clients must present this file's secret");
-  cmd->add_option("--inject-delay", a->delays, "WHO:PROBABILITY:MS (repeatable), delay before a bin");
-  cmd->add_option("--threads", a->threads, "Evaluation threads (default: all cores)");
+  cmd->add_option("--inject-delay", a->delays, "WHO:PROBABILITY:MS (repeatable): delay a request for tablet WHO (or *) by MS ms with PROBABILITY")
+      ->default_str("none");
+  cmd->add_option("--threads", a->threads, "Evaluation threads")->check(WholeNumber(1, 1024))->default_str("all cores");
   cmd->callback([a] {
     ServerOptions options;
     if (Status s = ParseListen(a->listen, &options); !s.ok()) return (void)Fail(s);

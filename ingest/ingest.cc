@@ -24,6 +24,7 @@
 #include "ingest/doc_spill.h"
 #include "ingest/document_reader.h"
 #include "ingest/ingest_buffer.h"
+#include "ingest/ingest_request.h"
 #include "ingest/tablet_build.h"
 
 namespace dps {
@@ -392,15 +393,17 @@ Status IngestRun::Run(const std::vector<std::string>& inputs, const ProgressFn& 
 
 }  // namespace
 
-Status Ingest(const std::string& index_dir, const std::vector<std::string>& inputs,
-              const IngestOptions& options, IngestStats* stats, const ProgressFn& progress) {
-  *stats = IngestStats();
+namespace {
+
+Status IngestInto(const std::string& index_dir, const std::vector<std::string>& inputs,
+                  const IngestOptions& options, IngestStats* stats, const ProgressFn& progress) {
   std::unique_ptr<tbb::global_control> limit;
   if (options.threads > 0) {
     limit = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
                                                   options.threads);
   }
   DPS_ASSIGN_OR_RETURN(auto writer, IndexWriter::Open(index_dir, options.index));
+  DPS_RETURN_IF_ERROR(CheckShapeMatches(index_dir, writer->manifest(), options));
   {
     IngestRun run(writer.get(), options, stats);  // removes its spill file when done
     DPS_RETURN_IF_ERROR(run.Run(inputs, progress));
@@ -417,6 +420,26 @@ Status Ingest(const std::string& index_dir, const std::vector<std::string>& inpu
   }
   stats->index_bytes = index_bytes;
   return Status::OK();
+}
+
+}  // namespace
+
+Status Ingest(const std::string& index_dir, const std::vector<std::string>& inputs,
+              const IngestOptions& options, IngestStats* stats, const ProgressFn& progress) {
+  *stats = IngestStats();
+  DPS_RETURN_IF_ERROR(CheckIngestRequest(inputs, options));
+  std::error_code ec;
+  const bool dir_existed = std::filesystem::exists(index_dir, ec);
+  const bool had_index = FileExists(index_dir + "/" + kManifestName);
+  Status s = IngestInto(index_dir, inputs, options, stats, progress);
+  // A first ingest that failed before its commit leaves no index behind (the
+  // writer, and with it the lock, is gone by now). One that failed after it
+  // (in the compaction that follows) keeps what it committed.
+  if (!s.ok() && !had_index) {
+    auto m = ReadManifest(index_dir);
+    if (!m.ok() || m->global_index.empty()) RemoveUnfinishedIndex(index_dir, !dir_existed);
+  }
+  return s;
 }
 
 }  // namespace dps

@@ -1,6 +1,8 @@
 #include "query/batch.h"
 
 #include <chrono>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 
 #include "query/parser.h"
@@ -9,7 +11,7 @@ namespace dps {
 
 Result<std::vector<BatchQuery>> ReadQueryFile(const std::string& path) {
   std::ifstream in(path);
-  if (!in) return Status::IOError(path + ": cannot open");
+  if (!in) return Status::InvalidArgument(path + ": cannot open (" + std::string(std::strerror(errno)) + ")");
   std::vector<BatchQuery> out;
   std::string line;
   for (size_t n = 1; std::getline(in, line); ++n) {
@@ -70,8 +72,8 @@ Status RunBatch(Searcher* searcher, Analyzer* analyzer, const std::vector<BatchQ
     Status s = CountOne(searcher, analyzer, q.text, &r);
     r.micros = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
     if (!s.ok()) {
-      if (!s.IsInvalidArgument()) return s;  // an index error ends the batch
-      r.error = s.message();
+      r.index_error = !s.IsInvalidArgument();
+      r.error = r.index_error ? s.ToString() : s.message();
     }
     results->push_back(std::move(r));
   }

@@ -24,7 +24,8 @@ struct BatchResult {
   std::string id;
   uint64_t matches = 0;
   double micros = 0;
-  std::string error;    // a bad query: reported, the batch goes on
+  std::string error;    // the query failed: reported, the batch goes on
+  bool index_error = false;  // ... because the index could not answer (not the query's fault)
   bool partial = false;  // some tablets did not answer (clusters)
   std::vector<std::string> missing;  // their ranges
 };
@@ -38,8 +39,8 @@ struct WarmupOptions {
 Result<std::vector<BatchQuery>> ReadQueryFile(const std::string& path);
 
 // Counts every query once after the warm-up (*passes: the warm-up passes
-// made). A bad query is reported in its result and the batch goes on; any
-// other error ends the batch.
+// made). A failed query (a bad query, or an index error such as an
+// unreadable page) is reported in its result and the batch goes on.
 Status RunBatch(Searcher* searcher, Analyzer* analyzer, const std::vector<BatchQuery>& queries,
                 const WarmupOptions& warmup, std::vector<BatchResult>* results, unsigned* passes);
 

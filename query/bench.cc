@@ -6,7 +6,10 @@
 #include <cmath>
 #include <cstdio>
 #include <mutex>
+#include <set>
 #include <thread>
+
+#include "query/result_format.h"
 
 namespace dps {
 
@@ -89,11 +92,14 @@ Status RunBench(const RunnerFactory& factory, const std::vector<BatchQuery>& que
   }
   summary->wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
+  std::set<std::string> failed_ids;
   std::vector<double> totals, ttfrs, ratios;
   std::map<uint32_t, std::vector<double>> tablet_done;
   for (const auto& r : *records) {
     if (!r.error.empty()) {
       ++summary->errors;
+      if (r.index_error) ++summary->index_errors;
+      if (failed_ids.insert(r.id).second) summary->failed.emplace_back(r.id, r.error);
       continue;
     }
     ++summary->queries;
@@ -131,6 +137,12 @@ std::string BenchJson(const BenchSummary& s) {
   std::string j = "{";
   j += "\"queries\":" + std::to_string(s.queries);
   j += ",\"errors\":" + std::to_string(s.errors);
+  j += ",\"failed_queries\":[";
+  for (size_t i = 0; i < s.failed.size(); ++i) {
+    j += (i ? ",{\"id\":\"" : "{\"id\":\"") + JsonEscape(s.failed[i].first) + "\",\"error\":\"" +
+         JsonEscape(s.failed[i].second) + "\"}";
+  }
+  j += "]";
   j += ",\"requests\":" + std::to_string(s.requests);
   j += ",\"hedged_requests\":" + std::to_string(s.hedged);
   j += ",\"failovers\":" + std::to_string(s.failovers);

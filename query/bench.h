@@ -38,6 +38,7 @@ struct BenchRecord {
   std::vector<BinTiming> bins;
   std::vector<TabletTiming> tablets;  // ascending
   std::string error;
+  bool index_error = false;  // the index or a server failed, not the query text
 };
 
 // Fills tablets, last_tablet and straggler_ratio from bins.
@@ -62,6 +63,9 @@ Percentiles ComputePercentiles(std::vector<double> values);
 struct BenchSummary {
   size_t queries = 0;
   uint64_t requests = 0, hedged = 0, failovers = 0, partial = 0, errors = 0;
+  uint64_t index_errors = 0;  // of `errors`
+  // Each failed query once, in the order first seen, with its first error.
+  std::vector<std::pair<std::string, std::string>> failed;
   Percentiles total, ttfr, straggler;
   double wall_seconds = 0;
   std::map<uint32_t, Percentiles> tablet_done;  // by tablet

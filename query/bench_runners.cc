@@ -31,7 +31,10 @@ RunnerFactory SearchRunners(SearcherFactory make_searcher, bool count_only) {
         r.results += b.count;
         return true;
       }, &stats);
-      if (!s.ok()) r.error = s.message();
+      if (!s.ok()) {
+        r.index_error = !s.IsInvalidArgument();
+        r.error = r.index_error ? s.ToString() : s.message();
+      }
       r.total_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
       r.ttfr_us = stats.ttfr_us;
       r.bins = std::move(stats.bins);

@@ -1,7 +1,9 @@
 #include "query/cluster_file.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -9,7 +11,7 @@ namespace dps {
 
 Result<std::vector<ClusterRange>> ReadClusterFile(const std::string& path) {
   std::ifstream in(path);
-  if (!in) return Status::IOError(path + ": cannot open cluster file");
+  if (!in) return Status::InvalidArgument(path + ": cannot open cluster file (" + std::string(std::strerror(errno)) + ")");
   std::vector<ClusterRange> out;
   std::string line;
   for (size_t n = 1; std::getline(in, line); ++n) {

@@ -9,6 +9,7 @@
 #include <optional>
 #include <thread>
 
+#include "query/bin_order.h"
 #include "query/result_stream.h"
 #include "shards/bin_executor.h"
 
@@ -86,13 +87,17 @@ Status Coordinator::RunPlan(const QueryPlan& plan, const SearchOptions& options,
   }
   if (timed) stats->bins.reserve(plan.bins.size());
   std::atomic<bool> cancel{false};
+  // Paging needs each bin's first offset + limit matches (a shared budget
+  // could hand them to a later bin); unordered queries share one budget.
+  std::optional<BinOrder> order;
+  if (options.ordered && !options.count_only) order.emplace(plan.bins, options.offset);
   std::optional<LimitBudget> budget;
-  if (options.limit != 0) budget.emplace(options.limit);
+  if (options.limit != 0 && !order) budget.emplace(options.limit);
   TabletDelays delays;
   delays.Draw(impl_->options.delays, impl_->index->manifest(), plan.bins);
   BinTask task;
   task.count_only = options.count_only;
-  task.limit = options.limit;
+  task.limit = order && options.limit != 0 ? options.limit + options.offset : options.limit;
   task.budget = budget ? &*budget : nullptr;
   task.fetch = Fetch::kNone;  // fetched at delivery (DeliverStored)
   task.cancel = &cancel;
@@ -113,9 +118,19 @@ Status Coordinator::RunPlan(const QueryPlan& plan, const SearchOptions& options,
       return;
     }
     if (!status.ok()) return;
-    const bool more = options.count_only || options.fetch == Fetch::kNone
-                          ? stream.Deliver(&c.result)
-                          : DeliverStored(c.result, options.fetch, &stream, &status);
+    auto deliver_one = [&](BinResult& r) {
+      return options.count_only || options.fetch == Fetch::kNone
+                 ? stream.Deliver(&r)
+                 : DeliverStored(r, options.fetch, &stream, &status);
+    };
+    bool more = true;
+    if (order) {
+      order->Add(std::move(c.result));
+      BinResult next;
+      while (more && order->Next(&next)) more = deliver_one(next);
+    } else {
+      more = deliver_one(c.result);
+    }
     if (!more) cancel.store(true);
   };
   // One thread, one bin, or a plan too cheap to be worth the hand-offs:

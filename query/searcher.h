@@ -2,7 +2,8 @@
 // `query`, batch mode and `bench` run a query tree through a Searcher and
 // cannot tell whether the bins are in this process (Coordinator) or behind
 // shard servers (ClusterClient). Results stream to the sink one bin at a
-// time, unordered across bins, docids ascending within a bin.
+// time, unordered across bins (or in bin order when asked: paging), docids
+// ascending within a bin.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +20,11 @@ namespace dps {
 struct SearchOptions {
   bool count_only = false;
   size_t limit = 0;              // 0: every match
+  // Paging: results in (bin, docid) order instead of as bins finish, the
+  // first `offset` of them skipped; each bin then evaluates up to
+  // offset + limit matches (no shared budget). Ignored when count_only.
+  bool ordered = false;
+  size_t offset = 0;
   Fetch fetch = Fetch::kNone;    // ignored when count_only
   // In-process, an untimed query reads no clock (stats then hold counts
   // only): batch counting, where a 4 us query spent 3% in clock reads.

@@ -52,7 +52,10 @@ std::string MakeSnippet(std::string_view text, const std::vector<std::string>& t
     const size_t stop = std::min(match, window.size());
     for (size_t k = i; k < stop; ++k) {
       const char c = window[k];
-      out.push_back(c == '\n' || c == '\r' || c == '\t' ? ' ' : c);
+      // Control characters (line breaks, tabs, a stray ESC) become spaces:
+      // one line, and no text can drive the terminal it is printed on.
+      const auto u = static_cast<unsigned char>(c);
+      out.push_back(u < 0x20 || u == 0x7f ? ' ' : c);
     }
     if (match == std::string_view::npos) break;
     out += style.before;

@@ -91,15 +91,16 @@ q "no match" 1 query --index "$work/idx" --format text "apple zzz"
 same "no match prints nothing" "" "$(cat "$work/out" "$work/err")"
 
 # tsv: id<TAB>title<TAB>bin<TAB>docid, the stored record `scan --docs` shows
-# (bin<TAB>docid<TAB>id<TAB>title); tabs in titles become spaces.
+# (bin<TAB>docid<TAB>id<TAB>title); tabs, line breaks, control characters
+# and backslashes in fields are backslash-escaped (\t, \n, \xHH, \\).
 q "tsv" 0 query --index "$work/idx" --format tsv "apple OR mango"
 same "tsv has four fields" "4" "$(awk -F'\t' '{ print NF }' "$work/out" | sort -u)"
-awk -F'\t' '$3 ~ /^a(1|4|6|8|11|12)$/ { t = $4; for (i = 5; i <= NF; ++i) t = t " " $i; print $3 "\t" t "\t" $1 "\t" $2 }' \
+awk -F'\t' '$3 ~ /^a(1|4|6|8|11|12)$/ { print $3 "\t" $4 "\t" $1 "\t" $2 }' \
   "$work/docs.tsv" | sort > "$work/expected.tsv"
 sort "$work/out" > "$work/got.tsv"
 if cmp -s "$work/expected.tsv" "$work/got.tsv"; then pass "tsv lines are the stored records"; else
   flunk "tsv lines differ from scan --docs"; diff "$work/expected.tsv" "$work/got.tsv"; fi
-has "tsv title tab" "$work/out" $'a12\tSay "hi" there\t'
+has "tsv title tab" "$work/out" $'a12\tSay "hi"\\tthere\t'
 cp "$work/out" "$work/apple_mango.tsv"
 q "default format off a terminal" 0 query --index "$work/idx" "apple OR mango"
 same "the default off a terminal is tsv" "$(cat "$work/apple_mango.tsv")" "$(cat "$work/out")"
@@ -115,7 +116,7 @@ recs = [json.loads(l) for l in raw.decode().splitlines()]
 assert all(list(r) == ["id", "title", "bin", "docid", "snippet"] for r in recs), recs
 assert all(isinstance(r["bin"], int) and isinstance(r["docid"], int) for r in recs), recs
 tsv = sorted(tuple(l.split("\t")) for l in open(sys.argv[2]).read().splitlines())
-got = sorted((r["id"], r["title"].replace("\t", " "), str(r["bin"]), str(r["docid"])) for r in recs)
+got = sorted((r["id"], r["title"].replace("\t", "\\t"), str(r["bin"]), str(r["docid"])) for r in recs)
 assert got == tsv, (got, tsv)
 by_id = {r["id"]: r for r in recs}
 assert by_id["a12"]["title"] == 'Say "hi"\tthere', by_id["a12"]
@@ -223,18 +224,38 @@ same "--stats rows: path" "" "$(awk '$1 ~ /^[0-9]+$/ && NF == 6 && $6 != "fast" 
 # Batch: id<TAB>query lines (comments, blank lines and columns after the
 # query ignored) -> id<TAB>matches<TAB>micros in file order.
 printf '# counts\nb1\tapple\t99\n\nb2\tapple -banana\nb3\tzzz\nb4\t(apple\nb5\tkiwi OR mango\nb6\t-apple\nb7\t(apple OR date) -fig\n' > "$work/batch.tsv"
-q "batch" 0 query --index "$work/idx" --queries "$work/batch.tsv"
-same "batch ids and counts" "b1 5 b2 3 b3 0 b4 0 b5 3 b6 0 b7 5" "$(cut -f1,2 "$work/out" | tr '\t\n' '  ' | sed 's/ $//')"
-same "batch micros" "" "$(awk -F'\t' 'NF != 3 || $3 !~ /^[0-9]+\.[0-9]$/' "$work/out")"
-has "batch syntax error named" "$work/err" "query b4: query syntax error at position 6: missing ')'"
-has "batch negation error named" "$work/err" "query b6: a query of only negations"
+# A failed query is never a count: its line is id<TAB>error<TAB>reason, it
+# is named on stderr, and the batch answers the rest and exits 2.
+q "batch" 2 query --index "$work/idx" --queries "$work/batch.tsv"
+same "batch ids and counts" "b1 5 b2 3 b3 0 b4 error b5 3 b6 error b7 5" "$(cut -f1,2 "$work/out" | tr '\t\n' '  ' | sed 's/ $//')"
+same "batch micros" "" "$(awk -F'\t' '$2 != "error" && (NF != 3 || $3 !~ /^[0-9]+\.[0-9]$/)' "$work/out")"
+has "batch error line" "$work/out" $'b4\terror\tquery syntax error at position 6: missing \')\''
+has "batch syntax error named" "$work/err" "dpsearch: query b4 failed: query syntax error at position 6: missing ')'"
+has "batch negation error named" "$work/err" "dpsearch: query b6 failed: a query of only negations"
+has "batch failures counted" "$work/err" "dpsearch: 2 of 7 queries failed"
+q "batch jsonl" 2 query --index "$work/idx" --queries "$work/batch.tsv" --format jsonl
+if python3 - "$work/out" <<'PY'; then pass "batch jsonl objects"; else flunk "batch jsonl objects"; cat "$work/out"; fi
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+assert [r["id"] for r in recs] == ["b1", "b2", "b3", "b4", "b5", "b6", "b7"], recs
+assert [r.get("matches") for r in recs] == [5, 3, 0, None, 3, None, 5], recs
+assert all(list(r) == ["id", "matches", "micros"] for r in recs if "matches" in r), recs
+assert recs[3] == {"id": "b4", "error": "query syntax error at position 6: missing ')'"}, recs[3]
+assert recs[5]["error"].startswith("a query of only negations"), recs[5]
+PY
+q "batch --limit refused" 2 query --index "$work/idx" --queries "$work/batch.tsv" --limit 3
+has "batch --limit message" "$work/err" "dpsearch: Invalid argument: --limit does not apply to --queries (batch mode counts every query)"
+same "batch --limit prints nothing" "" "$(cat "$work/out")"
+q "batch --format text refused" 2 query --index "$work/idx" --queries "$work/batch.tsv" --format text
+q "batch --count accepted" 2 query --index "$work/idx" --queries "$work/batch.tsv" --count
+same "batch --count is batch output" "b1 5 b2 3 b3 0 b4 error b5 3 b6 error b7 5" "$(cut -f1,2 "$work/out" | tr '\t\n' '  ' | sed 's/ $//')"
 printf 'z1\tzzz\nz2\tapple -apple\n' > "$work/none.tsv"
 q "batch without matches" 1 query --index "$work/idx" --queries "$work/none.tsv"
 same "batch without matches counts" "z1 0 z2 0" "$(cut -f1,2 "$work/out" | tr '\t\n' '  ' | sed 's/ $//')"
 printf 'c1\tapple\nc2 apple\n' > "$work/bad.tsv"
 q "batch line without a tab" 2 query --index "$work/idx" --queries "$work/bad.tsv"
 has "batch bad line named" "$work/err" "bad.tsv: line 2: expected id<TAB>query"
-q "batch file missing" 3 query --index "$work/idx" --queries "$work/nosuch.tsv"
+q "batch file missing" 2 query --index "$work/idx" --queries "$work/nosuch.tsv"
 has "batch missing file named" "$work/err" "nosuch.tsv: cannot open"
 
 # Usage and syntax errors: exit 2 with one line on stderr.

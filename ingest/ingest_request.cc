@@ -1,0 +1,72 @@
+#include "ingest/ingest_request.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "common/file.h"
+
+namespace dps {
+
+namespace {
+std::string Plural(uint64_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+}  // namespace
+
+Status CheckIngestRequest(const std::vector<std::string>& inputs, const IngestOptions& options) {
+  const IndexOptions& shape = options.index;
+  if (shape.bins < 1 || shape.bins > kMaxBins) {
+    return Status::InvalidArgument("--bins " + std::to_string(shape.bins) + ": must be 1 to " +
+                                   std::to_string(kMaxBins));
+  }
+  if (shape.tablets < 1 || shape.tablets > shape.bins) {
+    return Status::InvalidArgument("--tablets " + std::to_string(shape.tablets) +
+                                   ": must be 1 to the number of bins (" + std::to_string(shape.bins) +
+                                   "); a tablet holds whole bins");
+  }
+  if (inputs.empty()) return Status::InvalidArgument("ingest: no input given");
+  for (const auto& input : inputs) {
+    if (input == "-") continue;
+    struct stat st;
+    if (stat(input.c_str(), &st) != 0) {
+      return Status::InvalidArgument(input + ": " + std::strerror(errno));
+    }
+    if (access(input.c_str(), R_OK) != 0) return Status::InvalidArgument(input + ": " + std::strerror(errno));
+  }
+  return Status::OK();
+}
+
+Status CheckShapeMatches(const std::string& index_dir, const Manifest& existing, const IngestOptions& options) {
+  const std::string fixed = " (fixed when the index was created)";
+  if (options.bins_set && options.index.bins != existing.bins) {
+    return Status::InvalidArgument("--bins " + std::to_string(options.index.bins) + ": the index at " +
+                                   index_dir + " has " + Plural(existing.bins, "bin", "bins") + fixed);
+  }
+  if (options.tablets_set && options.index.tablets != existing.tablets.size()) {
+    return Status::InvalidArgument("--tablets " + std::to_string(options.index.tablets) + ": the index at " +
+                                   index_dir + " has " +
+                                   Plural(existing.tablets.size(), "tablet", "tablets") + fixed);
+  }
+  if (options.store_text_set && options.index.store_text != existing.store_text) {
+    return Status::InvalidArgument(
+        std::string(options.index.store_text ? "storing text" : "--no-store-text") + ": the index at " +
+        index_dir + (existing.store_text ? " stores document text" : " does not store document text") + fixed);
+  }
+  return Status::OK();
+}
+
+void RemoveUnfinishedIndex(const std::string& index_dir, bool created_dir) {
+  auto names = ListDir(index_dir);
+  if (!names.ok()) return;
+  for (const auto& name : *names) {
+    const bool ours = name == kManifestName || name == "LOCK" || name.ends_with(".tab") ||
+                      name.ends_with(".gix") || name.ends_with(".tmp") || name.ends_with(".dic");
+    if (ours) (void)RemoveFile(index_dir + "/" + name);
+  }
+  if (created_dir) ::rmdir(index_dir.c_str());  // fails, harmlessly, if anything else is in it
+}
+
+}  // namespace dps

@@ -1,0 +1,38 @@
+// What `Ingest` checks before it touches the index directory, and how a
+// failed first ingest leaves no trace: a user who mistypes an input or a
+// flag gets a one-line error and no half-made index to clean up.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "index/manifest.h"
+#include "ingest/ingest.h"
+
+namespace dps {
+
+// Bins of a new index: at most this many (each bin costs buffers at ingest
+// and a dictionary lookup per query term; DESIGN.md's largest layout is far
+// below it).
+inline constexpr uint32_t kMaxBins = 65536;
+
+// The smallest --memory: below it ingest would spill a run every few
+// documents (and merge thousands of them), which no one asks for on purpose.
+inline constexpr uint64_t kMinMemoryBudget = 1ull << 20;
+
+// InvalidArgument for a shape no index can have (bins or tablets out of
+// range, more tablets than bins) and for an input that does not exist.
+Status CheckIngestRequest(const std::vector<std::string>& inputs, const IngestOptions& options);
+
+// InvalidArgument when an explicitly requested shape differs from the
+// existing index's (bins, tablets and text storage are fixed at creation).
+Status CheckShapeMatches(const std::string& index_dir, const Manifest& existing,
+                         const IngestOptions& options);
+
+// Removes what a failed first ingest created in `index_dir` (our files, the
+// MANIFEST and LOCK, and the directory itself when `created_dir`). Only for
+// a directory that held no index before.
+void RemoveUnfinishedIndex(const std::string& index_dir, bool created_dir);
+
+}  // namespace dps
