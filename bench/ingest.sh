@@ -26,7 +26,7 @@ for r in $(seq "$repeat"); do
         ${DPS_INGEST_ARGS:-} "$corpus" 2> "$log" > /dev/null
       secs=$(awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s }' "$log")
       rss=$(awk -F': ' '/Maximum resident set size/ { printf "%.1f", $2 / 1024 }' "$log")
-      docs=$(grep -o 'ingested [0-9]* documents' "$log" | awk '{ print $2 }')
+      docs=$(grep -o 'ingested [0-9]* document' "$log" | awk '{ print $2 }')
       bytes=$(stat -c %s "$corpus")
       index=$(du -sb "$idx" | awk '{ print $1 }')
       printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(basename "$corpus")" "$t" "$secs" "$rss" "$docs" "$bytes" "$index" >> "$rows"

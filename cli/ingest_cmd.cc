@@ -7,10 +7,11 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "cli/validators.h"
 #include "cli/size_arg.h"
+#include "cli/validators.h"
 #include "ingest/ingest.h"
 #include "ingest/ingest_request.h"
+#include "ingest/ingest_summary.h"
 
 namespace dps::cli {
 
@@ -95,17 +96,7 @@ void RegisterIngest(CLI::App& app) {
     if (tty) std::fprintf(stderr, "\r\033[K");
     if (!s.ok()) return (void)Fail(s);
     for (const auto& m : stats.skipped_examples) std::fprintf(stderr, "dpsearch: skipped: %s\n", m.c_str());
-    const double mb = static_cast<double>(stats.bytes_read) / 1e6;
-    std::fprintf(stderr,
-                 "ingested %llu documents (%llu replaced, %llu skipped), %.1f MB in %.2f s, "
-                 "%.1f MB/s, %llu postings, %llu runs spilled, index %.1f MB\n",
-                 static_cast<unsigned long long>(stats.documents),
-                 static_cast<unsigned long long>(stats.replaced),
-                 static_cast<unsigned long long>(stats.skipped), mb, stats.seconds,
-                 stats.seconds > 0 ? mb / stats.seconds : 0.0,
-                 static_cast<unsigned long long>(stats.postings),
-                 static_cast<unsigned long long>(stats.runs),
-                 static_cast<double>(stats.index_bytes) / 1e6);
+    std::fprintf(stderr, "%s\n", FormatIngestSummary(stats).c_str());
   });
 }
 

@@ -1,9 +1,7 @@
 #include "ingest/dir_reader.h"
 
 #include <dirent.h>
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -12,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "ingest/byte_source.h"
+#include "ingest/decompress.h"
 #include "ingest/utf8.h"
 
 namespace dps {
@@ -28,10 +28,12 @@ Status Errno(const std::string& path, const char* call) {
   return Status::IOError(path + ": " + call + ": " + std::strerror(errno));
 }
 
+bool HasEarlyNul(std::string_view content) {
+  return std::memchr(content.data(), '\0', std::min(content.size(), kNulProbeBytes)) != nullptr;
+}
+
 bool LooksBinary(std::string_view content) {
-  if (std::memchr(content.data(), '\0', std::min(content.size(), kNulProbeBytes)) != nullptr) {
-    return true;
-  }
+  if (HasEarlyNul(content)) return true;
   if (IsValidUtf8(content)) return false;
   return CountInvalidUtf8Bytes(content) * 100 > content.size() * kMaxInvalidPercent;
 }
@@ -133,47 +135,51 @@ class DirReader final : public DocumentReader {
     return Status::OK();
   }
 
-  // Reads the file at `path` into *text (reusing its capacity) and repairs
-  // its UTF-8. Returns false for a binary file.
+  // Reads the file at `path` into *text (reusing its capacity), decompressed
+  // when its name ends in .gz or .zst, and repairs its UTF-8. Returns false
+  // for a binary file. At most max_record_bytes (+1 to detect the excess)
+  // are held, so a decompression bomb costs no more memory than a large
+  // plain file.
   Result<bool> ReadFile(const std::string& path, std::string* text) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0) return Errno(path, "open");
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
-      Status s = Errno(path, "fstat");
-      ::close(fd);
-      return s;
-    }
+    DPS_ASSIGN_OR_RETURN(std::unique_ptr<ByteSource> in, OpenByteSource(path));
+    Result<bool> read = ReadText(in.get(), CompressionFromName(path) != Compression::kNone, text);
+    bytes_read_ += in->bytes_read();  // file bytes: compressed ones for .gz/.zst
+    if (!read.ok() || !*read) return read;
+    SanitizeUtf8InPlace(text, &stats_.utf8_replacements);
+    return true;
+  }
+
+  // The reading loop of ReadFile: false as soon as the content is known to
+  // be binary (a NUL in the first kNulProbeBytes, so a large binary file,
+  // compressed or not, is not read through), or at the end of a binary one.
+  Result<bool> ReadText(ByteSource* in, bool compressed, std::string* text) {
     const size_t limit = options_.max_record_bytes;
-    // One byte more than the size, so a file read whole sees EOF at once;
-    // the loop also copes with a file that grows while we read it.
-    text->resize(std::min(static_cast<size_t>(st.st_size), limit) + 1);
+    // One byte more than the size, so a plain file read whole sees EOF at
+    // once; the loop also copes with a file that grows while we read it,
+    // and with compressed text, which is rarely more than 4x its file.
+    const uint64_t guess = in->total_bytes().value_or(0) * (compressed ? 4 : 1);
+    text->resize(static_cast<size_t>(std::min<uint64_t>(guess, limit)) + 1);
     size_t len = 0;
+    bool probed = false;
     for (;;) {
       if (len == text->size()) {
         if (len > limit) {
-          ::close(fd);
-          return Status::InvalidArgument(path + ": file larger than " + std::to_string(limit) +
-                                         " bytes");
+          return Status::InvalidArgument(in->name() + ": file larger than " +
+                                         std::to_string(limit) + " bytes" +
+                                         (compressed ? " decompressed" : ""));
         }
         text->resize(std::min(len * 2, limit + 1));
       }
-      ssize_t got = ::read(fd, text->data() + len, text->size() - len);
-      if (got < 0) {
-        if (errno == EINTR) continue;
-        Status s = Errno(path, "read");
-        ::close(fd);
-        return s;
-      }
+      DPS_ASSIGN_OR_RETURN(size_t got, in->Read(text->data() + len, text->size() - len));
       if (got == 0) break;
-      len += static_cast<size_t>(got);
+      len += got;
+      if (!probed && len >= kNulProbeBytes) {
+        probed = true;
+        if (HasEarlyNul(std::string_view(text->data(), len))) return false;
+      }
     }
-    ::close(fd);
     text->resize(len);
-    bytes_read_ += len;
-    if (LooksBinary(*text)) return false;
-    SanitizeUtf8InPlace(text, &stats_.utf8_replacements);
-    return true;
+    return !LooksBinary(*text);
   }
 
   const std::string root_;

@@ -6,7 +6,8 @@
 //          Blank lines are skipped.
 //   dir    a directory tree: every regular file is a document whose id is its
 //          path relative to the root ('/'-separated), title its file name,
-//          text its content. Binary files are skipped and counted.
+//          text its content (.gz/.zst files decompressed). Binary files
+//          are skipped and counted.
 //   lines  one document per non-blank line: id = 1-based line number, no
 //          title, text = the line.
 //

@@ -45,10 +45,12 @@ struct IngestOptions {
 
 struct IngestStats {
   uint64_t documents = 0;
-  uint64_t replaced = 0;
+  uint64_t replaced = 0;  // documents whose id an earlier one had (this ingest or the index)
   uint64_t skipped = 0;  // bad records (skip_bad) and binary files (dir)
   std::vector<std::string> skipped_examples;  // first few messages
   uint64_t bytes_read = 0;
+  // U+FFFD substitutions by the readers (ReaderStats::utf8_replacements):
+  // ill-formed UTF-8 subsequences, and unpaired surrogate escapes in JSON.
   uint64_t invalid_utf8 = 0;
   uint64_t tokens = 0;
   uint64_t postings = 0;

@@ -7,8 +7,7 @@
 #include <filesystem>
 #include <random>
 
-#include "tests/ingest/reader_test_util.h"
-#include "tests/testing/test_util.h"
+#include "tests/ingest/dir_tree_fixture.h"
 
 namespace dps {
 namespace {
@@ -17,31 +16,7 @@ using testing::Drained;
 using testing::WriteFile;
 namespace fs = std::filesystem;
 
-class DirReaderTest : public ::testing::Test {
- protected:
-  DirReaderTest() : root_(dir_.path() + "/tree") { fs::create_directories(root_); }
-
-  void Write(const std::string& rel, std::string_view contents) {
-    fs::create_directories(fs::path(root_ + "/" + rel).parent_path());
-    WriteFile(root_ + "/" + rel, contents);
-  }
-  void Link(const std::string& target, const std::string& rel) {
-    ASSERT_EQ(symlink(target.c_str(), (root_ + "/" + rel).c_str()), 0) << rel;
-  }
-  Drained Read(ReaderOptions options = {}) {
-    options.format = InputFormat::kDir;
-    return testing::OpenAndDrain(root_, options, &stats_);
-  }
-  static std::vector<std::string> Ids(const Drained& d) {
-    std::vector<std::string> ids;
-    for (const auto& doc : d.docs) ids.push_back(doc.id);
-    return ids;
-  }
-
-  testing::TempDir dir_;
-  const std::string root_;
-  ReaderStats stats_;
-};
+class DirReaderTest : public testing::DirTreeTest {};
 
 TEST_F(DirReaderTest, WalksNestedDirectoriesInByteOrder) {
   // Created out of order; readdir order is whatever the file system likes.
