@@ -18,6 +18,19 @@ bool BinOrder::Next(BinResult* out) {
   *out = std::move(it->second);
   waiting_.erase(it);
   ++next_;
+  Skip(out);
+  return true;
+}
+
+bool BinOrder::Drain(BinResult* out) {
+  if (waiting_.empty()) return false;
+  *out = std::move(waiting_.begin()->second);
+  waiting_.erase(waiting_.begin());
+  Skip(out);
+  return true;
+}
+
+void BinOrder::Skip(BinResult* out) {
   const uint64_t drop = std::min<uint64_t>(skip_left_, out->count);
   if (drop > 0) {
     skip_left_ -= drop;
@@ -26,7 +39,6 @@ bool BinOrder::Next(BinResult* out) {
     cut(out->docs);
     cut(out->stored);
   }
-  return true;
 }
 
 }  // namespace dps

@@ -25,12 +25,17 @@ class BinOrder {
   // (a bin wholly skipped comes out with count 0); false when the next bin
   // has not arrived yet.
   bool Next(BinResult* out);
+  // The lowest bin still waiting, whether or not the bins before it came
+  // (a cluster's client does not know which bins a query touches: it
+  // drains once every server has answered); false when none waits.
+  bool Drain(BinResult* out);
 
  private:
   std::vector<BinId> bins_;
   size_t next_ = 0;
   uint64_t skip_left_;
   std::map<uint32_t, BinResult> waiting_;  // by bin
+  void Skip(BinResult* out);
 };
 
 }  // namespace dps

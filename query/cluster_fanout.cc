@@ -9,6 +9,7 @@ QueryFanOut::QueryFanOut(const std::vector<ClusterRange>& ranges, FanOutPolicy p
                          SearchStats* stats)
     : ranges_(ranges), policy_(policy), host_(host), root_(root), options_(options), stream_(stream),
       stats_(stats), state_(ranges.size()) {
+  if (options.ordered && !options.count_only) order_.emplace(std::vector<BinId>(), options.offset);
   if (policy_.deadline_ms > 0) deadline_ = stream->start() + std::chrono::milliseconds(policy_.deadline_ms);
 }
 
@@ -41,7 +42,9 @@ bool QueryFanOut::Send(size_t r) {
   const size_t replica = st.next_replica++;
   q.request_id = host_->NextRequestId();
   q.count_only = options_.count_only;
-  q.limit = options_.limit;
+  // A server shares a limit among its bins; paging needs each bin's first
+  // offset + limit, which the protocol cannot ask for yet: take them all.
+  q.limit = order_ ? 0 : options_.limit;
   q.deadline_ms = policy_.deadline_ms;
   q.root = root_;
   std::string frame;
@@ -72,7 +75,13 @@ void QueryFanOut::CancelAll() {
   }
 }
 
-void QueryFanOut::Finish() { CancelAll(); }
+void QueryFanOut::Finish() {
+  CancelAll();
+  BinResult b;
+  while (order_ && !stopped_ && query_error_.ok() && order_->Drain(&b)) {
+    if (!stream_->Deliver(&b)) stopped_ = true;
+  }
+}
 
 void QueryFanOut::GiveUp(size_t r) {
   state_[r].missing = true;
@@ -156,6 +165,7 @@ void QueryFanOut::OnBinStats(LinkEvent& e) {
   b.service_us = s.service_us;
   b.fast_path = s.fast_path;
   stream_->Record(b);
+  if (order_) return order_->Add(std::move(b));
   if (!stream_->Deliver(&b)) stopped_ = true;
 }
 

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -23,6 +24,7 @@
 #include "common/status.h"
 #include "index/query_node.h"
 #include "query/cluster_file.h"
+#include "query/bin_order.h"
 #include "query/cluster_link.h"
 #include "query/result_stream.h"
 
@@ -106,6 +108,7 @@ class QueryFanOut {
   std::unordered_map<uint64_t, Attempt> attempts_;
   std::map<std::pair<uint64_t, uint32_t>, BinResult> buffers_;  // (rid, bin): frames before BinStats
   std::set<uint32_t> delivered_bins_;
+  std::optional<BinOrder> order_;  // paging: bins wait here until every range answered
   std::set<uint32_t> complete_tablets_;  // reported whole by some server
   bool stopped_ = false;
   Status query_error_;

@@ -3,11 +3,12 @@
 // loopback) -> bins, on corpora whose posting lists span many blocks
 // (thousands of documents, Zipf term frequencies, several files per tablet),
 // after appends, replacements, deletes and compactions. Every answer (ids,
-// counts, limits) is compared with a brute-force evaluation of the model,
+// counts, limits, pages) is compared with a brute-force evaluation of the model,
 // and every matched document's weights with the model's term frequencies.
 // Each failure names the scenario's seed (SCOPED_TRACE).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <random>
 #include <set>
@@ -261,6 +262,24 @@ TEST_P(SearchProperty, TextQueriesMatchBruteForceInProcessAndOverServers) {
       EXPECT_EQ(l.count, std::min(limited.limit, want.size()));
       EXPECT_EQ(l.hits.size(), l.count);
       for (const auto& id : Ids(l.hits)) EXPECT_TRUE(want.count(id)) << "limited answer has " << id;
+      // Paging: a page is the slice [offset, offset + limit) of the whole
+      // answer in (bin, docid) order, however the bins finish.
+      std::vector<std::pair<uint32_t, DocId>> all;
+      for (const auto& h : a.hits) all.emplace_back(h.bin, h.docid);
+      std::sort(all.begin(), all.end());
+      SearchOptions page;
+      page.ordered = true;
+      page.offset = rng() % (want.size() + 3);
+      page.limit = rng() % 3 == 0 ? 0 : 1 + rng() % 40;
+      Answer p = Search(searcher, *parsed, page);
+      std::vector<std::pair<uint32_t, DocId>> got_page;
+      for (const auto& h : p.hits) got_page.emplace_back(h.bin, h.docid);
+      const size_t from = std::min(page.offset, all.size());
+      const size_t to = page.limit == 0 ? all.size() : std::min(all.size(), page.offset + page.limit);
+      const std::vector<std::pair<uint32_t, DocId>> want_page(all.begin() + from, all.begin() + to);
+      EXPECT_EQ(got_page, want_page)
+          << "page offset " << page.offset << " limit " << page.limit;
+      EXPECT_EQ(p.count, to - from);
     }
   }
 }
