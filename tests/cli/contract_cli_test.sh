@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# CLI test of the user contract (issue 17), run as a user would: strict
+# flags (one line, exit 2), shape flags refused on an existing index, no
+# index left by a failed first ingest, input files missing -> exit 2 in
+# every command, --count exact or refused, answers cut short by a corrupt
+# page flagged incomplete (exit 3), paging (--offset; a terminal shows the
+# total, a page and "showing A-B of N"), scan --term analyzed, bench naming
+# failed queries.
+# Usage: contract_cli_test.sh path/to/dpsearch
+source "$(dirname "$0")/cli_test_helpers.sh" "$1"
+one_line() { same "$1: one line on stderr" 1 "$(wc -l <"$work/err" | tr -d ' ')"; }
+# err_is NAME TEXT: stderr is exactly TEXT.
+err_is() { same "$1" "$2" "$(cat "$work/err")"; }
+
+# 3,000 documents, 60 words each from 400 (and "common" in every one): a
+# one-bin index spans about 15 pages, so a corrupt page lands inside an
+# answer.
+python3 - "$work/docs.jsonl" <<'PY'
+import json, random, sys
+r = random.Random(17)
+words = [f"w{i}" for i in range(400)]
+with open(sys.argv[1], "w") as f:
+    for i in range(3000):
+        text = " ".join(r.choice(words) for _ in range(60)) + " common"
+        f.write(json.dumps({"id": f"d{i:04d}", "title": f"Title {i}", "text": text}) + "\n")
+PY
+docs=$work/docs.jsonl
+
+# --- Strict arguments -------------------------------------------------------
+q "ingest --bins 0" 2 ingest --index "$work/i0" --bins 0 "$docs"
+err_is "--bins 0 message" "dpsearch: --bins: '0' is not a whole number from 1 to 65536 (see dpsearch --help)"
+q "ingest --tablets -1" 2 ingest --index "$work/i0" --tablets -1 "$docs"
+one_line "--tablets -1"
+q "ingest --bins 2 --tablets 4" 2 ingest --index "$work/i0" --bins 2 --tablets 4 "$docs"
+err_is "--bins 2 --tablets 4 message" "dpsearch: Invalid argument: --tablets 4: must be 1 to the number of bins (2); a tablet holds whole bins"
+q "ingest missing input" 2 ingest --index "$work/i0" "$work/nosuch.jsonl"
+err_is "missing input message" "dpsearch: Invalid argument: $work/nosuch.jsonl: No such file or directory"
+q "ingest --memory 1k" 2 ingest --index "$work/i0" --memory 1k "$docs"
+err_is "--memory 1k message" "dpsearch: Invalid argument: --memory 1k: at least 1M"
+printf '{"id":"x1","text":"fine"}\n{"id":"x2","text":\n' >"$work/bad.jsonl"
+q "ingest of a malformed file" 2 ingest --index "$work/i0" "$work/bad.jsonl"
+has "malformed line named" "$work/err" "bad.jsonl: line 2"
+same "no index directory left by failed first ingests" "absent" "$([ -e "$work/i0" ] && echo present || echo absent)"
+mkdir "$work/empty"
+q "failed first ingest into an existing empty directory" 2 ingest --index "$work/empty" "$work/bad.jsonl"
+same "the directory stays, empty (no MANIFEST, no LOCK)" "" "$(ls -A "$work/empty")"
+
+q "ingest --bins 1 --tablets 1" 0 ingest --index "$work/idx" --bins 1 --tablets 1 "$docs"
+q "--bins 2 on an existing index" 2 ingest --index "$work/idx" --bins 2 "$docs"
+err_is "--bins on existing message" "dpsearch: Invalid argument: --bins 2: the index at $work/idx has 1 bin (fixed when the index was created)"
+q "--tablets 1 on an existing index (the same: honoured)" 0 ingest --index "$work/idx" --tablets 1 "$docs"
+q "--no-store-text on an index that stores text" 2 ingest --index "$work/idx" --no-store-text "$docs"
+err_is "--no-store-text message" "dpsearch: Invalid argument: --no-store-text: the index at $work/idx stores document text (fixed when the index was created)"
+q "--limit -3" 2 query --index "$work/idx" --limit -3 common
+err_is "--limit -3 message" "dpsearch: --limit: '-3' is not a whole number from 1 to 9223372036854775807 (see dpsearch --help)"
+same "--limit -3 prints nothing" "" "$(cat "$work/out")"
+q "--limit 0" 2 query --index "$work/idx" --limit 0 common
+q "--threads 0" 2 query --index "$work/idx" --threads 0 common
+q "bench --repeat 0" 2 bench --index "$work/idx" --queries "$docs" --repeat 0
+q "--top (not implemented)" 2 query --index "$work/idx" --top 3 common
+err_is "--top message" "dpsearch: Invalid argument: --top: ranked retrieval (BM25) is not implemented yet"
+
+# --- Missing input files are usage errors (2) in every command ---------------
+for cmd in "query --index $work/idx --queries $work/nosuch.tsv" "bench --index $work/idx --queries $work/nosuch.tsv" \
+           "query --cluster $work/nosuch.cluster common" "bench --cluster $work/nosuch.cluster --queries $docs" \
+           "delete --index $work/idx --ids-from $work/nosuch.ids" \
+           "query --cluster $work/nosuch.cluster --token-file $work/nosuch.token common"; do
+  # shellcheck disable=SC2086
+  q "missing file: $cmd" 2 $cmd
+  one_line "missing file: $cmd"
+  has "missing file named: $cmd" "$work/err" "$work/nosuch"
+done
+
+# --- --count is the exact total, or refused ----------------------------------
+q "--count" 0 query --index "$work/idx" --count common
+same "--count is every match" 3000 "$(cat "$work/out")"
+q "--count --limit" 2 query --index "$work/idx" --count --limit 5 common
+err_is "--count --limit message" "dpsearch: Invalid argument: --count prints the exact total; --limit does not apply to it"
+q "--count --offset" 2 query --index "$work/idx" --count --offset 5 common
+q "--count --format jsonl" 0 query --index "$work/idx" --count --format jsonl common
+same "--count jsonl" '{"matches":3000}' "$(cat "$work/out")"
+
+# --- Paging (8 bins over 2 threads: bins finish in any order) -----------------
+"$bin" ingest --index "$work/idx8" --bins 8 --tablets 4 "$docs" 2>/dev/null || flunk "ingest idx8"
+q "whole answer" 0 query --index "$work/idx8" --format tsv "w1 w2"
+sort -t$'\t' -k3,3n -k4,4n "$work/out" >"$work/whole.tsv"
+total=$(wc -l <"$work/whole.tsv" | tr -d ' ')
+: >"$work/paged.tsv"
+for offset in 0 7 14 21 28 35 42 49 56 63 70; do
+  "$bin" query --index "$work/idx8" --threads 2 --format tsv --offset $offset --limit 7 "w1 w2" >>"$work/paged.tsv"
+done
+same "pages of 7 concatenated are the whole answer in (bin, docid) order" "$(cat "$work/whole.tsv")" "$(cat "$work/paged.tsv")"
+q "--offset past the end" 1 query --index "$work/idx8" --format tsv --offset 100000 "w1 w2"
+# On a terminal: the total first, ten results, then "showing 1-10 of N".
+script -qec "NO_COLOR=1 $bin query --index $work/idx8 'w1 w2'" /dev/null | tr -d '\r' >"$work/tty.txt"
+same "terminal: total first" "$total matches" "$(head -1 "$work/tty.txt" | sed 's/ (.*//')"
+same "terminal: last line" "showing 1-10 of $total" "$(tail -1 "$work/tty.txt")"
+same "terminal: ten results with snippets" 10 "$(grep -c '^d[0-9]\{4\}  Title ' "$work/tty.txt")"
+if grep -q $'\033' "$work/tty.txt"; then flunk "NO_COLOR: escapes in terminal output"; else pass "NO_COLOR: no escapes"; fi
+script -qec "env -u NO_COLOR $bin query --index $work/idx8 --offset 20 --limit 5 'w1 w2'" /dev/null | tr -d '\r' >"$work/tty2.txt"
+same "terminal page 2: last line" "showing 21-25 of $total" "$(tail -1 "$work/tty2.txt")"
+same "terminal page 2: the ids of the tsv page" "$(sed -n 21,25p "$work/whole.tsv" | cut -f1)" \
+  "$(grep -o '^d[0-9]\{4\}' "$work/tty2.txt")"
+if grep -q $'\033\[1;31m' "$work/tty2.txt"; then pass "terminal: matches highlighted"; else flunk "terminal: no highlight"; fi
+
+# --- scan --term goes through the analyzer ------------------------------------
+q "scan --term COMMON" 0 scan --index "$work/idx" --term COMMON
+same "scan --term COMMON finds common" 3000 "$(cut -f2 "$work/out" | grep -c '^common$')"
+q "scan --term of two words" 2 scan --index "$work/idx" --term "w1-w2"
+err_is "scan --term message" "dpsearch: Invalid argument: --term 'w1-w2' analyzes to 2 terms (w1 w2); scan takes one"
+
+# --- bench names failed queries ------------------------------------------------
+printf 'g1\tw1\nb1\t(w2\ng2\tw3\nb2\tOR w4\n' >"$work/mixed.tsv"
+q "bench with failing queries" 2 bench --index "$work/idx" --queries "$work/mixed.tsv"
+has "bench names them" "$work/err" "dpsearch: 2 of 4 queries failed (b1, b2); b1: query syntax error at position 3: missing ')'"
+q "bench --allow-failures" 0 bench --index "$work/idx" --queries "$work/mixed.tsv" --allow-failures --json
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert [f["id"] for f in d["failed_queries"]] == ["b1","b2"], d' \
+  "$work/out" && pass "bench --json lists failed queries" || flunk "bench --json failed_queries"
+
+# --- An answer cut short by a corrupt page: exit 3, flagged incomplete ---------
+# Each of the index's pages is corrupted in turn. A query that never reads
+# the bad page answers in full (exit 0, the intact answer); one that does
+# exits 3, and if it had printed results, says the answer is incomplete
+# (stderr for tsv, a last {"incomplete":true} line for jsonl).
+"$bin" query --index "$work/idx" --format tsv common >"$work/intact.tsv"
+file=$(ls "$work/idx"/*.tab)
+pages=$(( $(stat -c %s "$file") / 32768 ))
+saw_mid=0 saw_count=0
+for ((page = 0; page <= pages; ++page)); do
+  rm -rf "$work/c"; cp -r "$work/idx" "$work/c"
+  printf '\377\377\377\377' | dd of="$work/c/$(basename "$file")" bs=1 seek=$((page * 32768 + 100)) conv=notrunc 2>/dev/null
+  "$bin" query --index "$work/c" --format tsv common >"$work/out" 2>"$work/err"
+  rc=$?
+  lines=$(wc -l <"$work/out" | tr -d ' ')
+  if [ $rc = 0 ]; then
+    cmp -s "$work/out" "$work/intact.tsv" || flunk "page $page: exit 0 but not the intact answer"
+  elif [ $rc = 3 ] && [ "$lines" -gt 0 ]; then
+    saw_mid=1
+    grep -qF "dpsearch: incomplete answer: $lines results printed before an error" "$work/err" ||
+      flunk "page $page: $lines lines printed, no incomplete line"
+    grep -q "checksum mismatch" "$work/err" || flunk "page $page: the corruption is not named"
+    "$bin" query --index "$work/c" --format jsonl common >"$work/out" 2>/dev/null
+    tail -1 "$work/out" | grep -q '^{"incomplete":true,"results_printed":[0-9]*,"error":"Corruption: ' ||
+      flunk "page $page: jsonl has no final incomplete line"
+  elif [ $rc != 3 ]; then
+    flunk "page $page: exit $rc"
+  fi
+  "$bin" query --index "$work/c" --count "w1 w2" >"$work/out" 2>"$work/err"
+  rc=$?
+  if [ $rc = 3 ]; then
+    saw_count=1
+    same "page $page: --count prints no number when it cannot read" "" "$(cat "$work/out")"
+  elif [ $rc != 0 ] || [ "$(cat "$work/out")" != "$total" ]; then
+    flunk "page $page: --count exit $rc, '$(cat "$work/out")'"
+  fi
+done
+same "some corrupt page cut a streamed answer short" 1 $saw_mid
+same "some corrupt page made --count fail" 1 $saw_count
+
+[ $fail = 0 ] && echo "contract cli test passed" || echo "contract cli test FAILED"
+exit $fail
