@@ -28,8 +28,12 @@ void PositiveTerms(const QueryNode& node, std::vector<std::string>* terms) {
 }
 
 namespace {
-Status Validate(const QueryNode& node, bool parent_is_and) {
-  if (node.negated && !parent_is_and) {
+// `parent` is null at the root. The messages say which rule breaks where:
+// parsed queries are checked with positions before (query/parser.cc); these
+// name the node, for trees from elsewhere (a server's requests, tests).
+Status Validate(const QueryNode& node, const QueryNode* parent) {
+  const bool in_and = parent != nullptr && parent->kind == QueryNode::Kind::kAnd;
+  if (node.negated && !in_and) {
     return Status::InvalidArgument("NOT is only allowed beside a positive term: " + node.ToString());
   }
   if (node.kind == QueryNode::Kind::kTerm) {
@@ -39,18 +43,20 @@ Status Validate(const QueryNode& node, bool parent_is_and) {
   if (node.children.empty()) return Status::InvalidArgument("empty AND/OR");
   bool positive = false;
   for (const auto& c : node.children) {
-    DPS_RETURN_IF_ERROR(Validate(c, node.kind == QueryNode::Kind::kAnd));
+    DPS_RETURN_IF_ERROR(Validate(c, &node));
     positive |= !c.negated;
   }
-  if (!positive) {
-    return Status::InvalidArgument("a query of only negations matches nothing to subtract from: " +
-                                   node.ToString());
-  }
-  return Status::OK();
+  if (positive) return Status::OK();
+  // Only an AND gets here: a negated child of an OR failed above.
+  const char* what = "a query of only negations matches nothing to subtract from: ";
+  if (parent != nullptr && !in_and) what = "an OR branch cannot be only negations: ";
+  if (in_and && node.negated) what = "a double negation is not supported: ";
+  if (in_and && !node.negated) what = "a nested AND cannot be only negations: ";
+  return Status::InvalidArgument(what + node.ToString());
 }
 }  // namespace
 
-Status ValidateQuery(const QueryNode& node) { return Validate(node, false); }
+Status ValidateQuery(const QueryNode& node) { return Validate(node, nullptr); }
 
 Status LookupTerms(const GlobalIndexReader* global, const QueryNode& node, TermTable* table) {
   if (node.kind != QueryNode::Kind::kTerm) {

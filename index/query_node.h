@@ -49,7 +49,9 @@ struct QueryNode {
 void PositiveTerms(const QueryNode& node, std::vector<std::string>* terms);
 
 // InvalidArgument unless every AND has a positive child, no child of an OR
-// (or the root) is negated, and no AND/OR is empty.
+// (or the root) is negated, and no AND/OR is empty; the message names the
+// rule (only negations in the query, in an OR branch, under a NOT, in a
+// nested AND) and the offending node.
 Status ValidateQuery(const QueryNode& node);
 
 // Builds the iterator tree evaluating `node` in one bin of `tablet`; each

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "query/unsupported_syntax.h"
+
 namespace dps {
 
 namespace {
@@ -14,8 +16,17 @@ struct Token {
 };
 
 bool IsQuerySpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+bool EndsWord(char c) { return IsQuerySpace(c) || c == '(' || c == ')'; }
 
-std::vector<Token> Lex(std::string_view s) {
+Status SyntaxError(size_t pos, const std::string& what) {
+  return Status::InvalidArgument("query syntax error at position " + std::to_string(pos) + ": " +
+                                 what);
+}
+
+// Splits the query into tokens, refusing other engines' syntax
+// (unsupported_syntax.h) before the grammar sees it: such a query is
+// reported there, whatever else is wrong with it.
+Result<std::vector<Token>> Lex(std::string_view s) {
   std::vector<Token> out;
   out.reserve(8);
   size_t i = 0;
@@ -31,15 +42,20 @@ std::vector<Token> Lex(std::string_view s) {
       out.push_back({Token::Kind::kMinus, s.substr(i, 1), i});  // "-term", not "a-b"
       ++i;
     } else {
-      size_t j = i;
-      while (j < s.size() && !IsQuerySpace(s[j]) && s[j] != '(' && s[j] != ')') ++j;
-      const std::string_view w = s.substr(i, j - i);
+      size_t end = i;
+      while (end < s.size() && !EndsWord(s[end])) ++end;
+      const std::string_view w = s.substr(i, end - i);
+      for (size_t j = i; j < end; ++j) {
+        if (const Unsupported u = UnsupportedAt(s, j, j == i); u != Unsupported::kNone) {
+          return SyntaxError(j, UnsupportedMessage(u, w, s.substr(j)));
+        }
+      }
       Token::Kind kind = Token::Kind::kWord;
       if (w == "AND") kind = Token::Kind::kAnd;
       if (w == "OR") kind = Token::Kind::kOr;
       if (w == "NOT") kind = Token::Kind::kNot;
       out.push_back({kind, w, i});
-      i = j;
+      i = end;
     }
   }
   out.push_back({Token::Kind::kEnd, {}, s.size()});
@@ -48,26 +64,52 @@ std::vector<Token> Lex(std::string_view s) {
 
 class Parser {
  public:
-  Parser(std::vector<Token> tokens, Analyzer* analyzer)
-      : tokens_(std::move(tokens)), analyzer_(analyzer) {}
+  Parser(std::string_view text, std::vector<Token> tokens, Analyzer* analyzer)
+      : text_(text), tokens_(std::move(tokens)), analyzer_(analyzer) {}
 
   Result<QueryNode> Parse() {
     if (Peek().kind == Token::Kind::kEnd) return Status::InvalidArgument("empty query");
     DPS_ASSIGN_OR_RETURN(QueryNode q, ParseOr());
-    if (Peek().kind != Token::Kind::kEnd) return Error("unexpected '" + std::string(Peek().text) + "'");
+    if (Peek().kind != Token::Kind::kEnd) return Error("unexpected '" + Excerpt(Peek().text) + "'");
     if (q.kind == QueryNode::Kind::kAnd && q.children.empty()) {
       return Status::InvalidArgument("the query has no searchable words");
     }
-    Status valid = ValidateQuery(q);
-    if (!valid.ok()) return Status::InvalidArgument(valid.message());
+    if (OnlyNegations(q)) {
+      return SyntaxError(tokens_[0].pos,
+                         "a query of only negations matches nothing to subtract from ('" +
+                             Excerpt(SpanFrom(0)) + "'); add a positive term");
+    }
+    // The checks above and in ParseOr / ParseUnary name the position; this
+    // one guards BuildIterator's precondition should they miss a case.
+    DPS_RETURN_IF_ERROR(ValidateQuery(q));
     return q;
   }
 
  private:
   const Token& Peek() const { return tokens_[pos_]; }
-  Status Error(const std::string& what) const {
-    return Status::InvalidArgument("query syntax error at position " + std::to_string(Peek().pos) +
-                                   ": " + what);
+  Status Error(const std::string& what) const { return SyntaxError(Peek().pos, what); }
+
+  // The query text from token `first` to the last token consumed.
+  std::string_view SpanFrom(size_t first) const {
+    const Token& last = tokens_[pos_ - 1];
+    return text_.substr(tokens_[first].pos, last.pos + last.text.size() - tokens_[first].pos);
+  }
+  // An AND whose every child is negated: nothing to subtract from, unless
+  // it is a group flattened into an AND with a positive term (`(-a) b`),
+  // so the parser checks where no flattening can follow: the whole query,
+  // an OR branch, a negated group.
+  static bool OnlyNegations(const QueryNode& q) {
+    return q.kind == QueryNode::Kind::kAnd && !q.children.empty() &&
+           std::all_of(q.children.begin(), q.children.end(),
+                       [](const QueryNode& c) { return c.negated; });
+  }
+  // `a OR -b` would match almost every document through its second branch.
+  Status CheckOrBranch(const QueryNode& branch, size_t first) const {
+    if (!OnlyNegations(branch)) return Status::OK();
+    return SyntaxError(tokens_[first].pos,
+                       std::string("an OR branch cannot be only ") +
+                           (branch.children.size() == 1 ? "a negation" : "negations") + " ('" +
+                           Excerpt(SpanFrom(first)) + "'); combine it with a positive term");
   }
   bool StartsUnary() const {
     const auto k = Peek().kind;
@@ -76,14 +118,18 @@ class Parser {
   }
 
   Result<QueryNode> ParseOr() {
+    const size_t first_token = pos_;
     DPS_ASSIGN_OR_RETURN(QueryNode first, ParseAnd());
     if (Peek().kind != Token::Kind::kOr) return first;  // no OR: nothing to combine
+    DPS_RETURN_IF_ERROR(CheckOrBranch(first, first_token));
     std::vector<QueryNode> parts;
     parts.push_back(std::move(first));
     while (Peek().kind == Token::Kind::kOr) {
       ++pos_;
       if (!StartsUnary()) return Error("OR needs a term after it");
+      const size_t branch_token = pos_;
       DPS_ASSIGN_OR_RETURN(QueryNode next, ParseAnd());
+      DPS_RETURN_IF_ERROR(CheckOrBranch(next, branch_token));
       parts.push_back(std::move(next));
     }
     return Simplify(QueryNode::Kind::kOr, std::move(parts));
@@ -108,11 +154,16 @@ class Parser {
 
   Result<QueryNode> ParseUnary() {
     if (Peek().kind == Token::Kind::kNot || Peek().kind == Token::Kind::kMinus) {
-      ++pos_;
+      const size_t not_token = pos_++;
       if (!StartsUnary() || Peek().kind == Token::Kind::kNot || Peek().kind == Token::Kind::kMinus) {
         return Error("NOT needs a term after it");
       }
       DPS_ASSIGN_OR_RETURN(QueryNode q, ParseUnary());
+      if (OnlyNegations(q)) {  // -(-b): no positive term inside to evaluate
+        return SyntaxError(tokens_[not_token].pos,
+                           "a double negation ('" + Excerpt(SpanFrom(not_token)) +
+                               "') is not supported; write the terms positively");
+      }
       q.negated = !q.negated;
       return q;
     }
@@ -158,6 +209,7 @@ class Parser {
     return out;
   }
 
+  std::string_view text_;
   std::vector<Token> tokens_;
   Analyzer* analyzer_;
   size_t pos_ = 0;
@@ -165,12 +217,15 @@ class Parser {
 };
 
 // True when the grammar would read `text` as words only: no parenthesis,
-// no operator word, no '-' starting a word.
+// no operator word, no '-' starting a word, nothing the lexer refuses.
+// One pass, no allocation: it runs on every query.
 bool IsPlainWordList(std::string_view text) {
   for (size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (c == '(' || c == ')') return false;
-    if (i > 0 && !IsQuerySpace(text[i - 1])) continue;
+    const bool word_start = i == 0 || IsQuerySpace(text[i - 1]);
+    if (UnsupportedAt(text, i, word_start) != Unsupported::kNone) return false;
+    if (!word_start) continue;
     if (c == '-') return false;
     // An operator is a whole word: AND, OR or NOT followed by a space or the end.
     for (std::string_view op : {"AND", "OR", "NOT"}) {
@@ -219,7 +274,8 @@ Result<QueryNode> ParseQuery(std::string_view text, Analyzer* analyzer) {
 }
 
 Result<QueryNode> ParseQueryByGrammar(std::string_view text, Analyzer* analyzer) {
-  return Parser(Lex(text), analyzer).Parse();
+  DPS_ASSIGN_OR_RETURN(std::vector<Token> tokens, Lex(text));
+  return Parser(text, std::move(tokens), analyzer).Parse();
 }
 
 }  // namespace dps

@@ -1,9 +1,12 @@
-// The query language (DESIGN.md, "Query semantics"): words are ANDed
-// (`white house`), `AND`, `OR` and `NOT` (upper case) or a leading `-`
-// combine them, parentheses group. Every word goes through the same
-// analyzer as documents, so `White-House` means `white AND house` and 白宫
-// segments as it does in text. A query of only negations, an empty query or
-// a syntax error is an InvalidArgument naming the byte position.
+// The query language (DESIGN.md, "Query semantics"; the grammar is in
+// README.md, "Queries"): words are ANDed (`white house`), `AND`, `OR` and
+// `NOT` (upper case) or a leading `-` combine them, parentheses group.
+// Every word goes through the same analyzer as documents, so `White-House`
+// means `white AND house` and 白宫 segments as it does in text. Other
+// engines' syntax (phrases, fields, wildcards...: unsupported_syntax.h) is
+// refused, not read as words. An empty query, a syntax error or a negation
+// without a positive term beside it (the whole query, an OR branch, under
+// a NOT) is an InvalidArgument; syntax errors name the byte position.
 //
 // Precedence: NOT binds tightest, then AND (explicit or implicit), then OR:
 // `a b OR c` is `(a AND b) OR c`.

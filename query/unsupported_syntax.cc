@@ -1,0 +1,68 @@
+#include "query/unsupported_syntax.h"
+
+namespace dps {
+
+namespace {
+
+// The quoted phrase at the start of `rest`: up to and including the
+// closing quote (any of " “ ” „, as users mix them), or all of `rest`.
+std::string_view PhraseText(std::string_view rest) {
+  const size_t open = rest[0] == '"' ? 1 : 3;
+  for (size_t j = open; j < rest.size(); ++j) {
+    if (UnsupportedAt(rest, j, false) == Unsupported::kPhrase) {
+      return rest.substr(0, j + (rest[j] == '"' ? 1 : 3));
+    }
+  }
+  return rest;
+}
+
+}  // namespace
+
+std::string Excerpt(std::string_view text) {
+  size_t n = text.size();
+  if (n > kMaxExcerptBytes) {
+    n = kMaxExcerptBytes;
+    while (n > 0 && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) --n;  // not mid-character
+  }
+  std::string out(text.substr(0, n));
+  for (char& c : out) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == '\x7F') c = ' ';
+  }
+  if (n < text.size()) out += "...";
+  return out;
+}
+
+std::string UnsupportedMessage(Unsupported what, std::string_view word, std::string_view rest) {
+  const std::string w = Excerpt(word);
+  switch (what) {
+    case Unsupported::kPhrase:
+      return "phrases (" + Excerpt(PhraseText(rest)) + ") are not supported yet";
+    case Unsupported::kField:
+      return "field queries (" + w + ") are not supported yet";
+    case Unsupported::kWildcard:
+      return "wildcards (" + w + ") are not supported yet";
+    case Unsupported::kBoost:
+      return "boosts (" + w + ") are not supported";
+    case Unsupported::kFuzzy:
+      return "fuzzy and proximity queries (" + w + ") are not supported";
+    case Unsupported::kPipe:
+      return rest.size() > 1 && rest[1] == '|' ? "'||' is not an operator: use OR"
+                                               : "'|' is not an operator: use OR";
+    case Unsupported::kAmpersands:
+      return "'&&' is not an operator: use AND";
+    case Unsupported::kBang:
+      return "'!' is not an operator: use NOT or -";
+    case Unsupported::kPlus:
+      return "'+' is not an operator: every word is required already";
+    case Unsupported::kRange: {
+      std::string out = "' ' is not supported: there are no ranges; group with ( )";
+      out[1] = rest[0];  // '[' ']' '{' or '}'
+      return out;
+    }
+    case Unsupported::kNone:
+      break;
+  }
+  return "unsupported syntax";
+}
+
+}  // namespace dps

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# CLI test of the query syntax dpsearch refuses (README "Queries"): each
+# form of other engines' syntax, and each misplaced negation, exits 2 with
+# one exact line on stderr naming the position, and prints nothing on
+# stdout, alone and in a --queries batch; look-alike punctuation is text.
+# Usage: query_syntax_test.sh path/to/dpsearch
+source "$(dirname "$0")/cli_test_helpers.sh" "$1"
+
+printf '%s\n' '{"id":"d1","title":"One","text":"file system kernel module printk"}' \
+  '{"id":"d2","title":"Two","text":"r d wow c yahoo mail i o"}' > "$work/c.jsonl"
+"$bin" ingest --index "$work/idx" "$work/c.jsonl" 2>/dev/null || { echo "FAIL: ingest"; exit 1; }
+
+# query<TAB>position<TAB>what the message says after "position N: ".
+cat > "$work/refused.tsv" <<'TSV'
+"file system"	0	phrases ("file system") are not supported yet
+kernel "file system"	7	phrases ("file system") are not supported yet
+-"module printk"	1	phrases ("module printk") are not supported yet
+“file system”	0	phrases (“file system”) are not supported yet
+title:kernel	5	field queries (title:kernel) are not supported yet
+12:30	2	field queries (12:30) are not supported yet
+http://example.com	4	field queries (http://example.com) are not supported yet
+netw*	4	wildcards (netw*) are not supported yet
+kern?l	4	wildcards (kern?l) are not supported yet
+kernel^2	6	boosts (kernel^2) are not supported
+kernel~2	6	fuzzy and proximity queries (kernel~2) are not supported
+file || kernel	5	'||' is not an operator: use OR
+file | kernel	5	'|' is not an operator: use OR
+file && kernel	5	'&&' is not an operator: use AND
+file !kernel	5	'!' is not an operator: use NOT or -
++file kernel	0	'+' is not an operator: every word is required already
+[file TO kernel]	0	'[' is not supported: there are no ranges; group with ( )
+{file TO kernel}	0	'{' is not supported: there are no ranges; group with ( )
+-file	0	a query of only negations matches nothing to subtract from ('-file'); add a positive term
+NOT (file OR kernel)	0	a query of only negations matches nothing to subtract from ('NOT (file OR kernel)'); add a positive term
+file OR -kernel	8	an OR branch cannot be only a negation ('-kernel'); combine it with a positive term
+file -(kernel OR -module)	17	an OR branch cannot be only a negation ('-module'); combine it with a positive term
+file -(-kernel)	5	a double negation ('-(-kernel)') is not supported; write the terms positively
+TSV
+n=0
+while IFS=$'\t' read -r query pos what; do
+  n=$((n + 1))
+  q "refused '$query'" 2 query --index "$work/idx" -- "$query"
+  same "refused '$query' message" "dpsearch: Invalid argument: query syntax error at position $pos: $what" "$(cat "$work/err")"
+  same "refused '$query' stdout" "" "$(cat "$work/out")"
+  printf 'r%d\t%s\n' "$n" "$query" >> "$work/batch.tsv"
+  echo "dpsearch: query r$n failed: query syntax error at position $pos: $what" >> "$work/batch.expected"
+done < "$work/refused.tsv"
+same "every refused form was tried" 23 "$n"
+
+# In a batch each refused query is named on stderr and gets an error line,
+# never a count; the batch goes on to answer the others and exits 2.
+printf 'ok\tfile kernel\n' >> "$work/batch.tsv"
+q "batch of refused queries" 2 query --index "$work/idx" --queries "$work/batch.tsv"
+same "batch names each refused query" "$(cat "$work/batch.expected")" "$(grep '^dpsearch: query r' "$work/err")"
+same "batch error lines" "$(seq 1 23 | sed 's/^/r/; s/$/\terror/'; printf 'ok\t1')" "$(cut -f1,2 "$work/out")"
+
+# Punctuation of no query language stays text, analyzed like documents.
+for spec in "R&D:d2" "wow!:d2" "c++:d2" "Yahoo! mail:d2" "I/O:d2" "file-system:d1" "(-wow) file:d1"; do
+  query=${spec%:*} id=${spec##*:}
+  q "text '$query'" 0 query --index "$work/idx" --format tsv -- "$query"
+  same "text '$query' answer" "$id" "$(cut -f1 "$work/out")"
+done
+
+if [ $fail -ne 0 ]; then echo "query syntax test FAILED"; exit 1; fi
+echo "query syntax test passed"
