@@ -203,16 +203,14 @@ void RunOneQuery(const QueryArgs& a, Searcher* searcher, Analyzer* analyzer) {
       count_missing = MissingList(count_stats.missing);
     }
   }
-  std::vector<std::string> highlight;
-  PositiveTerms(*root, &highlight);
   // Snippets come from stored text, which only in-process searchers return.
   const bool snippets = format != "tsv" && searcher->returns_text();
-  ResultPrinter printer(format, snippets, format == "text" && tty && ColorAllowed(), std::move(highlight));
+  ResultPrinter printer(format, snippets, format == "text" && tty && ColorAllowed());
   SearchOptions options;
   options.limit = a.limit_opt->count() > 0 ? a.limit : page ? kDefaultPage : 0;
   options.ordered = page;
   options.offset = a.offset;
-  options.fetch = snippets ? Fetch::kText : Fetch::kIdsAndTitles;
+  options.fetch = snippets ? Fetch::kSnippet : Fetch::kIdsAndTitles;
   if (total) {
     char took[32];
     if (total_ms < 1) std::snprintf(took, sizeof took, "%.0f us", total_ms * 1000);

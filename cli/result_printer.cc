@@ -6,8 +6,8 @@
 
 namespace dps::cli {
 
-ResultPrinter::ResultPrinter(std::string format, bool snippets, bool color, std::vector<std::string> terms)
-    : format_(std::move(format)), snippets_(snippets), terms_(std::move(terms)) {
+ResultPrinter::ResultPrinter(std::string format, bool snippets, bool color)
+    : format_(std::move(format)), snippets_(snippets) {
   if (color) {
     style_.before = "\033[1;31m";
     style_.after = "\033[0m";
@@ -21,13 +21,13 @@ void ResultPrinter::Print(const BinResult& b) {
     if (format_ == "tsv") {
       std::printf("%s\t%s\t%u\t%u\n", FieldEscape(d.id).c_str(), FieldEscape(d.title).c_str(), b.bin.value, docid);
     } else if (format_ == "jsonl") {
-      const std::string snippet = snippets_ ? MakeSnippet(d.text, terms_, SnippetStyle()) : "";
+      const std::string snippet = snippets_ ? RenderSnippet(d.text, SnippetStyle()) : "";
       std::printf("{\"id\":\"%s\",\"title\":\"%s\",\"bin\":%u,\"docid\":%u,\"snippet\":\"%s\"}\n",
                   JsonEscape(d.id).c_str(), JsonEscape(d.title).c_str(), b.bin.value, docid,
                   JsonEscape(snippet).c_str());
     } else if (snippets_) {
       std::printf("%s  %s\n    %s\n", FieldEscape(d.id).c_str(), FieldEscape(d.title).c_str(),
-                  MakeSnippet(d.text, terms_, style_).c_str());
+                  RenderSnippet(d.text, style_).c_str());
     } else {
       std::printf("%s  %s\n", FieldEscape(d.id).c_str(), FieldEscape(d.title).c_str());
     }

@@ -6,17 +6,16 @@
 
 #include <cstdint>
 #include <string>
-#include <vector>
 
 #include "query/searcher.h"
-#include "query/snippet.h"
+#include "shards/snippet.h"
 
 namespace dps::cli {
 
 class ResultPrinter {
  public:
-  // `terms`: the query's positive terms, highlighted in snippets.
-  ResultPrinter(std::string format, bool snippets, bool color, std::vector<std::string> terms);
+  // `snippets`: results carry marked snippets (Fetch::kSnippet) to render.
+  ResultPrinter(std::string format, bool snippets, bool color);
 
   // Prints one bin's results and flushes (results show while slow bins work).
   void Print(const BinResult& bin);
@@ -26,7 +25,6 @@ class ResultPrinter {
   std::string format_;
   bool snippets_;
   SnippetStyle style_;
-  std::vector<std::string> terms_;
   uint64_t printed_ = 0;
 };
 

@@ -57,7 +57,8 @@ Status Coordinator::Run(QueryNode query, const SearchOptions& options, const Res
 // delivers them a chunk at a time: the first lines show while the rest is
 // read, and a big bin's texts never sit in memory whole (as when the caller
 // fetched each docid itself).
-bool Coordinator::DeliverStored(const BinResult& bin, Fetch fetch, ResultStream* stream, Status* status) {
+bool Coordinator::DeliverStored(const BinResult& bin, Fetch fetch, const std::vector<std::string>& highlight,
+                                ResultStream* stream, Status* status) {
   constexpr size_t kChunk = 256;
   DocBlockCache cache;
   for (size_t at = 0; at < bin.docs.size(); at += kChunk) {
@@ -67,7 +68,7 @@ bool Coordinator::DeliverStored(const BinResult& bin, Fetch fetch, ResultStream*
     chunk.fast_path = bin.fast_path;
     chunk.docs.assign(bin.docs.begin() + at, bin.docs.begin() + std::min(bin.docs.size(), at + kChunk));
     chunk.count = chunk.docs.size();
-    *status = impl_->executor.FetchStored(bin.bin, chunk.docs, fetch, &chunk.stored, &cache);
+    *status = impl_->executor.FetchStored(bin.bin, chunk.docs, fetch, highlight, &chunk.stored, &cache);
     if (!status->ok()) return false;
     if (!stream->Deliver(&chunk)) return false;
   }
@@ -121,7 +122,7 @@ Status Coordinator::RunPlan(const QueryPlan& plan, const SearchOptions& options,
     auto deliver_one = [&](BinResult& r) {
       return options.count_only || options.fetch == Fetch::kNone
                  ? stream.Deliver(&r)
-                 : DeliverStored(r, options.fetch, &stream, &status);
+                 : DeliverStored(r, options.fetch, plan.highlight, &stream, &status);
     };
     bool more = true;
     if (order) {

@@ -45,7 +45,8 @@ class Coordinator final : public Searcher {
                  SearchStats* stats);
 
  private:
-  bool DeliverStored(const BinResult& bin, Fetch fetch, ResultStream* stream, Status* status);
+  bool DeliverStored(const BinResult& bin, Fetch fetch, const std::vector<std::string>& highlight,
+                     ResultStream* stream, Status* status);
 
   struct Impl;
   std::unique_ptr<Impl> impl_;

@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "shards/bin_search.h"
+#include "shards/snippet.h"
 
 namespace dps {
 
@@ -47,7 +48,7 @@ Status BinExecutor::Execute(const QueryPlan& plan, const BinTask& task, BinResul
       r->docs = std::move(m.docs);
       if (task.fetch != Fetch::kNone) {
         DocBlockCache cache;
-        DPS_RETURN_IF_ERROR(FetchStored(task.bin, r->docs, task.fetch, &r->stored, &cache));
+        DPS_RETURN_IF_ERROR(FetchStored(task.bin, r->docs, task.fetch, plan.highlight, &r->stored, &cache));
       }
     }
   }
@@ -56,11 +57,15 @@ Status BinExecutor::Execute(const QueryPlan& plan, const BinTask& task, BinResul
 }
 
 Status BinExecutor::FetchStored(BinId bin, std::span<const DocId> docs, Fetch fetch,
-                                std::vector<StoredDoc>* out, DocBlockCache* cache) const {
+                                const std::vector<std::string>& highlight, std::vector<StoredDoc>* out,
+                                DocBlockCache* cache) const {
   const Tablet& tablet = index_->TabletOf(bin);
   out->resize(docs.size());
   for (size_t i = 0; i < docs.size(); ++i) {
-    DPS_RETURN_IF_ERROR(tablet.GetDocument(bin, docs[i], &(*out)[i], cache, /*with_text=*/fetch == Fetch::kText));
+    StoredDoc& d = (*out)[i];
+    DPS_RETURN_IF_ERROR(tablet.GetDocument(bin, docs[i], &d, cache, /*with_text=*/fetch == Fetch::kSnippet));
+    // Only the snippet leaves here, in-process or over the wire.
+    if (fetch == Fetch::kSnippet) d.text = MarkedSnippet(d.text, highlight);
   }
   return Status::OK();
 }

@@ -45,7 +45,8 @@ inline constexpr uint64_t kInlinePlanPostings = 20'000;
 enum class Fetch : uint8_t {
   kNone,           // docids only
   kIdsAndTitles,   // what a result line shows; no text is decompressed
-  kText,           // also the text (snippets)
+  kSnippet,        // also a snippet of the text around the query's terms, in
+                   // StoredDoc::text with its matches marked (shards/snippet.h)
 };
 
 struct BinTask {
@@ -90,8 +91,9 @@ class BinExecutor {
   // Execute fetches this way when its task asks; the in-process coordinator
   // calls it on the caller's thread as it delivers, a chunk at a time, so
   // a big answer's texts never sit in memory whole.
-  Status FetchStored(BinId bin, std::span<const DocId> docs, Fetch fetch, std::vector<StoredDoc>* out,
-                     DocBlockCache* cache) const;
+  // `highlight`: the query's positive terms, for kSnippet.
+  Status FetchStored(BinId bin, std::span<const DocId> docs, Fetch fetch, const std::vector<std::string>& highlight,
+                     std::vector<StoredDoc>* out, DocBlockCache* cache) const;
 
  private:
   const IndexReader* index_;

@@ -1,4 +1,4 @@
-#include "query/snippet.h"
+#include "shards/snippet.h"
 
 #include <algorithm>
 #include <cctype>
@@ -10,10 +10,11 @@ namespace {
 char Lower(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
 bool IsWordByte(char c) { return std::isalnum(static_cast<unsigned char>(c)) || (c & 0x80); }
 
-// Position of `term` in `text` at a word boundary, case-insensitively, or npos.
-size_t FindWord(std::string_view text, std::string_view term, size_t from) {
+// Position of `term` in text[from, until) at a word boundary of the whole
+// text, case-insensitively, or npos.
+size_t FindWord(std::string_view text, std::string_view term, size_t from, size_t until) {
   if (term.empty()) return std::string_view::npos;
-  for (size_t i = from; i + term.size() <= text.size(); ++i) {
+  for (size_t i = from; i + term.size() <= until; ++i) {
     if (i > 0 && IsWordByte(text[i - 1])) continue;
     size_t k = 0;
     while (k < term.size() && Lower(text[i + k]) == term[k]) ++k;
@@ -33,37 +34,54 @@ size_t CharStart(std::string_view s, size_t pos) {
 std::string MakeSnippet(std::string_view text, const std::vector<std::string>& terms,
                         const SnippetStyle& style) {
   size_t first = std::string_view::npos;
-  for (const auto& t : terms) first = std::min(first, FindWord(text, t, 0));
+  for (const auto& t : terms) first = std::min(first, FindWord(text, t, 0, text.size()));
   size_t begin = first == std::string_view::npos ? 0 : (first > style.width / 3 ? first - style.width / 3 : 0);
   begin = CharStart(text, begin);
   size_t end = CharStart(text, std::min(text.size(), begin + style.width));
   if (end < text.size() && end <= begin) end = text.size();
-  std::string_view window = text.substr(begin, end - begin);
   std::string out = begin > 0 ? "…" : "";
-  for (size_t i = 0; i < window.size();) {
+  for (size_t i = begin; i < end;) {
     size_t match = std::string_view::npos, len = 0;
     for (const auto& t : terms) {
-      size_t at = FindWord(window, t, i);
+      size_t at = FindWord(text, t, i, end);
       if (at < match) {
         match = at;
         len = t.size();
       }
     }
-    const size_t stop = std::min(match, window.size());
+    const size_t stop = std::min(match, end);
     for (size_t k = i; k < stop; ++k) {
-      const char c = window[k];
       // Control characters (line breaks, tabs, a stray ESC) become spaces:
       // one line, and no text can drive the terminal it is printed on.
-      const auto u = static_cast<unsigned char>(c);
-      out.push_back(u < 0x20 || u == 0x7f ? ' ' : c);
+      const auto u = static_cast<unsigned char>(text[k]);
+      out.push_back(u < 0x20 || u == 0x7f ? ' ' : text[k]);
     }
     if (match == std::string_view::npos) break;
     out += style.before;
-    out.append(window.substr(match, len));
+    out.append(text.substr(match, len));
     out += style.after;
     i = match + len;
   }
   if (end < text.size()) out += "…";
+  return out;
+}
+
+std::string MarkedSnippet(std::string_view text, const std::vector<std::string>& terms) {
+  SnippetStyle marks;
+  marks.before = std::string(1, kSnippetMarkBegin);
+  marks.after = std::string(1, kSnippetMarkEnd);
+  return MakeSnippet(text, terms, marks);
+}
+
+std::string RenderSnippet(std::string_view marked, const SnippetStyle& style) {
+  std::string out;
+  out.reserve(marked.size());
+  for (char c : marked) {
+    if (c == kSnippetMarkBegin) out += style.before;
+    else if (c == kSnippetMarkEnd) out += style.after;
+    else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) out.push_back(' ');  // a server's stray byte
+    else out.push_back(c);
+  }
   return out;
 }
 

@@ -1,4 +1,4 @@
-#include "query/snippet.h"
+#include "shards/snippet.h"
 
 #include <gtest/gtest.h>
 
@@ -140,6 +140,28 @@ TEST(SnippetTest, TheWindowsStartDoesNotCutAUtf8Character) {
 TEST(SnippetTest, AWidthNarrowerThanOneCharacterTakesTheRestOfTheText) {
   // The window would be empty; the code keeps the text instead of cutting.
   EXPECT_EQ(MakeSnippet("😀😀", {}, Brackets(2)), "😀😀");
+}
+
+TEST(SnippetTest, WordBoundariesHoldAtTheWindowEdges) {
+  // The window opens inside "greenhouse" and closes inside "houses": neither
+  // part is the word "house" (it was marked when boundaries were checked
+  // inside the window only).
+  const std::string text = Repeat("x ", 40) + "greenhouse house houses";
+  // Width 18: the window starts 6 bytes before the match, at the "house" of
+  // "greenhouse".
+  EXPECT_EQ(MakeSnippet(text, {"house"}, Brackets(18)), "…house [house] houses");
+  // Width 11 ends inside "houses".
+  EXPECT_EQ(MakeSnippet("house houses", {"house"}, Brackets(11)), "[house] house…");
+}
+
+TEST(SnippetTest, MarkedSnippetsRenderInAnyStyle) {
+  const std::string text = "the white\x1b[31m house\nand more";
+  const std::string marked = MarkedSnippet(text, {"white", "house"});
+  EXPECT_EQ(marked, "the \x01white\x02 [31m \x01house\x02 and more");
+  EXPECT_EQ(RenderSnippet(marked, Brackets()), MakeSnippet(text, {"white", "house"}, Brackets()));
+  EXPECT_EQ(RenderSnippet(marked, SnippetStyle()), "the white [31m house and more");
+  // Control bytes from elsewhere (a server) never reach the output.
+  EXPECT_EQ(RenderSnippet("a\x1b\x7f\tb", SnippetStyle()), "a   b");
 }
 
 }  // namespace
