@@ -12,9 +12,10 @@ void BuildApp(CLI::App& app) {
   // before checking that a subcommand was given.
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Show help for every command");
-  app.set_version_flag("-V,--version", [] { return VersionText(); },
-                       "Print the version, the index format and protocol versions, and the "
-                       "libraries' versions, then exit");
+  app.set_version_flag(
+      "-V,--version", [] { return VersionText(); },
+      "Print the version, the index format and protocol versions, and the "
+      "libraries' versions, then exit");
   RegisterIngest(app);
   RegisterQuery(app);
   RegisterScan(app);

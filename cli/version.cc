@@ -1,13 +1,14 @@
 #include "cli/version.h"
 
-#include <CLI/Version.hpp>
-#include <boost/version.hpp>
 #include <oneapi/tbb/version.h>
 #include <simdjson.h>
 #include <unicode/uversion.h>
 #include <xxhash.h>
 #include <zlib.h>
 #include <zstd.h>
+
+#include <CLI/Version.hpp>
+#include <boost/version.hpp>
 
 #include "index/global_index.h"
 #include "index/manifest.h"
@@ -30,7 +31,8 @@ std::string Dotted(unsigned major, unsigned minor, unsigned patch) {
 
 // "  NAME BUILT", and "(running R)" when the shared library loaded at run
 // time is another version than the headers compiled against.
-std::string Library(std::string_view name, const std::string& built, const std::string& running = "") {
+std::string Library(std::string_view name, const std::string& built,
+                    const std::string& running = "") {
   std::string line = "  " + std::string(name) + " " + built;
   if (!running.empty() && running != built) line += " (running " + running + ")";
   return line + "\n";
@@ -53,9 +55,9 @@ std::string VersionText() {
   // Names as in docs/FORMAT.md's table, which tests/cli/version_test.sh
   // compares with this text.
   out += "index files: MANIFEST " + std::to_string(kManifestVersion) + ", tablet file " +
-         std::to_string(kTabletFormatVersion) + ", global index " + std::to_string(kGlobalIndexVersion) +
-         ", term list " + std::to_string(kTermListVersion) + ", spill run " + std::to_string(kRunVersion) +
-         "\n";
+         std::to_string(kTabletFormatVersion) + ", global index " +
+         std::to_string(kGlobalIndexVersion) + ", term list " + std::to_string(kTermListVersion) +
+         ", spill run " + std::to_string(kRunVersion) + "\n";
   out += "wire protocol: " + std::to_string(kWireVersion) + "\n";
   out += "built with:\n";
   out += Library("ICU", U_ICU_VERSION, IcuRunning());
@@ -65,9 +67,11 @@ std::string VersionText() {
   const std::string_view tbb_running = TBB_runtime_version();
   out += Library("oneTBB", Dotted(TBB_VERSION_MAJOR, TBB_VERSION_MINOR, TBB_VERSION_PATCH),
                  tbb_running == TBB_VERSION_STRING ? "" : std::string(tbb_running));
-  out += Library("Boost", Dotted(BOOST_VERSION / 100000, BOOST_VERSION / 100 % 1000, BOOST_VERSION % 100));
-  out += Library("simdjson", Dotted(simdjson::SIMDJSON_VERSION_MAJOR, simdjson::SIMDJSON_VERSION_MINOR,
-                                    simdjson::SIMDJSON_VERSION_REVISION));
+  out += Library("Boost",
+                 Dotted(BOOST_VERSION / 100000, BOOST_VERSION / 100 % 1000, BOOST_VERSION % 100));
+  out +=
+      Library("simdjson", Dotted(simdjson::SIMDJSON_VERSION_MAJOR, simdjson::SIMDJSON_VERSION_MINOR,
+                                 simdjson::SIMDJSON_VERSION_REVISION));
   out += Library("CLI11", CLI11_VERSION);
   const unsigned xxh = XXH_versionNumber();
   out += Library("xxHash", Dotted(XXH_VERSION_MAJOR, XXH_VERSION_MINOR, XXH_VERSION_RELEASE),

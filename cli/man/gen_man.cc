@@ -4,7 +4,6 @@
 // installs); `ninja -C build man` also copies the result to docs/dpsearch.1,
 // the checked-in page that tests/cli/man_page_test.sh compares with it.
 #include <CLI/CLI.hpp>
-
 #include <cstdio>
 #include <fstream>
 #include <sstream>

@@ -43,8 +43,9 @@ bool IsHelp(const CLI::App& app, const CLI::Option* opt) {
 std::vector<const CLI::Option*> VisibleOptions(const CLI::App& app) {
   std::vector<const CLI::Option*> out =
       app.get_options([](const CLI::Option* opt) { return !opt->get_group().empty(); });
-  for (const CLI::App* group :
-       app.get_subcommands([](const CLI::App* sub) { return sub->get_name().empty() && !sub->get_group().empty(); })) {
+  for (const CLI::App* group : app.get_subcommands([](const CLI::App* sub) {
+         return sub->get_name().empty() && !sub->get_group().empty();
+       })) {
     // A group inherits its command's help flag, which is not one of its options.
     for (const CLI::Option* opt : VisibleOptions(*group)) {
       if (!IsHelp(*group, opt)) out.push_back(opt);
@@ -54,7 +55,8 @@ std::vector<const CLI::Option*> VisibleOptions(const CLI::App& app) {
 }
 
 std::vector<const CLI::App*> NamedSubcommands(const CLI::App& app) {
-  return app.get_subcommands([](const CLI::App* sub) { return !sub->get_name().empty() && !sub->get_group().empty(); });
+  return app.get_subcommands(
+      [](const CLI::App* sub) { return !sub->get_name().empty() && !sub->get_group().empty(); });
 }
 
 // "-V, --version" in bold, or a positional's name in italics.
@@ -101,8 +103,12 @@ std::string NameList(const std::set<CLI::Option*>& options) {
 }
 
 // As CLI11's help: a flag has no placeholder.
-bool TakesValue(const CLI::Option* opt) { return opt->get_type_size() != 0 && !Placeholder(opt).empty(); }
-bool Repeats(const CLI::Option* opt) { return opt->get_expected_max() >= CLI::detail::expected_max_vector_size; }
+bool TakesValue(const CLI::Option* opt) {
+  return opt->get_type_size() != 0 && !Placeholder(opt).empty();
+}
+bool Repeats(const CLI::Option* opt) {
+  return opt->get_expected_max() >= CLI::detail::expected_max_vector_size;
+}
 
 // "inputs ..." or "[query]" as in CLI11's usage line.
 std::string PositionalUsage(const CLI::Option* opt) {
@@ -121,11 +127,15 @@ std::string OptionEntry(const CLI::Option* opt) {
   }
   std::vector<std::string> facts;
   if (opt->get_required()) facts.push_back("Required.");
-  if (const std::string values = AllowedValues(opt); !values.empty()) facts.push_back(RoffEscape(values));
-  if (!opt->get_default_str().empty()) facts.push_back("Default: " + RoffEscape(opt->get_default_str()) + ".");
-  if (!opt->get_envname().empty()) facts.push_back("Environment variable: " + Bold(opt->get_envname()) + ".");
+  if (const std::string values = AllowedValues(opt); !values.empty())
+    facts.push_back(RoffEscape(values));
+  if (!opt->get_default_str().empty())
+    facts.push_back("Default: " + RoffEscape(opt->get_default_str()) + ".");
+  if (!opt->get_envname().empty())
+    facts.push_back("Environment variable: " + Bold(opt->get_envname()) + ".");
   if (!opt->get_needs().empty()) facts.push_back("Needs " + NameList(opt->get_needs()) + ".");
-  if (!opt->get_excludes().empty()) facts.push_back("Not with " + NameList(opt->get_excludes()) + ".");
+  if (!opt->get_excludes().empty())
+    facts.push_back("Not with " + NameList(opt->get_excludes()) + ".");
   std::string out = ".TP\n" + tag + "\n";
   if (!opt->get_description().empty()) out += RoffEscape(opt->get_description()) + "\n";
   if (!facts.empty()) {
@@ -222,13 +232,16 @@ std::string RoffCommands(const CLI::App& app) {
   return out;
 }
 
-Result<std::string> FillManTemplate(std::string_view tmpl, const CLI::App& app, std::string_view version) {
+Result<std::string> FillManTemplate(std::string_view tmpl, const CLI::App& app,
+                                    std::string_view version) {
   struct Part {
     std::string_view placeholder;
     std::string text;
     bool seen = false;
   };
-  Part parts[] = {{"@SYNOPSIS@", RoffSynopsis(app)}, {"@OPTIONS@", RoffOptions(app)}, {"@COMMANDS@", RoffCommands(app)}};
+  Part parts[] = {{"@SYNOPSIS@", RoffSynopsis(app)},
+                  {"@OPTIONS@", RoffOptions(app)},
+                  {"@COMMANDS@", RoffCommands(app)}};
   std::string out;
   size_t line_no = 0;
   for (size_t pos = 0; pos < tmpl.size();) {
@@ -236,25 +249,30 @@ Result<std::string> FillManTemplate(std::string_view tmpl, const CLI::App& app, 
     std::string line(tmpl.substr(pos, end - pos));
     pos = end + 1;
     ++line_no;
-    for (size_t at; (at = line.find("@VERSION@")) != std::string::npos;) line.replace(at, 9, version);
+    for (size_t at; (at = line.find("@VERSION@")) != std::string::npos;)
+      line.replace(at, 9, version);
     const bool placeholder_line = line.size() > 2 && line.front() == '@' && line.back() == '@';
     if (!placeholder_line) {
       out += line + "\n";
       continue;
     }
-    auto part = std::find_if(std::begin(parts), std::end(parts), [&](const Part& p) { return p.placeholder == line; });
+    auto part = std::find_if(std::begin(parts), std::end(parts),
+                             [&](const Part& p) { return p.placeholder == line; });
     if (part == std::end(parts)) {
       return Status::InvalidArgument("man page template line " + std::to_string(line_no) +
                                      ": unknown placeholder " + line);
     }
     if (part->seen) {
-      return Status::InvalidArgument("man page template line " + std::to_string(line_no) + ": second " + line);
+      return Status::InvalidArgument("man page template line " + std::to_string(line_no) +
+                                     ": second " + line);
     }
     part->seen = true;
     out += part->text;
   }
   for (const Part& p : parts) {
-    if (!p.seen) return Status::InvalidArgument("man page template: no " + std::string(p.placeholder) + " line");
+    if (!p.seen)
+      return Status::InvalidArgument("man page template: no " + std::string(p.placeholder) +
+                                     " line");
   }
   return out;
 }

@@ -5,10 +5,9 @@
 // roff template, docs/dpsearch.1.in, with placeholders filled here.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <string>
 #include <string_view>
-
-#include <CLI/CLI.hpp>
 
 #include "common/status.h"
 
@@ -32,6 +31,7 @@ std::string RoffCommands(const CLI::App& app);
 // The template with the lines "@SYNOPSIS@", "@OPTIONS@" and "@COMMANDS@"
 // replaced by the above and every "@VERSION@" by `version`. A missing or
 // unknown placeholder line is an InvalidArgument naming the line.
-Result<std::string> FillManTemplate(std::string_view tmpl, const CLI::App& app, std::string_view version);
+Result<std::string> FillManTemplate(std::string_view tmpl, const CLI::App& app,
+                                    std::string_view version);
 
 }  // namespace dps::cli

@@ -43,7 +43,8 @@ struct Fixture {
     cmd = app.add_subcommand("run", "Run things");
     cmd->add_option("inputs", inputs, "Files to read")->required();
     cmd->add_option("--index", index, "Index directory")->required();
-    auto* a = cmd->add_option("--format", format, "Output format")->check(CLI::IsMember({"text", "tsv"}));
+    auto* a =
+        cmd->add_option("--format", format, "Output format")->check(CLI::IsMember({"text", "tsv"}));
     auto* b = cmd->add_flag("-q,--quiet", flag, "Say less");
     a->excludes(b);
     cmd->add_option("--mode", mode, "Mode")->capture_default_str()->envname("PROG_MODE");
@@ -58,17 +59,18 @@ struct Fixture {
 // option group's options included.
 TEST(RoffCommands, EachOptionKindHasItsEntry) {
   Fixture f;
-  EXPECT_EQ(RoffCommands(f.app),
-            ".SS \"prog run\"\nRun things\n"
-            ".TP\n\\fIinputs\\fR ...\nFiles to read\n.br\nRequired.\n"
-            ".TP\n\\fB\\-\\-index\\fR \\fITEXT\\fR\nIndex directory\n.br\nRequired.\n"
-            ".TP\n\\fB\\-\\-format\\fR \\fITEXT\\fR\nOutput format\n.br\n"
-            "One of: text, tsv.\nNot with \\fB\\-\\-quiet\\fR.\n"
-            ".TP\n\\fB\\-q\\fR, \\fB\\-\\-quiet\\fR\nSay less\n.br\nNot with \\fB\\-\\-format\\fR.\n"
-            ".TP\n\\fB\\-\\-mode\\fR \\fITEXT\\fR\nMode\n.br\n"
-            "Default: fast.\nEnvironment variable: \\fBPROG_MODE\\fR.\n"
-            ".TP\n\\fB\\-\\-count\\fR \\fIUINT\\fR\nHow many\n.br\nNeeds \\fB\\-\\-format\\fR.\n"
-            ".TP\n\\fB\\-\\-grouped\\fR \\fITEXT\\fR\nIn a group\n");
+  EXPECT_EQ(
+      RoffCommands(f.app),
+      ".SS \"prog run\"\nRun things\n"
+      ".TP\n\\fIinputs\\fR ...\nFiles to read\n.br\nRequired.\n"
+      ".TP\n\\fB\\-\\-index\\fR \\fITEXT\\fR\nIndex directory\n.br\nRequired.\n"
+      ".TP\n\\fB\\-\\-format\\fR \\fITEXT\\fR\nOutput format\n.br\n"
+      "One of: text, tsv.\nNot with \\fB\\-\\-quiet\\fR.\n"
+      ".TP\n\\fB\\-q\\fR, \\fB\\-\\-quiet\\fR\nSay less\n.br\nNot with \\fB\\-\\-format\\fR.\n"
+      ".TP\n\\fB\\-\\-mode\\fR \\fITEXT\\fR\nMode\n.br\n"
+      "Default: fast.\nEnvironment variable: \\fBPROG_MODE\\fR.\n"
+      ".TP\n\\fB\\-\\-count\\fR \\fIUINT\\fR\nHow many\n.br\nNeeds \\fB\\-\\-format\\fR.\n"
+      ".TP\n\\fB\\-\\-grouped\\fR \\fITEXT\\fR\nIn a group\n");
 }
 
 TEST(RoffCommands, NestedSubcommandsGetTheirOwnSection) {
@@ -78,32 +80,37 @@ TEST(RoffCommands, NestedSubcommandsGetTheirOwnSection) {
   outer->add_subcommand("inner", "Inner")->add_flag("--deep", deep, "Deep flag");
   const std::string out = RoffCommands(app);
   EXPECT_NE(out.find(".SS \"prog outer\"\nOuter\n"), std::string::npos) << out;
-  EXPECT_NE(out.find(".SS \"prog outer inner\"\nInner\n.TP\n\\fB\\-\\-deep\\fR\nDeep flag\n"), std::string::npos)
+  EXPECT_NE(out.find(".SS \"prog outer inner\"\nInner\n.TP\n\\fB\\-\\-deep\\fR\nDeep flag\n"),
+            std::string::npos)
       << out;
 }
 
 TEST(RoffSynopsis, RequiredOptionsThenOptionsThenPositionals) {
   Fixture f;
   EXPECT_EQ(RoffSynopsis(f.app),
-            "\\fBprog run\\fR \\fB\\-\\-index\\fR \\fITEXT\\fR [\\fIoptions\\fR] \\fIinputs\\fR ...\n.br\n"
+            "\\fBprog run\\fR \\fB\\-\\-index\\fR \\fITEXT\\fR [\\fIoptions\\fR] \\fIinputs\\fR "
+            "...\n.br\n"
             "\\fBprog\\fR \\fB\\-V\\fR, \\fB\\-\\-version\\fR\n.br\n");
 }
 
 TEST(RoffOptions, TheProgramsOwnFlags) {
   Fixture f;
-  EXPECT_EQ(RoffOptions(f.app),
-            ".TP\n\\fB\\-h\\fR, \\fB\\-\\-help\\fR\nPrint this help message and exit\n"
-            ".TP\n\\fB\\-V\\fR, \\fB\\-\\-version\\fR\nDisplay program version information and exit\n");
+  EXPECT_EQ(
+      RoffOptions(f.app),
+      ".TP\n\\fB\\-h\\fR, \\fB\\-\\-help\\fR\nPrint this help message and exit\n"
+      ".TP\n\\fB\\-V\\fR, \\fB\\-\\-version\\fR\nDisplay program version information and exit\n");
 }
 
 TEST(FillManTemplate, ReplacesPlaceholderLinesAndVersion) {
   Fixture f;
-  auto page = FillManTemplate(".TH PROG 1 \"\" \"prog @VERSION@\"\n.SH SYNOPSIS\n@SYNOPSIS@\n.SH OPTIONS\n"
-                              "@OPTIONS@\n.SH COMMANDS\n@COMMANDS@\n.SH END\n@VERSION@ again\n",
-                              f.app, "9.8.7");
+  auto page = FillManTemplate(
+      ".TH PROG 1 \"\" \"prog @VERSION@\"\n.SH SYNOPSIS\n@SYNOPSIS@\n.SH OPTIONS\n"
+      "@OPTIONS@\n.SH COMMANDS\n@COMMANDS@\n.SH END\n@VERSION@ again\n",
+      f.app, "9.8.7");
   ASSERT_TRUE(page.ok()) << page.status().ToString();
-  EXPECT_EQ(*page, ".TH PROG 1 \"\" \"prog 9.8.7\"\n.SH SYNOPSIS\n" + RoffSynopsis(f.app) + ".SH OPTIONS\n" +
-                       RoffOptions(f.app) + ".SH COMMANDS\n" + RoffCommands(f.app) + ".SH END\n9.8.7 again\n");
+  EXPECT_EQ(*page, ".TH PROG 1 \"\" \"prog 9.8.7\"\n.SH SYNOPSIS\n" + RoffSynopsis(f.app) +
+                       ".SH OPTIONS\n" + RoffOptions(f.app) + ".SH COMMANDS\n" +
+                       RoffCommands(f.app) + ".SH END\n9.8.7 again\n");
 }
 
 TEST(FillManTemplate, RefusesUnknownMissingOrRepeatedPlaceholders) {
@@ -111,14 +118,17 @@ TEST(FillManTemplate, RefusesUnknownMissingOrRepeatedPlaceholders) {
   auto unknown = FillManTemplate("@SYNOPSIS@\n@OPTIONS@\n@COMMANDS@\n@EXAMPLES@\n", f.app, "1");
   ASSERT_FALSE(unknown.ok());
   EXPECT_TRUE(unknown.status().IsInvalidArgument());
-  EXPECT_NE(unknown.status().ToString().find("line 4: unknown placeholder @EXAMPLES@"), std::string::npos)
+  EXPECT_NE(unknown.status().ToString().find("line 4: unknown placeholder @EXAMPLES@"),
+            std::string::npos)
       << unknown.status().ToString();
   auto missing = FillManTemplate("@SYNOPSIS@\n@COMMANDS@\n", f.app, "1");
   ASSERT_FALSE(missing.ok());
-  EXPECT_NE(missing.status().ToString().find("no @OPTIONS@ line"), std::string::npos) << missing.status().ToString();
+  EXPECT_NE(missing.status().ToString().find("no @OPTIONS@ line"), std::string::npos)
+      << missing.status().ToString();
   auto twice = FillManTemplate("@SYNOPSIS@\n@OPTIONS@\n@COMMANDS@\n@OPTIONS@\n", f.app, "1");
   ASSERT_FALSE(twice.ok());
-  EXPECT_NE(twice.status().ToString().find("line 4: second @OPTIONS@"), std::string::npos) << twice.status().ToString();
+  EXPECT_NE(twice.status().ToString().find("line 4: second @OPTIONS@"), std::string::npos)
+      << twice.status().ToString();
 }
 
 }  // namespace
