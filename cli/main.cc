@@ -1,31 +1,17 @@
 // dpsearch: the command-line front end. Argument handling and output only;
 // every behaviour lives in the libraries so tests and benchmarks can call it.
+// The command line itself is defined in cli/app.cc.
 //
 // Exit codes (DESIGN.md): 0 success, 1 query ran but matched nothing,
-// 2 usage or input error, 3 index or I/O error.
+// 2 usage or input error, 3 index or I/O error, 4 partial cluster answer.
 #include <CLI/CLI.hpp>
 
-#include <cstdio>
-#include <string>
-
+#include "cli/app.h"
 #include "cli/commands.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{"dpsearch: a document-partitioned full-text search engine"};
-  app.require_subcommand(1);
-  // --help shows every option's default (set before any option is added:
-  // subcommands copy these defaults).
-  app.option_defaults()->always_capture_default();
-  app.set_help_all_flag("--help-all", "Show help for every command");
-  dps::cli::RegisterIngest(app);
-  dps::cli::RegisterQuery(app);
-  dps::cli::RegisterScan(app);
-  dps::cli::RegisterStats(app);
-  dps::cli::RegisterDelete(app);
-  dps::cli::RegisterCompact(app);
-  dps::cli::RegisterCheck(app);
-  dps::cli::RegisterServe(app);
-  dps::cli::RegisterBench(app);
+  CLI::App app;
+  dps::cli::BuildApp(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -14,6 +14,7 @@ PACKAGES=(
   libsimdjson-dev     # JSONL ingest
   libcli11-dev        # command-line parsing
   iproute2            # tests: network namespaces for the multi-host cluster test
+  groff-base          # tests: dpsearch(1) renders without warnings (tests/cli/man_page_test.sh)
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-16 libclang-rt-16-dev  # scripts/fuzz.sh: libFuzzer, ASan, LeakSanitizer (see there for 16)
 )
