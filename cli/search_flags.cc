@@ -17,6 +17,7 @@ void AddSearchFlags(CLI::App* cmd, SearchFlags* f) {
   cmd->add_option("--token-file", f->token_file, "--cluster: the servers' shared secret");
   cmd->add_option("--deadline", f->target.deadline_ms, "--cluster: answer with what arrived after MS milliseconds");
   cmd->add_option("--hedge-after", f->target.hedge_after, "--cluster: ask another replica after pNN of recent latencies or MS");
+  cmd->add_flag("--allow-partial", f->target.allow_partial, "--cluster: a cluster file may leave tablets out (answers are partial)");
 }
 
 Result<std::unique_ptr<SearchBackend>> OpenBackend(SearchFlags f) {
