@@ -89,6 +89,14 @@ same "incomplete batch prints nothing" "" "$(cat "$work/out")"
 q "incomplete bench" 2 bench --cluster "$work/incomplete.txt" --queries "$work/queries.tsv"
 has "incomplete bench message" "$work/err" "$missing"
 
+# Ranges beyond the index's tablets are refused, --allow-partial or not.
+printf '0-3 %s\n4-9 %s\n' "$low" "$high" > "$work/beyond.txt"
+for partial in "" --allow-partial; do
+  q "beyond $partial" 2 query --cluster "$work/beyond.txt" $partial --count w1
+  same "beyond $partial message" \
+    "dpsearch: Invalid argument: $work/beyond.txt: tablets 4-9 are beyond the 8 tablets of index $id" "$(cat "$work/err")"
+done
+
 # --allow-partial: tablets 0-3's matches exactly, every answer flagged.
 for query in w1 w7 "w5 OR w250" "w10 -w1"; do
   want=$(low_count "$query")
@@ -128,6 +136,10 @@ cut -f1,2 "$work/out" > "$work/remote.tsv"
 "$bin" query --index "$work/idx" --queries "$work/queries.tsv" | cut -f1,2 > "$work/local.tsv"
 same "stranger first, batch counts = --index" "$(cat "$work/local.tsv")" "$(cat "$work/remote.tsv")"
 same "stranger first, batch: one warning" "$warning" "$(cat "$work/err")"
+q "stranger first, bench of 3 clients" 0 bench --cluster "$work/stranger_first.txt" --queries "$work/queries.tsv" \
+  --concurrency 3 --json
+has "stranger first, bench: no partial answer" "$work/out" '"partial_results":0'
+same "stranger first, bench: one warning for all clients" "$warning" "$(cat "$work/err")"
 
 # A replica that does not host its range: skipped, one warning.
 printf '0-3 %s %s\n4-7 %s\n' "$high" "$low" "$high" > "$work/misrouted.txt"
