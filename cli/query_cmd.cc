@@ -123,8 +123,9 @@ void RunBatchQueries(const QueryArgs& a, Searcher* searcher, Analyzer* analyzer)
                   r.partial ? ",\"partial\":true,\"missing_tablets\":\"" : "",
                   r.partial ? MissingList(r.missing).c_str() : "", r.partial ? "\"" : "");
     } else if (r.partial) {
-      // A count missing tablets is not the query's count: never print it as one.
-      std::printf("%s\tpartial\t%s\n", id.c_str(), MissingList(r.missing).c_str());
+      // A count missing tablets is not the query's count: never in the count column.
+      std::printf("%s\tpartial\t%llu\t%s\n", id.c_str(), static_cast<unsigned long long>(r.matches),
+                  MissingList(r.missing).c_str());
     } else {
       std::printf("%s\t%llu\t%.1f\n", id.c_str(), static_cast<unsigned long long>(r.matches), r.micros);
     }

@@ -19,6 +19,7 @@ void AddSearchFlags(CLI::App* cmd, SearchFlags* f) {
   cmd->add_option("--token-file", f->token_file, "--cluster: the servers' shared secret");
   cmd->add_option("--deadline", f->target.deadline_ms, "--cluster: answer with what arrived after MS milliseconds (partial: exit 4)")->check(WholeNumber(1))->default_str("none");
   cmd->add_option("--hedge-after", f->target.hedge_after, "--cluster: ask another replica after pNN of recent latencies or MS")->default_str("never");
+  cmd->add_flag("--allow-partial", f->target.allow_partial, "--cluster: a cluster file may leave tablets out (answers are partial, exit 4)");
 }
 
 Result<std::unique_ptr<SearchBackend>> OpenBackend(SearchFlags f) {

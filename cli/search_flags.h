@@ -19,7 +19,7 @@ struct SearchFlags {
 };
 
 // --index, --cluster, --threads, --inject-delay, --token-file, --deadline,
-// --hedge-after.
+// --hedge-after, --allow-partial.
 void AddSearchFlags(CLI::App* cmd, SearchFlags* flags);
 // Reads the token file, routes library warnings to stderr, and opens.
 Result<std::unique_ptr<SearchBackend>> OpenBackend(SearchFlags flags);

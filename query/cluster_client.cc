@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <future>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <thread>
 
@@ -27,19 +26,12 @@ struct ClusterClient::Impl final : FanOutHost {
   std::thread io_thread;
   LinkEventQueue events;
   LinkContext link_context;
-  std::mutex identity_mu;
-  std::optional<ServerIdentity> identity;  // of the first server that answered
+  std::unique_ptr<ClusterRoster> roster;
   std::map<std::string, std::shared_ptr<ServerLink>> links;  // by address; network thread only
   uint64_t next_rid = 1;
   std::vector<double> recent_us;  // latest complete range latencies (hedging)
   size_t recent_next = 0;
 
-  Status CheckIdentity(const ServerIdentity& id) {
-    std::lock_guard<std::mutex> lock(identity_mu);
-    if (!identity) identity = id;
-    if (*identity == id) return Status::OK();
-    return Status::InvalidArgument("serves " + id.ToString() + ", others serve " + identity->ToString());
-  }
   // Network thread.
   ServerLink& Link(const std::string& address) {
     auto& link = links[address];
@@ -64,6 +56,10 @@ struct ClusterClient::Impl final : FanOutHost {
   void Log(const std::string& line) override {
     if (options.log) options.log(line);
   }
+  Status Usable(const std::string& address, const ClusterRange& range) override {
+    return roster->Usable(address, range);
+  }
+  Status RangeUsable(const ClusterRange& range) override { return roster->RangeUsable(range); }
 };
 
 double ClusterClient::Impl::HedgeDelayUs() const {
@@ -103,13 +99,17 @@ Result<std::unique_ptr<ClusterClient>> ClusterClient::Connect(std::vector<Cluste
   impl->options = std::move(options);
   impl->ranges = std::move(ranges);
   Impl* raw = impl.get();
-  impl->link_context = LinkContext{&impl->io, impl->options.token, impl->options.connect_timeout_ms,
-                                   &impl->events, [raw](const ServerIdentity& id) { return raw->CheckIdentity(id); }};
+  impl->roster = std::make_unique<ClusterRoster>(&impl->ranges, impl->options.log, impl->options.warned.get());
+  impl->link_context = LinkContext{&impl->io, impl->options.token, impl->options.connect_timeout_ms, &impl->events,
+                                   [raw](const std::string& address, const Welcome& w) {
+                                     return raw->roster->OnWelcome(address, w);
+                                   }};
   impl->work.emplace(impl->io.get_executor());
   impl->io_thread = std::thread([raw] { raw->io.run(); });
   std::unique_ptr<ClusterClient> client(new ClusterClient(std::move(impl)));
 
-  // Probe every server once: identities must agree and ranges be hosted.
+  // Probe every server once, so that the cluster file is checked against
+  // what they serve before any query runs.
   std::vector<std::string> addresses;
   for (const auto& r : raw->ranges) {
     for (const auto& a : r.replicas) {
@@ -127,21 +127,12 @@ Result<std::unique_ptr<ClusterClient>> ClusterClient::Connect(std::vector<Cluste
     const Status s = outcome.get();
     if (s.ok()) {
       ++reachable;
-    } else if (s.IsInvalidArgument()) {  // a server of another index
-      return s.WithContext("cluster");
     } else {
       raw->Log("warning: " + s.message());
     }
   }
-  if (reachable == 0) return Status::IOError("cluster: no server answered");
-  // Ranges must lie inside the index.
-  std::lock_guard<std::mutex> lock(raw->identity_mu);
-  for (const auto& r : raw->ranges) {
-    if (raw->identity && r.last_tablet >= raw->identity->tablets) {
-      return Status::InvalidArgument("cluster: tablets " + r.name() + " beyond the index's " +
-                                     std::to_string(raw->identity->tablets));
-    }
-  }
+  if (reachable == 0) return Status::IOError("no server answered");
+  DPS_RETURN_IF_ERROR(raw->roster->Settle(raw->options.allow_partial));
   return client;
 }
 
@@ -165,6 +156,13 @@ Status ClusterClient::Run(QueryNode root, const SearchOptions& options, const Re
   }
   fan.Finish();
   stream.Finish(stats->bins.size());
+  if (const auto& uncovered = impl.roster->uncovered(); !uncovered.empty()) {
+    stats->partial = true;
+    stats->missing.insert(stats->missing.end(), uncovered.begin(), uncovered.end());
+    std::sort(stats->missing.begin(), stats->missing.end(), [](const std::string& a, const std::string& b) {
+      return std::stoul(a) < std::stoul(b);  // "first-last": by first tablet
+    });
+  }
   return fan.query_error();
 }
 

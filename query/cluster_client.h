@@ -22,6 +22,7 @@
 #include "common/status.h"
 #include "index/query_node.h"
 #include "query/cluster_file.h"
+#include "query/cluster_roster.h"
 #include "query/searcher.h"
 
 namespace dps {
@@ -32,26 +33,38 @@ struct ClusterOptions {
   double hedge_after_ms = 0;       // > 0: hedge after this fixed delay
   double hedge_percentile = 0;     // > 0: hedge after this percentile of recent latencies
   uint32_t connect_timeout_ms = 2000;
-  // Warnings (an unreachable server, a range given up); may be empty. The
-  // library never writes to stderr itself.
+  // Tablets of the index no range of the cluster file covers are an error
+  // (Connect fails) unless this is set; then every answer is partial and
+  // names them.
+  bool allow_partial = false;
+  // Warnings (an unreachable server, a bad replica, a range given up); may
+  // be empty. The library never writes to stderr itself.
   std::function<void(const std::string&)> log;
+  // Bad replicas already warned about; copies of these options (the clients
+  // of one backend) share it, so each is reported once in all.
+  std::shared_ptr<WarnedServers> warned = std::make_shared<WarnedServers>();
 };
 
 class ClusterClient final : public Searcher {
  public:
-  // Connects to every server and checks they serve one index (same id,
-  // generation, bins, tablets) and host their ranges. Unreachable servers
-  // are logged as warnings and tried again when needed; at least one must
-  // answer.
+  // Connects to every server, takes the index most of them serve (same id,
+  // generation, bins, tablets) as the cluster's, and checks the cluster
+  // file against it before any query runs (ClusterRoster::Settle):
+  // InvalidArgument for ranges beyond its tablets, tablets no range covers
+  // (unless allow_partial), a range no replica of which serves the index
+  // and hosts the range. Bad replicas of a range that has others are
+  // warned about once and never asked. Unreachable servers are logged as
+  // warnings and tried again when needed; at least one must answer.
   static Result<std::unique_ptr<ClusterClient>> Connect(std::vector<ClusterRange> ranges,
                                                         ClusterOptions options);
   ~ClusterClient() override;
 
   // Per-bin timings are the servers' own. Results carry ids and titles
   // whatever `options.fetch` asks (servers send no text). InvalidArgument
-  // for a query the servers refuse; tablets no replica answered (dead
-  // servers, the deadline) are not an error but a partial answer, flagged
-  // and named in *stats.
+  // for a query the servers refuse, or a range whose replicas all turn out
+  // bad; tablets no replica answered (dead servers, the deadline) or no
+  // range covers (allow_partial) are not an error but a partial answer,
+  // flagged and named in *stats.
   Status Run(QueryNode query, const SearchOptions& options, const ResultSink& sink,
              SearchStats* stats) override;
   bool returns_text() const override { return false; }

@@ -14,7 +14,9 @@ QueryFanOut::QueryFanOut(const std::vector<ClusterRange>& ranges, FanOutPolicy p
 }
 
 void QueryFanOut::Start() {
-  for (size_t r = 0; r < ranges_.size(); ++r) Send(r);
+  for (size_t r = 0; r < ranges_.size() && !stopped_; ++r) {
+    if (!Send(r)) Exhausted(r, Status::IOError("no replica left"));
+  }
 }
 
 bool QueryFanOut::waiting() const {
@@ -36,9 +38,13 @@ bool QueryFanOut::Owed(size_t r, uint32_t* first, uint32_t* last) const {
 bool QueryFanOut::Send(size_t r) {
   RangeState& st = state_[r];
   const ClusterRange& range = ranges_[r];
-  if (st.next_replica >= range.replicas.size()) return false;
   QueryRequest q;
   if (!Owed(r, &q.first_tablet, &q.last_tablet)) return false;
+  // Bad replicas (another index, the range not hosted) are never asked.
+  while (st.next_replica < range.replicas.size() && !host_->Usable(range.replicas[st.next_replica], range).ok()) {
+    ++st.next_replica;
+  }
+  if (st.next_replica >= range.replicas.size()) return false;
   const size_t replica = st.next_replica++;
   q.request_id = host_->NextRequestId();
   q.count_only = options_.count_only;
@@ -173,6 +179,12 @@ void QueryFanOut::OnDone(Attempt& attempt, const Done& done) {
   RangeState& st = state_[attempt.range];
   switch (done.code) {
     case DoneCode::kInvalidQuery:
+      // A server reached only now that does not host the range refuses it
+      // as invalid: a bad replica, not a bad query.
+      if (Status u = host_->Usable(ranges_[attempt.range].replicas[attempt.replica], ranges_[attempt.range]);
+          !u.ok()) {
+        return OnFailure(attempt, u);
+      }
       Deactivate(&attempt);
       query_error_ = Status::InvalidArgument(done.message);
       stopped_ = true;
@@ -206,8 +218,18 @@ void QueryFanOut::OnFailure(Attempt& attempt, const Status& why) {
     ++stats_->failovers;
     return;
   }
-  host_->Log("tablets " + ranges_[attempt.range].name() + ": " + why.message());
-  GiveUp(attempt.range);
+  Exhausted(attempt.range, why);
+}
+
+// No replica of range `r` is left to ask; `why` is the last one's failure.
+void QueryFanOut::Exhausted(size_t r, const Status& why) {
+  if (Status u = host_->RangeUsable(ranges_[r]); !u.ok()) {
+    query_error_ = u;  // a misconfiguration, not a server down: no partial answer
+    stopped_ = true;
+    return;
+  }
+  host_->Log("tablets " + ranges_[r].name() + ": " + why.message());
+  GiveUp(r);
 }
 
 }  // namespace dps

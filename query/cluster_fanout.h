@@ -40,6 +40,11 @@ class FanOutHost {
   // A range's complete answer took `us` (hedge percentiles learn from it).
   virtual void RecordLatency(double us) = 0;
   virtual void Log(const std::string& line) = 0;
+  // Whether `address` may be asked for `range` (not a bad replica: another
+  // index, or not hosting the range); InvalidArgument saying why if not.
+  virtual Status Usable(const std::string& address, const ClusterRange& range) = 0;
+  // InvalidArgument when no replica of `range` may be asked.
+  virtual Status RangeUsable(const ClusterRange& range) = 0;
 };
 
 struct FanOutPolicy {
@@ -65,7 +70,8 @@ class QueryFanOut {
   void OnEvent(LinkEvent& event);
   // Cancels what is still in flight.
   void Finish();
-  // InvalidArgument when the servers refused the query.
+  // InvalidArgument when the servers refused the query, or a range turned
+  // out to have no usable replica (servers reached only now were bad).
   const Status& query_error() const { return query_error_; }
 
  private:
@@ -89,6 +95,7 @@ class QueryFanOut {
   void Cancel(uint64_t rid);
   void CancelAll();
   void GiveUp(size_t range);
+  void Exhausted(size_t range, const Status& why);
   void Deactivate(Attempt* attempt);
   bool HedgeDue(const Attempt& a, size_t range, Clock::time_point now) const;
   void OnResults(LinkEvent& e);

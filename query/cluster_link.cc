@@ -43,11 +43,6 @@ bool LinkEventQueue::PopUntil(std::chrono::steady_clock::time_point until, LinkE
   return true;
 }
 
-std::string ServerIdentity::ToString() const {
-  return "index " + index_id + " generation " + std::to_string(generation) + " (" + std::to_string(bins) +
-         " bins, " + std::to_string(tablets) + " tablets)";
-}
-
 namespace {
 Status NetworkError(const error_code& ec) {
   return Status::IOError(ec == asio::error::eof ? "connection closed by server" : ec.message());
@@ -144,8 +139,7 @@ asio::awaitable<Status> ServerLink::Greet(const tcp::resolver::results_type& end
   if (frame.type != FrameType::kWelcome) co_return Status::Corruption("expected Welcome");
   Welcome welcome;
   if (Status d = DecodeWelcome(frame.payload, &welcome); !d.ok()) co_return Garbage(d);
-  co_return context_->check_identity(
-      ServerIdentity{welcome.index_id, welcome.generation, welcome.bins, welcome.tablets});
+  co_return context_->on_welcome(address_, welcome);
 }
 
 asio::awaitable<Status> ServerLink::ReadLoop() {

@@ -56,23 +56,15 @@ class LinkEventQueue {
   std::deque<LinkEvent> events_;
 };
 
-// What a server says it serves; every server of a cluster must agree.
-struct ServerIdentity {
-  std::string index_id;
-  uint64_t generation = 0;
-  uint32_t bins = 0, tablets = 0;
-  bool operator==(const ServerIdentity&) const = default;
-  std::string ToString() const;
-};
-
 // Shared by the links of one client.
 struct LinkContext {
   boost::asio::io_context* io = nullptr;
   std::string token;
   uint32_t connect_timeout_ms = 2000;
   LinkEventQueue* events = nullptr;
-  // Accepts a server's identity or refuses it (InvalidArgument); thread-safe.
-  std::function<Status(const ServerIdentity&)> check_identity;
+  // Accepts a server's Welcome or refuses it (InvalidArgument: the link
+  // fails); called with the server's address. Thread-safe.
+  std::function<Status(const std::string& address, const Welcome&)> on_welcome;
 };
 
 class ServerLink : public std::enable_shared_from_this<ServerLink> {

@@ -46,8 +46,9 @@ class ClusterBackend final : public SearchBackend {
   ClusterBackend(std::string file, std::vector<ClusterRange> ranges, ClusterOptions options)
       : file_(std::move(file)), ranges_(std::move(ranges)), options_(std::move(options)) {}
   Result<std::unique_ptr<Searcher>> NewSearcher() override {
-    DPS_ASSIGN_OR_RETURN(std::unique_ptr<ClusterClient> client, ClusterClient::Connect(ranges_, options_));
-    return std::unique_ptr<Searcher>(std::move(client));
+    auto client = ClusterClient::Connect(ranges_, options_);
+    if (!client.ok()) return client.status().WithContext(file_);
+    return std::unique_ptr<Searcher>(std::move(client).value());
   }
   std::string name() const override { return file_; }
 
@@ -64,8 +65,8 @@ Result<std::unique_ptr<SearchBackend>> SearchBackend::Open(const SearchTarget& t
     return Status::InvalidArgument("give --index DIR or --cluster FILE");
   }
   if (!t.index_dir.empty()) {
-    if (!t.token.empty() || t.deadline_ms > 0 || !t.hedge_after.empty()) {
-      return Status::InvalidArgument("--token-file, --deadline and --hedge-after need --cluster");
+    if (!t.token.empty() || t.deadline_ms > 0 || !t.hedge_after.empty() || t.allow_partial) {
+      return Status::InvalidArgument("--token-file, --deadline, --hedge-after and --allow-partial need --cluster");
     }
     std::unique_ptr<DelayInjector> delays;
     if (!t.inject_delay.empty()) {
@@ -86,6 +87,7 @@ Result<std::unique_ptr<SearchBackend>> SearchBackend::Open(const SearchTarget& t
   ClusterOptions options;
   options.token = t.token;
   options.deadline_ms = t.deadline_ms;
+  options.allow_partial = t.allow_partial;
   options.log = t.log;
   DPS_RETURN_IF_ERROR(ParseHedgeAfter(t.hedge_after, &options));
   DPS_ASSIGN_OR_RETURN(std::vector<ClusterRange> ranges, ReadClusterFile(t.cluster_file));

@@ -5,7 +5,7 @@
 # is the checked-in docs/dpsearch.1.
 # Usage: install_test.sh path/to/dpsearch (with DPS_BUILD_DIR and DPS_CMAKE
 # set, as tests/CMakeLists.txt does).
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/cli_test_helpers.sh" "$1"
 build=${DPS_BUILD_DIR:-}
 cmake=${DPS_CMAKE:-cmake}
 

@@ -7,7 +7,7 @@
 # cli/commands.h; and its example queries parse.
 # Usage: man_page_test.sh path/to/dpsearch (with DPS_MAN_GENERATOR set to the
 # dpsearch_man program, as tests/CMakeLists.txt does).
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/cli_test_helpers.sh" "$1"
 page=$src/docs/dpsearch.1
 
 generator=${DPS_MAN_GENERATOR:-}

@@ -5,7 +5,7 @@
 # protocol version is docs/PROTOCOL.md's; each library's build version is
 # the one pkg-config reports for the installed headers.
 # Usage: version_test.sh path/to/dpsearch
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/cli_test_helpers.sh" "$1"
 
 "$bin" --version >"$work/version" 2>"$work/err"
 same "--version exits 0" 0 $?

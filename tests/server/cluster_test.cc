@@ -15,100 +15,15 @@
 #include <set>
 #include <thread>
 
-#include "index/index_reader.h"
-#include "index/index_writer.h"
-#include "query/cluster_client.h"
 #include "shards/protocol.h"
-#include "shards/server.h"
-#include "tests/testing/test_util.h"
+#include "tests/server/cluster_fixture.h"
 
 namespace dps {
 namespace {
 
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
-using Clock = std::chrono::steady_clock;
-
-constexpr size_t kVocab = 60;
-
-// An injected delay no passing test waits out: tests whose servers stall
-// check what must happen long before it ends (a deadline or hedge of at most
-// 3 s), so they assert order and flags, and wall time only as "sooner than
-// the stall" where nothing but the stall could have made the answer late.
-constexpr double kStallMs = 30000;
-
-// A random index of 8 bins in 4 tablets, with its reference model.
-struct Fixture {
-  testing::TempDir dir;
-  std::map<std::string, testing::ModelDoc> live;
-  std::unique_ptr<IndexReader> index;
-
-  explicit Fixture(uint64_t seed, size_t docs = 600) {
-    std::mt19937_64 rng(seed);
-    IndexOptions options;
-    options.bins = 8;
-    options.tablets = 4;
-    auto writer = IndexWriter::Open(dir.path(), options);
-    EXPECT_TRUE(writer.ok());
-    auto corpus = testing::RandomCorpus(rng, docs, kVocab, 30);
-    for (size_t i = 0; i < corpus.size(); ++i) corpus[i].id = "doc-" + std::to_string(i);
-    EXPECT_TRUE((*writer)->Commit(testing::ToAnalyzed(corpus)).ok());
-    for (auto& d : corpus) live[d.id] = d;
-    auto r = IndexReader::Open(dir.path());
-    EXPECT_TRUE(r.ok());
-    index = std::move(r).value();
-  }
-
-  std::set<std::string> Want(const QueryNode& q) const {
-    std::set<std::string> want;
-    for (const auto& [id, d] : live) {
-      if (testing::Matches(q, d.terms)) want.insert(id);
-    }
-    return want;
-  }
-
-  std::unique_ptr<ShardServer> Serve(uint32_t first, uint32_t last, ServerOptions o = {}) {
-    o.workers = 2;
-    if (!o.log) o.log = [](const std::string&) {};
-    auto s = ShardServer::Start(index.get(), first, last, o);
-    EXPECT_TRUE(s.ok()) << s.status().ToString();
-    return std::move(s).value();
-  }
-};
-
-std::string Addr(uint16_t port) { return "127.0.0.1:" + std::to_string(port); }
-
-std::unique_ptr<ClusterClient> Client(std::vector<ClusterRange> ranges, ClusterOptions o = {}) {
-  auto c = ClusterClient::Connect(std::move(ranges), o);
-  EXPECT_TRUE(c.ok()) << c.status().ToString();
-  return c.ok() ? std::move(c).value() : nullptr;
-}
-
-struct Answer {
-  std::set<std::string> ids;
-  uint64_t count = 0;
-  SearchStats stats;
-  Status status;
-  double ms = 0;  // wall time of the whole Run
-};
-
-Answer Ask(ClusterClient* client, const QueryNode& q, bool count_only = false, size_t limit = 0) {
-  Answer a;
-  const auto t0 = Clock::now();
-  SearchOptions options;
-  options.count_only = count_only;
-  options.limit = limit;
-  a.status = client->Run(q, options, [&](const BinResult& b) {
-    a.count += b.count;
-    for (size_t i = 0; i < b.docs.size(); ++i) {
-      EXPECT_TRUE(i == 0 || b.docs[i] > b.docs[i - 1]) << "docid order within a bin";
-      EXPECT_TRUE(a.ids.insert(b.stored[i].id).second) << "duplicate " << b.stored[i].id;
-    }
-    return true;
-  }, &a.stats);
-  a.ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-  return a;
-}
+using namespace cluster_testing;
 
 TEST(Cluster, MatchesBruteForceWithCountsAndLimits) {
   Fixture f(11);
@@ -137,15 +52,6 @@ TEST(Cluster, MatchesBruteForceWithCountsAndLimits) {
   // A query every server refuses is an error, not an empty answer.
   QueryNode only_not = QueryNode::And({QueryNode::Term("t1", true)});
   EXPECT_TRUE(Ask(client.get(), only_not).status.IsInvalidArgument());
-}
-
-TEST(Cluster, RefusesServersOfAnotherIndex) {
-  Fixture a(1), b(2);
-  auto sa = a.Serve(0, 3);
-  auto sb = b.Serve(0, 3);
-  auto c = ClusterClient::Connect({{0, 1, {Addr(sa->port())}}, {2, 3, {Addr(sb->port())}}}, {});
-  ASSERT_FALSE(c.ok());
-  EXPECT_NE(c.status().message().find("others serve"), std::string::npos) << c.status().ToString();
 }
 
 TEST(Cluster, TokenIsRequiredWhenConfigured) {
@@ -232,10 +138,13 @@ TEST(Cluster, DeadlineReturnsPartialResultsNamingMissingTablets) {
   for (const auto& id : a.ids) EXPECT_TRUE(want.count(id));
   for (const auto& b : a.stats.bins) EXPECT_NE(b.tablet, 0u);
   // ... and all of tablets 2-3, which had the whole deadline to answer.
-  auto fast_only = Client({{2, 3, {Addr(s2->port())}}});
+  ClusterOptions partial;
+  partial.allow_partial = true;
+  auto fast_only = Client({{2, 3, {Addr(s2->port())}}}, partial);
   ASSERT_NE(fast_only, nullptr);
   const Answer fast = Ask(fast_only.get(), q);
   ASSERT_TRUE(fast.status.ok());
+  EXPECT_EQ(fast.stats.missing, std::vector<std::string>{"0-1"});
   ASSERT_FALSE(fast.ids.empty());
   for (const auto& id : fast.ids) EXPECT_TRUE(a.ids.count(id)) << id << " of tablets 2-3 is missing";
 }

@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# CLI test of `dpsearch query|bench --cluster` against real `dpsearch serve`
+# processes on loopback (free ports): a cluster file leaving tablets out is
+# refused before any query (exit 2, the tablets named) or, with
+# --allow-partial, answers exactly the covered tablets' matches flagged
+# partial (exit 4); a replica of another index, or one not hosting its
+# range, is skipped with one warning (exit 0, the full answer); a range
+# whose replicas are all of another index is refused (exit 2).
+# Usage: cluster_cli_test.sh path/to/dpsearch
+source "$(dirname "$0")/cli_test_helpers.sh" "$1"
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+  for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# Two indexes of 8 tablets: the cluster's (3000 documents over w0..w299,
+# Zipf-like) and a stranger (another index id, other documents).
+awk 'BEGIN { srand(7); for (d = 0; d < 3000; d++) { n = 5 + int(rand() * 40); t = "";
+       for (k = 0; k < n; k++) t = t " w" int(300 * rand() * rand());
+       printf "{\"id\":\"d%d\",\"title\":\"doc %d\",\"text\":\"%s\"}\n", d, d, t } }' > "$work/corpus.jsonl"
+awk 'BEGIN { for (d = 0; d < 500; d++) printf "{\"id\":\"s%d\",\"title\":\"s\",\"text\":\"w1 w2 w%d\"}\n", d, d }' \
+  > "$work/stranger.jsonl"
+"$bin" ingest --index "$work/idx" --bins 16 --tablets 8 "$work/corpus.jsonl" 2>/dev/null || { echo "FAIL: ingest"; exit 1; }
+"$bin" ingest --index "$work/other" --bins 16 --tablets 8 "$work/stranger.jsonl" 2>/dev/null || { echo "FAIL: ingest other"; exit 1; }
+id=$(awk '$1 == "index-id" { print $2 }' "$work/idx/MANIFEST")
+other_id=$(awk '$1 == "index-id" { print $2 }' "$work/other/MANIFEST")
+[ -n "$id" ] && [ -n "$other_id" ] && [ "$id" != "$other_id" ] || { echo "FAIL: index ids '$id' '$other_id'"; exit 1; }
+stranger_identity="index $other_id generation 1 (16 bins, 8 tablets)"
+
+# serve NAME INDEX TABLETS: starts a server on a free port; its address in
+# the variable NAME once it listens.
+serve() {
+  local name=$1 log="$work/$1.log"
+  "$bin" serve --index "$2" --tablets "$3" --listen 127.0.0.1:0 --threads 1 2> "$log" &
+  pids+=($!)
+  local i port=""
+  for i in $(seq 100); do
+    port=$(sed -n 's/^dpsearch serve: .* on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$log")
+    [ -n "$port" ] && break
+    sleep 0.1
+  done
+  [ -n "$port" ] || { echo "FAIL: server $name did not start"; cat "$log"; exit 1; }
+  printf -v "$name" '127.0.0.1:%s' "$port"
+}
+serve low "$work/idx" 0-3
+serve high "$work/idx" 4-7
+serve all "$work/idx" 0-7
+serve stranger "$work/other" 0-7
+
+queries="w1 w7 w2_w3 w10_-w1 w150 w5_OR_w250 nosuchword"
+printf '%s\n' $queries | tr '_' ' ' | awk '{ printf "q%d\t%s\n", NR, $0 }' > "$work/queries.tsv"
+# count ARGS... QUERY: the match count `dpsearch query --count` prints (exit 0 or 1).
+count() { "$bin" query "$@" --count 2>/dev/null; }
+# low_count QUERY: matches in tablets 0-3 by --index, from the --stats rows
+# (bin tablet wait service results path).
+low_count() {
+  "$bin" query --index "$work/idx" --count --stats "$1" 2>&1 >/dev/null |
+    awk '$1 ~ /^[0-9]+$/ && NF == 6 && $2 <= 3 { n += $5 } END { print n + 0 }'
+}
+
+# The whole cluster answers as --index does, silently.
+printf '0-3 %s\n4-7 %s\n' "$low" "$high" > "$work/full.txt"
+for query in w1 w150 "w10 -w1"; do
+  want=$(count --index "$work/idx" "$query")
+  q "full cluster '$query'" 0 query --cluster "$work/full.txt" --count "$query"
+  same "full cluster '$query' count" "$want" "$(cat "$work/out")"
+  same "full cluster '$query' says nothing" "" "$(cat "$work/err")"
+done
+
+# A cluster file leaving tablets 4-7 out: refused before any query runs.
+printf '0-3 %s\n' "$low" > "$work/incomplete.txt"
+missing="dpsearch: Invalid argument: $work/incomplete.txt: tablets 4-7 of index $id (8 tablets) are not covered by any range"
+q "incomplete" 2 query --cluster "$work/incomplete.txt" --count w1
+same "incomplete message" "$missing" "$(cat "$work/err")"
+same "incomplete prints nothing" "" "$(cat "$work/out")"
+q "incomplete, results" 2 query --cluster "$work/incomplete.txt" --format tsv w1
+same "incomplete, results message" "$missing" "$(cat "$work/err")"
+same "incomplete, results print nothing" "" "$(cat "$work/out")"
+q "incomplete batch" 2 query --cluster "$work/incomplete.txt" --queries "$work/queries.tsv"
+same "incomplete batch message" "$missing" "$(cat "$work/err")"
+same "incomplete batch prints nothing" "" "$(cat "$work/out")"
+q "incomplete bench" 2 bench --cluster "$work/incomplete.txt" --queries "$work/queries.tsv"
+has "incomplete bench message" "$work/err" "$missing"
+
+# Ranges beyond the index's tablets are refused, --allow-partial or not.
+printf '0-3 %s\n4-9 %s\n' "$low" "$high" > "$work/beyond.txt"
+for partial in "" --allow-partial; do
+  q "beyond $partial" 2 query --cluster "$work/beyond.txt" $partial --count w1
+  same "beyond $partial message" \
+    "dpsearch: Invalid argument: $work/beyond.txt: tablets 4-9 are beyond the 8 tablets of index $id" "$(cat "$work/err")"
+done
+
+# --allow-partial: tablets 0-3's matches exactly, every answer flagged.
+for query in w1 w7 "w5 OR w250" "w10 -w1"; do
+  want=$(low_count "$query")
+  q "partial '$query'" 4 query --cluster "$work/incomplete.txt" --allow-partial --count "$query"
+  same "partial '$query' count = tablets 0-3 of --index" "$want" "$(cat "$work/out")"
+  same "partial '$query' marker" "dpsearch: partial count: tablets 4-7 did not answer" "$(cat "$work/err")"
+done
+[ "$(low_count w1)" -gt 0 ] && [ "$(low_count w1)" -lt "$(count --index "$work/idx" w1)" ] ||
+  flunk "w1 should match in tablets 0-3 and beyond"
+q "partial without a match" 4 query --cluster "$work/incomplete.txt" --allow-partial --count nosuchword
+same "partial without a match counts 0" "0" "$(cat "$work/out")"
+q "partial results" 4 query --cluster "$work/incomplete.txt" --allow-partial --format jsonl w7
+same "partial results: one line per match and the marker" "$(( $(low_count w7) + 1 ))" "$(wc -l < "$work/out" | tr -d ' ')"
+same "partial results end with the marker" '{"partial":true,"missing_tablets":"4-7"}' "$(tail -1 "$work/out")"
+q "partial batch" 4 query --cluster "$work/incomplete.txt" --allow-partial --queries "$work/queries.tsv"
+# A partial count never sits in the count column: id, "partial", the count
+# of the tablets that answered, the missing tablets.
+want=$(while IFS=$'\t' read -r qid query; do printf '%s partial %s 4-7\n' "$qid" "$(low_count "$query")"; done < "$work/queries.tsv")
+same "partial batch counts" "$want" "$(tr '\t' ' ' < "$work/out")"
+same "partial batch: every query flagged" "$(wc -l < "$work/queries.tsv")" \
+  "$(grep -c '^dpsearch: query q[0-9]*: partial answer, tablets 4-7 missing$' "$work/err")"
+q "partial bench" 0 bench --cluster "$work/incomplete.txt" --allow-partial --queries "$work/queries.tsv" --json
+has "partial bench: every query partial" "$work/out" "\"partial_results\":$(wc -l < "$work/queries.tsv")"
+q "--allow-partial with --index" 2 query --index "$work/idx" --allow-partial --count w1
+same "--allow-partial with --index message" \
+  "dpsearch: Invalid argument: --token-file, --deadline, --hedge-after and --allow-partial need --cluster" "$(cat "$work/err")"
+
+# A replica of another index first in a list: skipped, one warning.
+printf '0-3 %s %s\n4-7 %s\n' "$stranger" "$low" "$high" > "$work/stranger_first.txt"
+warning="dpsearch: server $stranger (replica of tablets 0-3) is of another index ($stranger_identity); using the other replicas"
+for query in w1 "w2 w3" "w5 OR w250"; do
+  want=$(count --index "$work/idx" "$query")
+  q "stranger first '$query'" 0 query --cluster "$work/stranger_first.txt" --count "$query"
+  same "stranger first '$query' count = --index" "$want" "$(cat "$work/out")"
+  same "stranger first '$query': one warning" "$warning" "$(cat "$work/err")"
+done
+q "stranger first, batch" 0 query --cluster "$work/stranger_first.txt" --queries "$work/queries.tsv"
+cut -f1,2 "$work/out" > "$work/remote.tsv"
+"$bin" query --index "$work/idx" --queries "$work/queries.tsv" | cut -f1,2 > "$work/local.tsv"
+same "stranger first, batch counts = --index" "$(cat "$work/local.tsv")" "$(cat "$work/remote.tsv")"
+same "stranger first, batch: one warning" "$warning" "$(cat "$work/err")"
+q "stranger first, bench of 3 clients" 0 bench --cluster "$work/stranger_first.txt" --queries "$work/queries.tsv" \
+  --concurrency 3 --json
+has "stranger first, bench: no partial answer" "$work/out" '"partial_results":0'
+same "stranger first, bench: one warning for all clients" "$warning" "$(cat "$work/err")"
+
+# A replica that does not host its range: skipped, one warning.
+printf '0-3 %s %s\n4-7 %s\n' "$high" "$low" "$high" > "$work/misrouted.txt"
+q "misrouted replica" 0 query --cluster "$work/misrouted.txt" --count w1
+same "misrouted replica count = --index" "$(count --index "$work/idx" w1)" "$(cat "$work/out")"
+same "misrouted replica: one warning" \
+  "dpsearch: server $high (replica of tablets 0-3) hosts tablets 4-7 only; using the other replicas" "$(cat "$work/err")"
+
+# Tablets whose only replica is of another index: refused.
+printf '0-3 %s %s\n4-7 %s\n' "$low" "$all" "$stranger" > "$work/stranger_only.txt"
+q "stranger only" 2 query --cluster "$work/stranger_only.txt" --count w1
+same "stranger only message" \
+  "dpsearch: Invalid argument: $work/stranger_only.txt: tablets 4-7 have no usable replica: $stranger is of another index ($stranger_identity)" \
+  "$(cat "$work/err")"
+same "stranger only prints nothing" "" "$(cat "$work/out")"
+
+if [ $fail -ne 0 ]; then echo "cluster cli test FAILED"; exit 1; fi
+echo "cluster cli test passed"
