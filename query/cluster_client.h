@@ -67,7 +67,7 @@ class ClusterClient final : public Searcher {
   // flagged and named in *stats.
   Status Run(QueryNode query, const SearchOptions& options, const ResultSink& sink,
              SearchStats* stats) override;
-  bool returns_text() const override { return false; }
+  bool returns_text() const override { return true; }
 
  private:
   struct Impl;

@@ -48,9 +48,11 @@ bool QueryFanOut::Send(size_t r) {
   const size_t replica = st.next_replica++;
   q.request_id = host_->NextRequestId();
   q.count_only = options_.count_only;
-  // A server shares a limit among its bins; paging needs each bin's first
-  // offset + limit, which the protocol cannot ask for yet: take them all.
-  q.limit = order_ ? 0 : options_.limit;
+  // Paging needs each bin's first offset + limit; otherwise a server shares
+  // the limit among its bins.
+  q.limit_per_bin = order_.has_value();
+  q.limit = order_ && options_.limit != 0 ? options_.limit + options_.offset : options_.limit;
+  q.snippets = !options_.count_only && options_.fetch == Fetch::kSnippet;
   q.deadline_ms = policy_.deadline_ms;
   q.root = root_;
   std::string frame;
@@ -151,7 +153,7 @@ void QueryFanOut::OnResults(LinkEvent& e) {
   BinResult& b = buffers_[{e.rid, e.results.bin}];
   for (auto& d : e.results.docs) {
     b.docs.push_back(d.docid);
-    b.stored.push_back(StoredDoc{d.docid, std::move(d.id), std::move(d.title), {}});
+    b.stored.push_back(StoredDoc{d.docid, std::move(d.id), std::move(d.title), std::move(d.snippet)});
   }
 }
 

@@ -68,8 +68,8 @@ class Searcher {
   // The query is taken by value: pass an rvalue to save a copy.
   virtual Status Run(QueryNode query, const SearchOptions& options, const ResultSink& sink,
                      SearchStats* stats) = 0;
-  // Whether Fetch::kSnippet returns snippets (shard servers before
-  // protocol 3 send ids and titles only).
+  // Whether Fetch::kSnippet returns snippets (both searchers do; a
+  // searcher over an index without stored text returns empty ones).
   virtual bool returns_text() const = 0;
 };
 

@@ -114,7 +114,7 @@ void EncodeWelcome(const Welcome& m, std::string* out) {
 void EncodeQuery(const QueryRequest& m, std::string* out) {
   FrameWriter w(out, FrameType::kQuery);
   PutFixed64(out, m.request_id);
-  out->push_back(static_cast<char>(m.count_only ? 1 : 0));
+  out->push_back(static_cast<char>((m.count_only ? 1 : 0) | (m.limit_per_bin ? 2 : 0) | (m.snippets ? 4 : 0)));
   PutVarint64(out, m.limit);
   PutFixed32(out, m.deadline_ms);
   PutFixed32(out, m.first_tablet);
@@ -132,6 +132,7 @@ void EncodeResults(const ResultBatch& m, std::string* out) {
   PutFixed64(out, m.request_id);
   PutFixed32(out, m.bin);
   PutFixed32(out, m.tablet);
+  out->push_back(static_cast<char>(m.snippets ? 1 : 0));
   PutVarint64(out, m.docs.size());
   DocId prev = 0;
   for (size_t i = 0; i < m.docs.size(); ++i) {
@@ -139,6 +140,7 @@ void EncodeResults(const ResultBatch& m, std::string* out) {
     prev = m.docs[i].docid;
     PutLengthPrefixed(out, m.docs[i].id);
     PutLengthPrefixed(out, m.docs[i].title);
+    if (m.snippets) PutLengthPrefixed(out, m.docs[i].snippet);
   }
 }
 
@@ -205,8 +207,10 @@ Status DecodeQuery(std::string_view payload, QueryRequest* m) {
   ByteReader r(payload, "Query frame");
   m->request_id = r.U64("request id");
   const uint8_t flags = r.U8("flags");
-  if (r.ok() && (flags & ~1u) != 0) r.Fail("flags");
+  if (r.ok() && (flags & ~7u) != 0) r.Fail("flags");
   m->count_only = (flags & 1) != 0;
+  m->limit_per_bin = (flags & 2) != 0;
+  m->snippets = (flags & 4) != 0;
   m->limit = r.Varint("limit");
   m->deadline_ms = r.U32("deadline");
   m->first_tablet = r.U32("first tablet");
@@ -229,6 +233,9 @@ Status DecodeResults(std::string_view payload, ResultBatch* m) {
   m->request_id = r.U64("request id");
   m->bin = r.U32("bin");
   m->tablet = r.U32("tablet");
+  const uint8_t flags = r.U8("flags");
+  if (r.ok() && (flags & ~1u) != 0) r.Fail("flags");
+  m->snippets = (flags & 1) != 0;
   const uint64_t n = r.Varint("doc count");
   // Each doc takes at least three bytes.
   if (r.ok() && n > r.remaining() / 3) r.Fail("doc count");
@@ -245,6 +252,7 @@ Status DecodeResults(std::string_view payload, ResultBatch* m) {
     prev = d;
     m->docs[i].id = r.String("id");
     m->docs[i].title = r.String("title");
+    m->docs[i].snippet = m->snippets ? r.String("snippet") : std::string();
   }
   return r.Finish();
 }

@@ -1,4 +1,4 @@
-// The shard servers' wire protocol, version 1: length-prefixed binary
+// The shard servers' wire protocol (version kWireVersion): length-prefixed binary
 // frames over TCP. Every byte is documented in docs/PROTOCOL.md. This file
 // only encodes and decodes frames (no sockets), so the server, the cluster
 // client, tests and fuzzers share one implementation.
@@ -20,7 +20,7 @@
 namespace dps {
 
 inline constexpr uint32_t kWireMagic = 0x57535044;  // bytes "DPSW"
-inline constexpr uint16_t kWireVersion = 2;
+inline constexpr uint16_t kWireVersion = 3;
 inline constexpr uint32_t kMaxFrameSize = 16u << 20;
 inline constexpr size_t kFrameHeaderSize = 5;
 // Query trees deeper or larger than this are refused (a hostile peer must
@@ -60,6 +60,10 @@ struct QueryRequest {
   uint64_t request_id = 0;
   bool count_only = false;
   uint64_t limit = 0;        // 0: all
+  // The limit holds for each bin on its own (paging: every bin's first
+  // `limit`), not for the request's bins together.
+  bool limit_per_bin = false;
+  bool snippets = false;     // Results carry each document's marked snippet
   uint32_t deadline_ms = 0;  // 0: none; relative to the server's receipt
   uint32_t first_tablet = 0, last_tablet = 0;  // which hosted tablets to search
   QueryNode root;
@@ -73,12 +77,14 @@ struct RemoteDoc {
   DocId docid = 0;
   std::string id;
   std::string title;
+  std::string snippet;  // marked (shards/snippet.h); empty unless the query asked
 };
 
 struct ResultBatch {
   uint64_t request_id = 0;
   uint32_t bin = 0;
   uint32_t tablet = 0;
+  bool snippets = false;        // every doc carries a snippet
   std::vector<RemoteDoc> docs;  // ascending docids
 };
 

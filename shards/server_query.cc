@@ -43,9 +43,10 @@ std::shared_ptr<ServerQuery> ServerQuery::Start(const QueryHost* host, QueryRequ
   r.id_ = q.request_id;
   r.count_only_ = q.count_only;
   r.limit_ = q.limit;
+  r.snippets_ = q.snippets;
   r.received_ = Clock::now();
   if (q.deadline_ms > 0) r.deadline_ = r.received_ + std::chrono::milliseconds(q.deadline_ms);
-  if (q.limit > 0) r.budget_.emplace(q.limit);
+  if (q.limit > 0 && !q.limit_per_bin) r.budget_.emplace(q.limit);
   auto plan = PlanQuery(std::move(q.root), host->index->global(), host->index->bins());
   if (!plan.ok()) {
     SendDone(sink.get(), r.id_, DoneCode::kIndexError, plan.status().message());
@@ -105,7 +106,7 @@ ServerQuery::BinOutcome ServerQuery::Evaluate(BinId bin, uint32_t tablet) {
   task.count_only = count_only_;
   task.limit = limit_;
   task.budget = budget_ ? &*budget_ : nullptr;
-  task.fetch = Fetch::kIdsAndTitles;
+  task.fetch = snippets_ ? Fetch::kSnippet : Fetch::kIdsAndTitles;
   task.cancel = &cancel_;
   task.deadline = deadline_;
   task.queued = received_;
@@ -126,9 +127,10 @@ ServerQuery::BinOutcome ServerQuery::Evaluate(BinId bin, uint32_t tablet) {
   stats.truncated = r.truncated;
   stats.fast_path = r.fast_path;
   stats.results = r.count;
-  ResultBatch batch{id_, bin.value, tablet, {}};
+  ResultBatch batch{id_, bin.value, tablet, snippets_, {}};
   for (size_t i = 0; i < r.stored.size(); ++i) {
-    batch.docs.push_back({r.docs[i], std::move(r.stored[i].id), std::move(r.stored[i].title)});
+    StoredDoc& d = r.stored[i];
+    batch.docs.push_back({r.docs[i], std::move(d.id), std::move(d.title), snippets_ ? std::move(d.text) : ""});
     if (batch.docs.size() == kDocsPerFrame || i + 1 == r.stored.size()) {
       EncodeResults(batch, &out.frames);
       batch.docs.clear();

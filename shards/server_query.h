@@ -77,6 +77,7 @@ class ServerQuery : public std::enable_shared_from_this<ServerQuery> {
   uint64_t id_ = 0;
   bool count_only_ = false;
   uint64_t limit_ = 0;
+  bool snippets_ = false;
   std::chrono::steady_clock::time_point received_;
   std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
   QueryPlan plan_;  // read-only once bins are scheduled

@@ -69,6 +69,15 @@ for query in w1 w150 "w10 -w1"; do
   same "full cluster '$query' count" "$want" "$(cat "$work/out")"
   same "full cluster '$query' says nothing" "" "$(cat "$work/err")"
 done
+# Results carry the same snippets (made by the servers) as --index, and a
+# page (--offset) is the same page.
+"$bin" query --index "$work/idx" --format jsonl "w3 w4" | sort > "$work/index.jsonl"
+q "cluster jsonl" 0 query --cluster "$work/full.txt" --format jsonl "w3 w4"
+same "cluster jsonl records and snippets = --index's" "$(cat "$work/index.jsonl")" "$(sort "$work/out")"
+grep -q '"snippet":"[^"]' "$work/index.jsonl" && pass "snippets are not empty" || flunk "snippets are empty"
+"$bin" query --index "$work/idx" --format tsv --offset 5 --limit 7 w2 > "$work/index_page.tsv"
+q "cluster page" 0 query --cluster "$work/full.txt" --format tsv --offset 5 --limit 7 w2
+same "cluster page = --index page" "$(cat "$work/index_page.tsv")" "$(cat "$work/out")"
 
 # A cluster file leaving tablets 4-7 out: refused before any query runs.
 printf '0-3 %s\n' "$low" > "$work/incomplete.txt"

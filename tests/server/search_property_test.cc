@@ -21,6 +21,7 @@
 #include "query/coordinator.h"
 #include "query/parser.h"
 #include "shards/server.h"
+#include "shards/snippet.h"
 #include "tests/testing/test_util.h"
 
 namespace dps {
@@ -243,6 +244,7 @@ TEST_P(SearchProperty, TextQueriesMatchBruteForceInProcessAndOverServers) {
       if (testing::Matches(query, d.terms)) want.insert(id);
     }
 
+    std::map<std::pair<uint32_t, DocId>, std::string> reference_snippets;
     for (auto [name, searcher] : {std::make_pair("inline", static_cast<Searcher*>(&inline_coordinator)),
                                   std::make_pair("parallel", static_cast<Searcher*>(&parallel_coordinator)),
                                   std::make_pair("cluster", static_cast<Searcher*>(client->get()))}) {
@@ -280,6 +282,26 @@ TEST_P(SearchProperty, TextQueriesMatchBruteForceInProcessAndOverServers) {
       EXPECT_EQ(got_page, want_page)
           << "page offset " << page.offset << " limit " << page.limit;
       EXPECT_EQ(p.count, to - from);
+      // Snippets: made where the text is, the same in-process and over
+      // servers (one per hit, the query's terms marked).
+      if (q % 8 == 0) {
+        SearchOptions with_snippets;
+        with_snippets.fetch = Fetch::kSnippet;
+        std::map<std::pair<uint32_t, DocId>, std::string> snippets;
+        ASSERT_TRUE(searcher->Run(*parsed, with_snippets, [&](const BinResult& b) {
+          for (size_t i = 0; i < b.stored.size(); ++i) snippets[{b.bin.value, b.docs[i]}] = b.stored[i].text;
+          return true;
+        }, nullptr).ok());
+        EXPECT_EQ(snippets.size(), want.size());
+        if (std::string(name) == "inline") {
+          reference_snippets = snippets;
+          for (const auto& [key, snippet] : snippets) {
+            EXPECT_NE(snippet.find(kSnippetMarkBegin), std::string::npos) << "no term marked in " << snippet;
+          }
+        } else {
+          EXPECT_TRUE(snippets == reference_snippets) << "snippets differ from the inline searcher's";
+        }
+      }
     }
   }
 }

@@ -41,11 +41,11 @@ void ExpectTruncationsFail(std::string_view payload,
 // the Hello frame to PROTOCOL.md's table (u32 length, u8 type, u32 magic,
 // u16 version, lp-string token; little-endian).
 TEST(Protocol, HelloBytesAreAsDocumented) {
-  ASSERT_EQ(kWireVersion, 2);  // PROTOCOL.md's version
+  ASSERT_EQ(kWireVersion, 3);  // PROTOCOL.md's version
   const std::string expected("\x0e\x00\x00\x00"  // length: type + 13 payload bytes
                              "\x01"              // Hello
                              "DPSW"               // magic 0x57535044
-                             "\x02\x00"          // version 2
+                             "\x03\x00"          // version 3
                              "\x06s3cret",        // token
                              18);
   std::string f;
@@ -53,7 +53,7 @@ TEST(Protocol, HelloBytesAreAsDocumented) {
   EXPECT_EQ(f, expected);
   Hello h;
   ASSERT_TRUE(DecodeHello(Payload(expected, FrameType::kHello), &h).ok());
-  EXPECT_EQ(h.version, 2);
+  EXPECT_EQ(h.version, 3);
   EXPECT_EQ(h.token, "s3cret");
 }
 
@@ -104,7 +104,22 @@ TEST(Protocol, QueryRoundTripAndLimits) {
   EXPECT_EQ(got.first_tablet, 1u);
   EXPECT_EQ(got.last_tablet, 3u);
   EXPECT_EQ(got.root.ToString(), q.root.ToString());
+  EXPECT_FALSE(got.limit_per_bin);
+  EXPECT_FALSE(got.snippets);
   ExpectTruncationsFail(Payload(f, FrameType::kQuery), [](std::string_view p) { QueryRequest x; return DecodeQuery(p, &x); });
+  // Flags of protocol 3: a limit per bin (paging) and snippets.
+  q.count_only = false;
+  q.limit_per_bin = true;
+  q.snippets = true;
+  f.clear();
+  EncodeQuery(q, &f);
+  ASSERT_TRUE(DecodeQuery(Payload(f, FrameType::kQuery), &got).ok());
+  EXPECT_FALSE(got.count_only);
+  EXPECT_TRUE(got.limit_per_bin);
+  EXPECT_TRUE(got.snippets);
+  std::string unknown_flag(Payload(f, FrameType::kQuery));
+  unknown_flag[8] = 8;
+  EXPECT_FALSE(DecodeQuery(unknown_flag, &got).ok());
 
   // A tree nested past the depth limit is refused, not recursed into.
   QueryNode deep = QueryNode::Term("t");
@@ -118,7 +133,7 @@ TEST(Protocol, QueryRoundTripAndLimits) {
 }
 
 TEST(Protocol, ResultsStatsDoneCancelRoundTrip) {
-  ResultBatch b{9, 3, 1, {{5, "doc-5", "Five"}, {6, "doc-6", ""}, {900000, "x", "t"}}};
+  ResultBatch b{9, 3, 1, false, {{5, "doc-5", "Five", ""}, {6, "doc-6", "", ""}, {900000, "x", "t", ""}}};
   std::string f;
   EncodeResults(b, &f);
   ResultBatch gb;
@@ -128,7 +143,21 @@ TEST(Protocol, ResultsStatsDoneCancelRoundTrip) {
   EXPECT_EQ(gb.docs[0].id, "doc-5");
   EXPECT_EQ(gb.docs[0].title, "Five");
   EXPECT_EQ(gb.bin, 3u);
+  EXPECT_FALSE(gb.snippets);
   ExpectTruncationsFail(Payload(f, FrameType::kResults), [](std::string_view p) { ResultBatch x; return DecodeResults(p, &x); });
+  // With snippets (protocol 3): each doc carries one, marks included.
+  ResultBatch bs{9, 3, 1, true, {{5, "doc-5", "Five", "a \x01b\x02 c"}, {6, "doc-6", "", ""}}};
+  f.clear();
+  EncodeResults(bs, &f);
+  ASSERT_TRUE(DecodeResults(Payload(f, FrameType::kResults), &gb).ok());
+  EXPECT_TRUE(gb.snippets);
+  ASSERT_EQ(gb.docs.size(), 2u);
+  EXPECT_EQ(gb.docs[0].snippet, "a \x01b\x02 c");
+  EXPECT_EQ(gb.docs[1].snippet, "");
+  ExpectTruncationsFail(Payload(f, FrameType::kResults), [](std::string_view p) { ResultBatch x; return DecodeResults(p, &x); });
+  std::string bad(Payload(f, FrameType::kResults));
+  bad[16] = 2;  // an unknown Results flag
+  EXPECT_FALSE(DecodeResults(bad, &gb).ok());
 
   BinStats st{9, 3, 1, 12345, 17, 250, 4096, true, true, true, true};
   f.clear();
@@ -184,7 +213,7 @@ TEST(Protocol, MutatedPayloadsNeverCrash) {
   q.root = SampleQuery();
   std::string qf, rf;
   EncodeQuery(q, &qf);
-  EncodeResults({1, 2, 0, {{1, "a", "b"}, {2, "cc", "dd"}}}, &rf);
+  EncodeResults({1, 2, 0, true, {{1, "a", "b", "s"}, {2, "cc", "dd", "\x01t\x02"}}}, &rf);
   for (int i = 0; i < 20000; ++i) {
     std::string p(i % 2 ? qf.substr(kFrameHeaderSize) : rf.substr(kFrameHeaderSize));
     for (int flips = 1 + rng() % 3; flips > 0; --flips) p[rng() % p.size()] = static_cast<char>(rng());
