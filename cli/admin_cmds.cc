@@ -14,6 +14,11 @@
 namespace dps::cli {
 
 namespace {
+IndexOptions ExistingIndex() {
+  IndexOptions o;
+  o.create_if_missing = false;
+  return o;
+}
 double MB(uint64_t bytes) { return static_cast<double>(bytes) / 1e6; }
 unsigned long long U(uint64_t v) { return static_cast<unsigned long long>(v); }
 }  // namespace
@@ -76,7 +81,7 @@ void RegisterDelete(CLI::App& app) {
       }
     }
     if (ids.empty()) return (void)Fail(Status::InvalidArgument("delete: give --id or --ids-from"));
-    auto writer = IndexWriter::Open(a->index, IndexOptions());
+    auto writer = IndexWriter::Open(a->index, ExistingIndex());
     if (!writer.ok()) return (void)Fail(writer.status());
     CommitStats stats;
     Status s = (*writer)->Delete(ids, &stats);
@@ -97,7 +102,7 @@ void RegisterCompact(CLI::App& app) {
   cmd->add_option("--index", a->index, "Index directory")->required();
   cmd->add_option("--tablet", a->tablet, "Only this tablet (0-based)")->check(WholeNumber(0))->default_str("all");
   cmd->callback([a] {
-    auto writer = IndexWriter::Open(a->index, IndexOptions());
+    auto writer = IndexWriter::Open(a->index, ExistingIndex());
     if (!writer.ok()) return (void)Fail(writer.status());
     const size_t tablets = (*writer)->manifest().tablets.size();
     if (a->tablet && *a->tablet >= tablets) {

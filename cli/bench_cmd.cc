@@ -9,6 +9,7 @@
 #include "cli/search_flags.h"
 #include "common/file.h"
 #include "query/bench.h"
+#include "query/result_format.h"
 
 namespace dps::cli {
 
@@ -60,12 +61,12 @@ void RegisterBench(CLI::App& app) {
       constexpr size_t kNamed = 5;
       std::string names;
       for (size_t i = 0; i < std::min(kNamed, summary.failed.size()); ++i) {
-        names += (i ? ", " : "") + summary.failed[i].first;
+        names += (i ? ", " : "") + FieldEscape(summary.failed[i].first);
       }
       if (summary.failed.size() > kNamed) names += " and " + std::to_string(summary.failed.size() - kNamed) + " more";
       std::fprintf(stderr, "dpsearch: %zu of %zu queries failed (%s); %s: %s\n", summary.failed.size(),
-                   queries->size(), names.c_str(), summary.failed[0].first.c_str(),
-                   summary.failed[0].second.c_str());
+                   queries->size(), names.c_str(), FieldEscape(summary.failed[0].first).c_str(),
+                   FieldEscape(summary.failed[0].second).c_str());
       if (!a->allow_failures) SetExitCode(summary.index_errors > 0 ? kExitIndex : kExitUsage);
     }
   });

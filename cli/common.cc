@@ -1,6 +1,7 @@
 #include <cstdio>
 
 #include "cli/commands.h"
+#include "query/result_format.h"
 
 namespace dps::cli {
 
@@ -12,7 +13,8 @@ int ExitCode() { return g_exit_code; }
 void SetExitCode(int code) { g_exit_code = code; }
 
 int Fail(const Status& status) {
-  std::fprintf(stderr, "dpsearch: %s\n", status.ToString().c_str());
+  // One line whatever the message quotes (a query, a server's words).
+  std::fprintf(stderr, "dpsearch: %s\n", FieldEscape(status.ToString()).c_str());
   const int code = status.IsInvalidArgument() ? kExitUsage : kExitIndex;
   SetExitCode(code);
   return code;

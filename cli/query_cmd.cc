@@ -104,7 +104,7 @@ void RunBatchQueries(const QueryArgs& a, Searcher* searcher, Analyzer* analyzer)
     const std::string id = jsonl ? JsonEscape(r.id) : FieldEscape(r.id);
     if (!r.error.empty()) {
       (r.index_error ? index_errors : bad_queries)++;
-      std::fprintf(stderr, "dpsearch: query %s failed: %s\n", r.id.c_str(), r.error.c_str());
+      std::fprintf(stderr, "dpsearch: query %s failed: %s\n", FieldEscape(r.id).c_str(), FieldEscape(r.error).c_str());
       if (jsonl) {
         std::printf("{\"id\":\"%s\",\"error\":\"%s\"}\n", id.c_str(), JsonEscape(r.error).c_str());
       } else {
@@ -114,7 +114,7 @@ void RunBatchQueries(const QueryArgs& a, Searcher* searcher, Analyzer* analyzer)
     }
     if (r.partial) {
       ++partial;
-      std::fprintf(stderr, "dpsearch: query %s: partial answer, tablets %s missing\n", r.id.c_str(),
+      std::fprintf(stderr, "dpsearch: query %s: partial answer, tablets %s missing\n", FieldEscape(r.id).c_str(),
                    MissingList(r.missing).c_str());
     }
     if (jsonl) {
@@ -179,7 +179,8 @@ void RunOneQuery(const QueryArgs& a, Searcher* searcher, Analyzer* analyzer) {
     if (a.stats) PrintStats(stats);
     PrintClusterSummary(stats);
     if (stats.partial) {
-      std::fprintf(stderr, "dpsearch: partial count: tablets %s did not answer\n", MissingList(stats.missing).c_str());
+      std::fprintf(stderr, "dpsearch: partial count: tablets %s missing (not answered or not in the cluster file)\n",
+                   MissingList(stats.missing).c_str());
       return SetExitCode(kExitPartial);
     }
     if (matches == 0) SetExitCode(kExitNoMatch);
@@ -208,7 +209,8 @@ void RunOneQuery(const QueryArgs& a, Searcher* searcher, Analyzer* analyzer) {
   const bool snippets = format != "tsv" && searcher->returns_text();
   ResultPrinter printer(format, snippets, format == "text" && tty && ColorAllowed());
   SearchOptions options;
-  options.limit = a.limit_opt->count() > 0 ? a.limit : page ? kDefaultPage : 0;
+  // A terminal shows a page; piped output stays whole unless --limit says.
+  options.limit = a.limit_opt->count() > 0 ? a.limit : (page && format == "text") ? kDefaultPage : 0;
   options.ordered = page;
   options.offset = a.offset;
   options.fetch = snippets ? Fetch::kSnippet : Fetch::kIdsAndTitles;
@@ -247,10 +249,12 @@ void RunOneQuery(const QueryArgs& a, Searcher* searcher, Analyzer* analyzer) {
   if (a.stats) PrintStats(stats);
   PrintClusterSummary(stats);
   if (stats.partial) {
-    std::fprintf(stderr, "dpsearch: partial result: tablets %s did not answer\n", MissingList(stats.missing).c_str());
+    std::fprintf(stderr, "dpsearch: partial result: tablets %s missing (not answered or not in the cluster file)\n",
+                 MissingList(stats.missing).c_str());
     return SetExitCode(kExitPartial);
   }
-  if ((total ? *total : printer.printed()) == 0) SetExitCode(kExitNoMatch);
+  // No match means none at all, not none on this page.
+  if ((total ? *total : printer.printed() + stats.skipped) == 0) SetExitCode(kExitNoMatch);
 }
 
 }  // namespace

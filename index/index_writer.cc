@@ -2,11 +2,14 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <queue>
 #include <random>
@@ -41,14 +44,37 @@ struct Posting {
 }  // namespace
 
 IndexWriter::~IndexWriter() {
+  // An abandoned index loses its LOCK before the lock is released: no other
+  // writer can have taken it meanwhile (flock is tried, never waited for).
+  if (abandoned_) (void)RemoveFile(dir_ + "/LOCK");
   if (lock_fd_ >= 0) ::close(lock_fd_);
+  if (abandoned_ && created_dir_) ::rmdir(dir_.c_str());  // fails harmlessly if anything is left
+}
+
+void IndexWriter::AbandonNewIndex() {
+  if (!created_index_ || !manifest_.global_index.empty()) return;
+  current_.reset();
+  auto names = ListDir(dir_);
+  if (names.ok()) {
+    for (const auto& name : *names) {
+      if (name != "LOCK") (void)RemoveFile(dir_ + "/" + name);
+    }
+  }
+  abandoned_ = true;
 }
 
 Result<std::unique_ptr<IndexWriter>> IndexWriter::Open(const std::string& dir,
                                                        const IndexOptions& options) {
   std::unique_ptr<IndexWriter> w(new IndexWriter());
   w->dir_ = dir;
-  DPS_RETURN_IF_ERROR(CreateDirIfMissing(dir));
+  if (!options.create_if_missing && !FileExists(dir + "/" + kManifestName)) {
+    return Status::NotFound(dir + ": no index here (no MANIFEST)");
+  }
+  if (::mkdir(dir.c_str(), 0755) == 0) {
+    w->created_dir_ = true;
+  } else if (errno != EEXIST) {
+    return Status::IOError(dir + ": mkdir: " + std::strerror(errno));
+  }
   const std::string lock = dir + "/LOCK";
   w->lock_fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (w->lock_fd_ < 0) return Status::IOError(lock + ": cannot open lock file");
@@ -59,6 +85,13 @@ Result<std::unique_ptr<IndexWriter>> IndexWriter::Open(const std::string& dir,
   if (manifest.ok()) {
     w->manifest_ = std::move(manifest).value();
   } else if (manifest.status().IsNotFound()) {
+    DPS_ASSIGN_OR_RETURN(auto names, ListDir(dir));
+    for (const auto& name : names) {
+      if (name != "LOCK") {
+        return Status::InvalidArgument(dir + ": not empty and no index (no MANIFEST, but " + name +
+                                       "): an index is created only in a new or empty directory");
+      }
+    }
     if (options.bins == 0 || options.tablets == 0 || options.tablets > options.bins) {
       return Status::InvalidArgument("need bins >= tablets >= 1 (bins " +
                                      std::to_string(options.bins) + ", tablets " +
@@ -70,6 +103,7 @@ Result<std::unique_ptr<IndexWriter>> IndexWriter::Open(const std::string& dir,
     m.store_text = options.store_text;
     m.tablets = SplitBins(options.bins, options.tablets);
     DPS_RETURN_IF_ERROR(WriteManifest(dir, m));
+    w->created_index_ = true;
   } else {
     return manifest.status();
   }

@@ -38,6 +38,9 @@ struct IndexOptions {
   // Store document text for snippets (ids and titles are always stored).
   bool store_text = true;
   int zstd_level = 3;
+  // False for commands that change an existing index (delete, compact): a
+  // missing index is then an error, not a new empty one.
+  bool create_if_missing = true;
 };
 
 // A document after analysis: its distinct terms with their frequencies.
@@ -61,10 +64,20 @@ struct CommitStats {
 
 class IndexWriter {
  public:
-  // Opens (creating if missing, with `options`) the index in `dir`.
+  // Opens (creating if missing, with `options`) the index in `dir`. A new
+  // index is made only in a missing or empty directory: one holding other
+  // files but no MANIFEST is refused (its files are not ours to clean up).
   static Result<std::unique_ptr<IndexWriter>> Open(const std::string& dir,
                                                    const IndexOptions& options);
   ~IndexWriter();
+
+  // True when Open created the index (and wrote its first MANIFEST).
+  bool created_index() const { return created_index_; }
+  // Undoes a created index that never committed (a failed first ingest):
+  // removes every file of the directory now, while the lock is held, and
+  // the LOCK file and the directory (if Open made it) when the writer goes.
+  // REQUIRES: created_index() and no commit (manifest().global_index empty).
+  void AbandonNewIndex();
 
   // Adds or replaces documents; a later duplicate id in the batch wins.
   Status Commit(std::vector<AnalyzedDocument> docs, CommitStats* stats = nullptr);
@@ -119,6 +132,7 @@ class IndexWriter {
 
   std::string dir_;
   int lock_fd_ = -1;
+  bool created_dir_ = false, created_index_ = false, abandoned_ = false;
   Manifest manifest_;
   std::unique_ptr<IndexReader> current_;  // the committed index, for lookups
 };

@@ -404,9 +404,16 @@ Status IngestInto(const std::string& index_dir, const std::vector<std::string>& 
   }
   DPS_ASSIGN_OR_RETURN(auto writer, IndexWriter::Open(index_dir, options.index));
   DPS_RETURN_IF_ERROR(CheckShapeMatches(index_dir, writer->manifest(), options));
+  Status s;
   {
     IngestRun run(writer.get(), options, stats);  // removes its spill file when done
-    DPS_RETURN_IF_ERROR(run.Run(inputs, progress));
+    s = run.Run(inputs, progress);
+  }
+  // A first ingest that failed before its commit leaves no index behind;
+  // one that failed later (in the compaction below) keeps its commit.
+  if (!s.ok()) {
+    if (writer->created_index()) writer->AbandonNewIndex();
+    return s;
   }
   CompactionStats compaction;
   DPS_RETURN_IF_ERROR(CompactWhereNeeded(writer.get(), &compaction));
@@ -428,18 +435,7 @@ Status Ingest(const std::string& index_dir, const std::vector<std::string>& inpu
               const IngestOptions& options, IngestStats* stats, const ProgressFn& progress) {
   *stats = IngestStats();
   DPS_RETURN_IF_ERROR(CheckIngestRequest(inputs, options));
-  std::error_code ec;
-  const bool dir_existed = std::filesystem::exists(index_dir, ec);
-  const bool had_index = FileExists(index_dir + "/" + kManifestName);
-  Status s = IngestInto(index_dir, inputs, options, stats, progress);
-  // A first ingest that failed before its commit leaves no index behind (the
-  // writer, and with it the lock, is gone by now). One that failed after it
-  // (in the compaction that follows) keeps what it committed.
-  if (!s.ok() && !had_index) {
-    auto m = ReadManifest(index_dir);
-    if (!m.ok() || m->global_index.empty()) RemoveUnfinishedIndex(index_dir, !dir_existed);
-  }
-  return s;
+  return IngestInto(index_dir, inputs, options, stats, progress);
 }
 
 }  // namespace dps

@@ -58,15 +58,4 @@ Status CheckShapeMatches(const std::string& index_dir, const Manifest& existing,
   return Status::OK();
 }
 
-void RemoveUnfinishedIndex(const std::string& index_dir, bool created_dir) {
-  auto names = ListDir(index_dir);
-  if (!names.ok()) return;
-  for (const auto& name : *names) {
-    const bool ours = name == kManifestName || name == "LOCK" || name.ends_with(".tab") ||
-                      name.ends_with(".gix") || name.ends_with(".tmp") || name.ends_with(".dic");
-    if (ours) (void)RemoveFile(index_dir + "/" + name);
-  }
-  if (created_dir) ::rmdir(index_dir.c_str());  // fails, harmlessly, if anything else is in it
-}
-
 }  // namespace dps

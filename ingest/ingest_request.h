@@ -1,6 +1,6 @@
-// What `Ingest` checks before it touches the index directory, and how a
-// failed first ingest leaves no trace: a user who mistypes an input or a
-// flag gets a one-line error and no half-made index to clean up.
+// What `Ingest` checks before it touches the index directory: a user who
+// mistypes an input or a flag gets a one-line error and no half-made index
+// (a first ingest failing later is undone by IndexWriter::AbandonNewIndex).
 #pragma once
 
 #include <string>
@@ -29,10 +29,5 @@ Status CheckIngestRequest(const std::vector<std::string>& inputs, const IngestOp
 // existing index's (bins, tablets and text storage are fixed at creation).
 Status CheckShapeMatches(const std::string& index_dir, const Manifest& existing,
                          const IngestOptions& options);
-
-// Removes what a failed first ingest created in `index_dir` (our files, the
-// MANIFEST and LOCK, and the directory itself when `created_dir`). Only for
-// a directory that held no index before.
-void RemoveUnfinishedIndex(const std::string& index_dir, bool created_dir);
 
 }  // namespace dps

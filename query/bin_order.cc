@@ -34,6 +34,7 @@ void BinOrder::Skip(BinResult* out) {
   const uint64_t drop = std::min<uint64_t>(skip_left_, out->count);
   if (drop > 0) {
     skip_left_ -= drop;
+    skipped_ += drop;
     out->count -= drop;
     const auto cut = [drop](auto& v) { v.erase(v.begin(), v.begin() + static_cast<ptrdiff_t>(std::min<uint64_t>(drop, v.size()))); };
     cut(out->docs);

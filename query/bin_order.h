@@ -29,11 +29,14 @@ class BinOrder {
   // (a cluster's client does not know which bins a query touches: it
   // drains once every server has answered); false when none waits.
   bool Drain(BinResult* out);
+  // Results dropped so far by the skip.
+  uint64_t skipped() const { return skipped_; }
 
  private:
   std::vector<BinId> bins_;
   size_t next_ = 0;
   uint64_t skip_left_;
+  uint64_t skipped_ = 0;
   std::map<uint32_t, BinResult> waiting_;  // by bin
   void Skip(BinResult* out);
 };

@@ -89,6 +89,7 @@ void QueryFanOut::Finish() {
   while (order_ && !stopped_ && query_error_.ok() && order_->Drain(&b)) {
     if (!stream_->Deliver(&b)) stopped_ = true;
   }
+  if (order_) stats_->skipped = order_->skipped();
 }
 
 void QueryFanOut::GiveUp(size_t r) {

@@ -166,6 +166,7 @@ Status Coordinator::RunPlan(const QueryPlan& plan, const SearchOptions& options,
     }
     impl_->arena.execute([&] { group.wait(); });
   }
+  if (order) stats->skipped = order->skipped();
   stream.Finish(plan.bins.size());
   return status;
 }

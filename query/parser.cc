@@ -50,6 +50,14 @@ Result<std::vector<Token>> Lex(std::string_view s) {
           return SyntaxError(j, UnsupportedMessage(u, w, s.substr(j)));
         }
       }
+      // A lone operator character would analyze to nothing and vanish:
+      // `jury -` and `jury & grand` must not quietly mean `jury (grand)`.
+      if (w.find_first_not_of('-') == std::string_view::npos) {
+        return SyntaxError(i, "'-' must touch the term it negates (-term); this one negates nothing");
+      }
+      if (w.find_first_not_of('&') == std::string_view::npos) {
+        return SyntaxError(i, "'&' is not an operator: use AND");
+      }
       Token::Kind kind = Token::Kind::kWord;
       if (w == "AND") kind = Token::Kind::kAnd;
       if (w == "OR") kind = Token::Kind::kOr;
@@ -226,7 +234,7 @@ bool IsPlainWordList(std::string_view text) {
     const bool word_start = i == 0 || IsQuerySpace(text[i - 1]);
     if (UnsupportedAt(text, i, word_start) != Unsupported::kNone) return false;
     if (!word_start) continue;
-    if (c == '-') return false;
+    if (c == '-' || c == '&') return false;  // an operator, or a lone '&' the lexer refuses
     // An operator is a whole word: AND, OR or NOT followed by a space or the end.
     for (std::string_view op : {"AND", "OR", "NOT"}) {
       if (text.substr(i, op.size()) == op &&

@@ -48,6 +48,7 @@ struct SearchStats {
   uint64_t results = 0;
   uint64_t bins_visited = 0;
   bool cancelled = false;    // stopped early by the limit or the sink
+  uint64_t skipped = 0;      // matches passed over by SearchOptions::offset
   std::vector<BinTiming> bins;  // in completion order
   // Over shard servers (zero in-process):
   uint64_t requests = 0;     // Query frames sent (hedges and failovers included)

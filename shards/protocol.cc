@@ -228,6 +228,10 @@ Status DecodeCancel(std::string_view payload, Cancel* m) {
   return r.Finish();
 }
 
+namespace {
+constexpr uint64_t kDocsReservedAhead = 1024;
+}  // namespace
+
 Status DecodeResults(std::string_view payload, ResultBatch* m) {
   ByteReader r(payload, "Results frame");
   m->request_id = r.U64("request id");
@@ -237,23 +241,28 @@ Status DecodeResults(std::string_view payload, ResultBatch* m) {
   if (r.ok() && (flags & ~1u) != 0) r.Fail("flags");
   m->snippets = (flags & 1) != 0;
   const uint64_t n = r.Varint("doc count");
-  // Each doc takes at least three bytes.
-  if (r.ok() && n > r.remaining() / 3) r.Fail("doc count");
+  // Each doc takes at least three bytes (four with a snippet): a count
+  // the payload cannot hold is refused before anything is allocated.
+  if (r.ok() && n > r.remaining() / (m->snippets ? 4 : 3)) r.Fail("doc count");
   m->docs.clear();
   if (!r.ok()) return r.Finish();
-  m->docs.resize(n);
+  // Grown as docs decode (a doc is ~100 bytes in memory against 3 on the
+  // wire): a hostile count costs no more than the frame's real docs.
+  m->docs.reserve(std::min<uint64_t>(n, kDocsReservedAhead));
   uint64_t prev = 0;
   for (size_t i = 0; i < n && r.ok(); ++i) {
     const uint64_t delta = r.Varint("docid");
     if (r.ok() && i > 0 && delta == 0) r.Fail("docid: not ascending");
     const uint64_t d = i == 0 ? delta : prev + delta;
     if (r.ok() && d > kMaxDocId) r.Fail("docid: out of range");
-    m->docs[i].docid = static_cast<DocId>(d);
+    RemoteDoc& doc = m->docs.emplace_back();
+    doc.docid = static_cast<DocId>(d);
     prev = d;
-    m->docs[i].id = r.String("id");
-    m->docs[i].title = r.String("title");
-    m->docs[i].snippet = m->snippets ? r.String("snippet") : std::string();
+    doc.id = r.String("id");
+    doc.title = r.String("title");
+    if (m->snippets) doc.snippet = r.String("snippet");
   }
+  if (!r.ok()) m->docs.clear();
   return r.Finish();
 }
 

@@ -45,6 +45,32 @@ mkdir "$work/empty"
 q "failed first ingest into an existing empty directory" 2 ingest --index "$work/empty" "$work/bad.jsonl"
 same "the directory stays, empty (no MANIFEST, no LOCK)" "" "$(ls -A "$work/empty")"
 
+# A directory holding other files but no index is refused, untouched.
+mkdir "$work/busy"; touch "$work/busy/notes.tmp" "$work/busy/table.tab" "$work/busy/LOCK"
+q "ingest into a non-empty directory without an index" 2 ingest --index "$work/busy" "$docs"
+err_is "non-empty directory message" "dpsearch: Invalid argument: $work/busy: not empty and no index (no MANIFEST, but notes.tmp): an index is created only in a new or empty directory"
+same "its files stay" "LOCK notes.tmp table.tab" "$(ls "$work/busy" | tr '\n' ' ' | sed 's/ $//')"
+# Two first ingests into one new directory: the one that loses the lock
+# must not undo the other's index (it once removed the winner's files).
+for round in 1 2 3; do
+  rm -rf "$work/race"
+  "$bin" ingest --index "$work/race" "$docs" 2>"$work/race1.err" & racer=$!
+  "$bin" ingest --index "$work/race" "$docs" 2>"$work/race2.err"; rc2=$?
+  wait $racer; rc1=$?
+  # Usually one is refused ("another process is writing"); on a busy
+  # machine the second may start after the first committed, and append.
+  [ $(( (rc1 != 0) + (rc2 != 0) )) -le 1 ] && pass "race $round: at most one refused" || flunk "race $round: both failed"
+  cat "$work/race1.err" "$work/race2.err" | grep '^dpsearch:' | grep -v 'another process is writing' >"$work/race.other"
+  same "race $round: a refusal names the lock" "" "$(cat "$work/race.other")"
+  q "race $round: the index is whole" 0 query --index "$work/race" --count common
+  same "race $round: every document" 3000 "$(cat "$work/out")"
+done
+# Commands that change an index do not create one.
+q "delete on a missing index" 3 delete --index "$work/none" --id d1
+err_is "delete on a missing index message" "dpsearch: Not found: $work/none: no index here (no MANIFEST)"
+q "compact on a missing index" 3 compact --index "$work/none"
+same "no directory made by delete or compact" "absent" "$([ -e "$work/none" ] && echo present || echo absent)"
+
 q "ingest --bins 1 --tablets 1" 0 ingest --index "$work/idx" --bins 1 --tablets 1 "$docs"
 q "--bins 2 on an existing index" 2 ingest --index "$work/idx" --bins 2 "$docs"
 err_is "--bins on existing message" "dpsearch: Invalid argument: --bins 2: the index at $work/idx has 1 bin (fixed when the index was created)"
@@ -90,7 +116,12 @@ for offset in 0 7 14 21 28 35 42 49 56 63 70; do
   "$bin" query --index "$work/idx8" --threads 2 --format tsv --offset $offset --limit 7 "w1 w2" >>"$work/paged.tsv"
 done
 same "pages of 7 concatenated are the whole answer in (bin, docid) order" "$(cat "$work/whole.tsv")" "$(cat "$work/paged.tsv")"
-q "--offset past the end" 1 query --index "$work/idx8" --format tsv --offset 100000 "w1 w2"
+# Past the end: nothing printed, but the query matched (exit 0, not 1).
+q "--offset past the end" 0 query --index "$work/idx8" --format tsv --offset 100000 "w1 w2"
+same "--offset past the end prints nothing" "" "$(cat "$work/out")"
+q "--offset without --limit, piped: every result from there" 0 query --index "$work/idx8" --format tsv --offset 5 "w1 w2"
+same "--offset 5: the rest of the answer" "$(tail -n +6 "$work/whole.tsv")" "$(cat "$work/out")"
+q "no match at all is still exit 1 with --offset" 1 query --index "$work/idx8" --format tsv --offset 3 "w1 nosuchword"
 # On a terminal: the total first, ten results, then "showing 1-10 of N".
 script -qec "NO_COLOR=1 $bin query --index $work/idx8 'w1 w2'" /dev/null | tr -d '\r' >"$work/tty.txt"
 same "terminal: total first" "$total matches" "$(head -1 "$work/tty.txt" | sed 's/ (.*//')"

@@ -154,13 +154,29 @@ TEST_F(ParserTest, OtherPunctuationIsText) {
       {"Yahoo! mail", "(yahoo AND mail)"},
       {"I/O", "(i AND o)"},
       {"foo@bar.com", "foo@bar.com"},
-      {"a - b", "(a AND b)"},
       {"x--y", "(x AND y)"},
       {"e\u201fx", "(e AND x)"},  // U+201F is no quote the lexer refuses
   };
   for (const auto& [query, tree] : text) {
     EXPECT_EQ(P(query), tree) << "query [" << query << "]";
     EXPECT_EQ(G(query), tree) << "query [" << query << "]";
+  }
+}
+
+// A lone '-' or '&' would analyze to nothing and vanish (`jury - grand`
+// would quietly be `jury grand`): both are refused where they stand.
+TEST_F(ParserTest, LoneOperatorCharactersAreRefused) {
+  const std::string dash = "'-' must touch the term it negates (-term); this one negates nothing";
+  const std::string amp = "'&' is not an operator: use AND";
+  for (const auto& [query, want] : std::vector<std::pair<std::string, std::string>>{
+           {"a - b", "position 2: " + dash},
+           {"jury -", "position 5: " + dash},
+           {"a -- b", "position 3: " + dash},
+           {"jury & grand", "position 5: " + amp},
+           {"jury &", "position 5: " + amp},
+           {"&& x", "position 0: '&&' is not an operator: use AND"}}) {
+    EXPECT_EQ(P(query), "ERROR query syntax error at " + want) << "query [" << query << "]";
+    EXPECT_EQ(G(query), "ERROR query syntax error at " + want) << "query [" << query << "]";
   }
 }
 
