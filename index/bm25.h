@@ -1,0 +1,64 @@
+// BM25 as Lucene computes it, with exact document lengths (issue 18;
+// docs/design/ranking.md): the one place the formula is written, shared
+// by the bin executor, the servers and the tests' brute-force oracle.
+//
+//   score(d) = sum over the query's positive terms t that d holds of
+//              idf(t) * tf / (tf + k1 * (1 - b + b * dl / avgdl))
+//   idf(t)   = ln(1 + (N - df + 0.5) / (df + 0.5))
+//
+// tf is the posting's weight (occurrences in title + text), dl the
+// document's token count, N, avgdl and df index-wide.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+namespace dps {
+
+struct Bm25Params {
+  double k1 = 1.2;
+  double b = 0.75;
+};
+
+// Index-wide statistics: every bin, every tablet (documents deleted but not
+// yet compacted away included, as Lucene's statistics include them).
+struct CollectionStats {
+  uint64_t documents = 0;  // N
+  uint64_t tokens = 0;     // the sum of every document's length
+  double avgdl() const { return documents == 0 ? 0.0 : static_cast<double>(tokens) / static_cast<double>(documents); }
+};
+
+inline double Bm25Idf(uint64_t documents, uint64_t df) {
+  const double n = static_cast<double>(documents), d = static_cast<double>(df);
+  return std::log(1.0 + (n - d + 0.5) / (d + 0.5));
+}
+
+class Bm25 {
+ public:
+  Bm25(Bm25Params params, const CollectionStats& stats)
+      : k1_(params.k1), b_(params.b), avgdl_(stats.avgdl()) {}
+
+  // One term's contribution (REQUIRES tf >= 1). Written as
+  // idf / (1 + norm / tf), not idf * tf / (tf + norm): each step is then a
+  // correctly rounded operation monotone in tf (up) and dl (down), so the
+  // computed score itself is monotone and a bound taken at (max tf, min dl)
+  // is at least every score it bounds, to the last bit (with the other
+  // form, idf * 3 / 3 can exceed idf * 7 / 7 by an ulp when k1 = 0, and a
+  // pruned query would lose a document). Equal to the textbook form within
+  // a few ulps. An empty collection (avgdl 0) has norm k1.
+  double TermScore(double idf, uint32_t tf, uint32_t dl) const {
+    const double norm = avgdl_ > 0 ? k1_ * ((1.0 - b_) + b_ * (static_cast<double>(dl) / avgdl_)) : k1_;
+    return idf / (1.0 + norm / static_cast<double>(tf));
+  }
+  // An upper bound of TermScore over postings with tf <= max_tf and
+  // dl >= min_dl: the score grows with tf and falls with dl for every
+  // k1, b >= 0, so the corner is the bound (block-max and per-term maxima).
+  // A query's bound is the sum of its terms' bounds added in the same
+  // order as its scores' terms (floating addition is monotone too).
+  double Bound(double idf, uint32_t max_tf, uint32_t min_dl) const { return TermScore(idf, max_tf, min_dl); }
+
+ private:
+  double k1_, b_, avgdl_;
+};
+
+}  // namespace dps

@@ -1,0 +1,71 @@
+// The K best scored documents of a ranked query (issue 18), in the one
+// documented order: score descending, then bin, then docid ascending. The
+// same order in-process and over servers, so ties never depend on which
+// bin finished first.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "index/types.h"
+
+namespace dps {
+
+struct ScoredDoc {
+  double score = 0;
+  uint32_t bin = 0;
+  DocId docid = 0;
+};
+
+// True when `a` ranks before `b`.
+inline bool RanksBefore(const ScoredDoc& a, const ScoredDoc& b) {
+  if (a.score != b.score) return a.score > b.score;
+  if (a.bin != b.bin) return a.bin < b.bin;
+  return a.docid < b.docid;
+}
+
+// A bin's (or a merge's) K best so far.
+class TopK {
+ public:
+  explicit TopK(size_t k) : k_(k) { heap_.reserve(k); }
+
+  // Keeps `d` if it is among the K best seen; true when kept.
+  bool Offer(const ScoredDoc& d);
+  bool full() const { return heap_.size() == k_; }
+  // The K-th best score once full (a document must beat it, or tie it and
+  // win on (bin, docid), to enter); -infinity before.
+  double threshold() const {
+    return full() && k_ > 0 ? heap_.front().score : -std::numeric_limits<double>::infinity();
+  }
+  // The kept documents, best first; the collector is empty afterwards.
+  std::vector<ScoredDoc> Take();
+
+ private:
+  size_t k_;
+  std::vector<ScoredDoc> heap_;  // a heap whose front is the worst kept
+};
+
+// The K best of several best-first lists (the bins' or the servers'
+// answers), best first.
+std::vector<ScoredDoc> MergeTopK(const std::vector<std::vector<ScoredDoc>>& lists, size_t k);
+
+// The k-th best score any bin of one query has reached: bins evaluated in
+// parallel read it at block boundaries and skip what cannot beat it, so a
+// bin that starts late prunes with the best bound known. Only rises.
+class SharedThreshold {
+ public:
+  double get() const { return value_.load(std::memory_order_relaxed); }
+  void Raise(double score) {
+    double seen = value_.load(std::memory_order_relaxed);
+    while (score > seen && !value_.compare_exchange_weak(seen, score, std::memory_order_relaxed)) {
+    }
+  }
+
+ private:
+  std::atomic<double> value_{-std::numeric_limits<double>::infinity()};
+};
+
+}  // namespace dps

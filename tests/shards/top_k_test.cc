@@ -1,0 +1,90 @@
+#include "shards/top_k.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <thread>
+
+namespace dps {
+namespace {
+
+// Random documents with many tied scores; the oracle sorts them all.
+std::vector<ScoredDoc> RandomDocs(std::mt19937_64& rng, size_t n) {
+  std::vector<ScoredDoc> docs;
+  for (size_t i = 0; i < n; ++i) {
+    docs.push_back({static_cast<double>(rng() % 7) / 4.0, static_cast<uint32_t>(rng() % 5),
+                    static_cast<DocId>(rng() % 1000)});
+  }
+  return docs;
+}
+
+std::vector<ScoredDoc> Oracle(std::vector<ScoredDoc> docs, size_t k) {
+  std::sort(docs.begin(), docs.end(), RanksBefore);
+  docs.resize(std::min(k, docs.size()));
+  return docs;
+}
+
+bool Same(const std::vector<ScoredDoc>& a, const std::vector<ScoredDoc>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].score != b[i].score || a[i].bin != b[i].bin || a[i].docid != b[i].docid) return false;
+  }
+  return true;
+}
+
+TEST(TopK, OrderIsScoreThenBinThenDocid) {
+  EXPECT_TRUE(RanksBefore({2.0, 9, 9}, {1.0, 0, 0}));
+  EXPECT_TRUE(RanksBefore({1.0, 0, 9}, {1.0, 1, 0}));
+  EXPECT_TRUE(RanksBefore({1.0, 1, 3}, {1.0, 1, 4}));
+  EXPECT_FALSE(RanksBefore({1.0, 1, 4}, {1.0, 1, 4}));
+}
+
+TEST(TopK, KeepsTheKBestOfRandomTiedScores) {
+  std::mt19937_64 rng(42);
+  for (int round = 0; round < 500; ++round) {
+    const size_t n = rng() % 60, k = rng() % 12;
+    const auto docs = RandomDocs(rng, n);
+    TopK top(k);
+    for (const auto& d : docs) top.Offer(d);
+    EXPECT_EQ(top.full(), n >= k);
+    const double threshold = top.threshold();
+    const auto got = top.Take();
+    const auto want = Oracle(docs, k);
+    ASSERT_TRUE(Same(got, want)) << "round " << round;
+    if (k > 0 && n >= k) {
+      EXPECT_EQ(threshold, want.back().score);
+    }
+  }
+}
+
+TEST(TopK, MergeOfBestFirstListsIsTheKBestOfTheirUnion) {
+  std::mt19937_64 rng(7);
+  for (int round = 0; round < 300; ++round) {
+    const size_t k = 1 + rng() % 10;
+    std::vector<std::vector<ScoredDoc>> lists(rng() % 5);
+    std::vector<ScoredDoc> all;
+    for (auto& list : lists) {
+      list = Oracle(RandomDocs(rng, rng() % 20), k);  // each list: its own K best, best first
+      all.insert(all.end(), list.begin(), list.end());
+    }
+    ASSERT_TRUE(Same(MergeTopK(lists, k), Oracle(all, k))) << "round " << round;
+  }
+}
+
+TEST(TopK, SharedThresholdOnlyRises) {
+  SharedThreshold t;
+  EXPECT_LT(t.get(), -1e300);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 4; ++i) {
+    threads.emplace_back([&t, i] {
+      for (int v = 0; v < 10000; ++v) t.Raise(static_cast<double>((v * 7 + i) % 5000));
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(t.get(), 4999.0);
+  t.Raise(3.0);
+  EXPECT_EQ(t.get(), 4999.0);
+}
+
+}  // namespace
+}  // namespace dps
