@@ -30,7 +30,8 @@ void RegisterStats(CLI::App& app) {
   };
   auto a = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("stats", "Documents, terms, postings, bytes, bin skew, top terms");
-  cmd->add_option("--index", a->index, "Index directory")->required();
+  cmd->add_option("--index", a->index, "Index directory")
+      ->type_name("DIR")->required();
   cmd->add_option("--top", a->top, "How many of the most frequent terms to list")->check(WholeNumber(0, 1000000));
   cmd->callback([a] {
     auto index = IndexReader::Open(a->index);
@@ -67,9 +68,12 @@ void RegisterDelete(CLI::App& app) {
   };
   auto a = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("delete", "Delete documents by external id");
-  cmd->add_option("--index", a->index, "Index directory")->required();
-  cmd->add_option("--id", a->ids, "External id (repeatable)");
-  cmd->add_option("--ids-from", a->ids_from, "File with one id per line");
+  cmd->add_option("--index", a->index, "Index directory")
+      ->type_name("DIR")->required();
+  cmd->add_option("--id", a->ids, "External id (repeatable)")
+      ->type_name("ID");
+  cmd->add_option("--ids-from", a->ids_from, "File with one id per line")
+      ->type_name("FILE");
   cmd->callback([a] {
     std::vector<std::string> ids = a->ids;
     if (!a->ids_from.empty()) {
@@ -99,7 +103,8 @@ void RegisterCompact(CLI::App& app) {
   };
   auto a = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("compact", "Rewrite tablets into one file each, dropping deleted documents");
-  cmd->add_option("--index", a->index, "Index directory")->required();
+  cmd->add_option("--index", a->index, "Index directory")
+      ->type_name("DIR")->required();
   cmd->add_option("--tablet", a->tablet, "Only this tablet (0-based)")->check(WholeNumber(0))->default_str("all");
   cmd->callback([a] {
     auto writer = IndexWriter::Open(a->index, ExistingIndex());

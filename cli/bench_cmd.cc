@@ -24,12 +24,14 @@ void RegisterBench(CLI::App& app) {
   auto a = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("bench", "Measure latency and stragglers over a query file");
   AddSearchFlags(cmd, &a->search);
-  cmd->add_option("--queries", a->queries, "File of id<TAB>query lines")->required();
+  cmd->add_option("--queries", a->queries, "File of id<TAB>query lines")
+      ->type_name("FILE")->required();
   cmd->add_option("--repeat", a->repeat, "Run the file N times")->check(WholeNumber(1, 1000000));
   cmd->add_option("--concurrency", a->concurrency, "Concurrent clients")->check(WholeNumber(1, 1024));
   cmd->add_option("--warmup-passes", a->warmup_passes, "Unrecorded passes over the file first")->check(WholeNumber(0, 1000000));
   cmd->add_flag("--fetch", a->fetch, "Fetch results (ids, titles) instead of counting");
-  cmd->add_option("--report", a->report, "Write a self-contained HTML report");
+  cmd->add_option("--report", a->report, "Write a self-contained HTML report")
+      ->type_name("FILE.html");
   cmd->add_flag("--json", a->json, "Print the summary as one JSON object");
   cmd->add_flag("--allow-failures", a->allow_failures,
                 "Exit 0 even when some queries failed (they are still named on stderr)");

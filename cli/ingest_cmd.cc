@@ -51,19 +51,24 @@ void RegisterIngest(CLI::App& app) {
   };
   auto a = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("ingest", "Index documents (JSONL, a directory tree, or lines)");
-  cmd->add_option("--index", a->index, "Index directory (created if missing)")->required();
+  cmd->add_option("--index", a->index, "Index directory (created if missing)")
+      ->type_name("DIR")->required();
   cmd->add_option("inputs", a->inputs, "Input files or directories; - reads standard input")->required();
   auto* bins = cmd->add_option("--bins", a->bins, "Bins of a new index (given --tablets alone: as many as the tablets, if more)")
                    ->check(WholeNumber(1, kMaxBins));
   auto* tablets = cmd->add_option("--tablets", a->tablets, "Tablets of a new index, at most the bins (given --bins alone: at most the bins)")
                       ->check(WholeNumber(1, kMaxBins));
-  cmd->add_option("--memory", a->memory, "Memory budget for ingest buffers, e.g. 512M, 2G")->capture_default_str();
+  cmd->add_option("--memory", a->memory, "Memory budget for ingest buffers, e.g. 512M, 2G")
+      ->type_name("SIZE")->capture_default_str();
   cmd->add_option("--threads", a->threads, "Worker threads")->check(WholeNumber(1, 1024))->default_str("all cores");
   cmd->add_option("--format", a->format, "jsonl, dir or lines (default: from each input's name)")
       ->check(CLI::IsMember({"jsonl", "dir", "lines"}));
-  cmd->add_option("--id-field", a->id_field, "JSONL field holding the id")->capture_default_str();
-  cmd->add_option("--text-field", a->text_field, "JSONL field holding the text")->capture_default_str();
-  cmd->add_option("--title-field", a->title_field, "JSONL field holding the title")->capture_default_str();
+  cmd->add_option("--id-field", a->id_field, "JSONL field holding the id")
+      ->type_name("FIELD")->capture_default_str();
+  cmd->add_option("--text-field", a->text_field, "JSONL field holding the text")
+      ->type_name("FIELD")->capture_default_str();
+  cmd->add_option("--title-field", a->title_field, "JSONL field holding the title")
+      ->type_name("FIELD")->capture_default_str();
   cmd->add_flag("--skip-bad", a->skip_bad, "Skip and count malformed records instead of failing");
   auto* no_text = cmd->add_flag("--no-store-text", a->no_text, "New index: do not store document text (no snippets)");
   cmd->callback([a, bins, tablets, no_text] {

@@ -265,7 +265,8 @@ void RegisterQuery(CLI::App& app) {
   AddSearchFlags(cmd, &a->search);
   cmd->add_option("query", a->query, "The query, e.g. 'white house -senate' (grammar: README, man page)");
   cmd->add_option("--queries", a->queries,
-                  "Batch: a file of id<TAB>query lines; prints id<TAB>matches<TAB>micros (or id<TAB>error<TAB>why)");
+                  "Batch: a file of id<TAB>query lines; prints id<TAB>matches<TAB>micros (or id<TAB>error<TAB>why)")
+      ->type_name("FILE");
   cmd->add_flag("--count", a->count, "Print only the exact number of matches");
   a->limit_opt = cmd->add_option("--limit", a->limit, "At most N results (a page on a terminal: 10)")
                      ->check(WholeNumber(1, UINT64_MAX / 2))

@@ -40,9 +40,11 @@ void RegisterScan(CLI::App& app) {
   auto args = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand(
       "scan", "Print entries in Accumulo key order: bin<TAB>term<TAB>docid<TAB>weight");
-  cmd->add_option("--index", args->index, "Index directory")->required();
+  cmd->add_option("--index", args->index, "Index directory")
+      ->type_name("DIR")->required();
   cmd->add_option("--bin", args->bin, "Only this bin")->check(WholeNumber(0))->default_str("all");
-  cmd->add_option("--term", args->term, "Only this term, analyzed as a query word is (Straße: strasse)");
+  cmd->add_option("--term", args->term, "Only this term, analyzed as a query word is (Straße: strasse)")
+      ->type_name("WORD");
   cmd->add_flag("--docs", args->docs, "Print stored documents instead: bin<TAB>docid<TAB>id<TAB>title (fields backslash-escaped)");
   cmd->callback([args] {
     auto index = IndexReader::Open(args->index);
@@ -72,7 +74,8 @@ void RegisterScan(CLI::App& app) {
 void RegisterCheck(CLI::App& app) {
   auto dir = std::make_shared<std::string>();
   CLI::App* cmd = app.add_subcommand("check", "Verify every checksum and structure of an index");
-  cmd->add_option("--index", *dir, "Index directory")->required();
+  cmd->add_option("--index", *dir, "Index directory")
+      ->type_name("DIR")->required();
   cmd->callback([dir] {
     CheckReport r;
     Status s = CheckIndex(*dir, &r);

@@ -11,14 +11,20 @@
 namespace dps::cli {
 
 void AddSearchFlags(CLI::App* cmd, SearchFlags* f) {
-  auto* index_opt = cmd->add_option("--index", f->target.index_dir, "Index directory (in-process shards)");
-  auto* cluster_opt = cmd->add_option("--cluster", f->target.cluster_file, "Cluster file: tablet ranges and their servers");
+  auto* index_opt = cmd->add_option("--index", f->target.index_dir, "Index directory (in-process shards)")
+      ->type_name("DIR");
+  auto* cluster_opt = cmd->add_option("--cluster", f->target.cluster_file, "Cluster file: tablet ranges and their servers")
+      ->type_name("FILE");
   index_opt->excludes(cluster_opt);
   cmd->add_option("--threads", f->target.threads, "--index: worker threads")->check(WholeNumber(1, 1024))->default_str("all cores");
-  cmd->add_option("--inject-delay", f->target.inject_delay, "--index: WHO:PROBABILITY:MS (repeatable): delay tablet WHO's bins (or *) by MS ms with PROBABILITY; MS may be lognormal(MEDIAN,SIGMA)")->default_str("none");
-  cmd->add_option("--token-file", f->token_file, "--cluster: the servers' shared secret");
-  cmd->add_option("--deadline", f->target.deadline_ms, "--cluster: answer with what arrived after MS milliseconds (partial: exit 4)")->check(WholeNumber(1))->default_str("none");
-  cmd->add_option("--hedge-after", f->target.hedge_after, "--cluster: ask another replica after pNN of recent latencies or MS")->default_str("never");
+  cmd->add_option("--inject-delay", f->target.inject_delay, "--index: WHO:PROBABILITY:MS (repeatable): delay tablet WHO's bins (or *) by MS ms with PROBABILITY; MS may be lognormal(MEDIAN,SIGMA)")
+      ->type_name("WHO:PROB:MS")->default_str("none");
+  cmd->add_option("--token-file", f->token_file, "--cluster: the servers' shared secret")
+      ->type_name("FILE");
+  cmd->add_option("--deadline", f->target.deadline_ms, "--cluster: answer with what arrived after MS milliseconds (partial: exit 4)")
+      ->type_name("MS")->check(WholeNumber(1))->default_str("none");
+  cmd->add_option("--hedge-after", f->target.hedge_after, "--cluster: ask another replica after pNN of recent latencies or MS")
+      ->type_name("pNN|MS")->default_str("never");
   cmd->add_flag("--allow-partial", f->target.allow_partial, "--cluster: a cluster file may leave tablets out (answers are partial, exit 4)");
 }
 

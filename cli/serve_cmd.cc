@@ -76,11 +76,15 @@ void RegisterServe(CLI::App& app) {
   };
   auto a = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("serve", "Serve tablets of an index to query coordinators (docs/PROTOCOL.md)");
-  cmd->add_option("--index", a->index, "Index directory")->required();
-  cmd->add_option("--tablets", a->tablets, "Tablets to serve: N or FIRST-LAST")->default_str("all");
-  cmd->add_option("--listen", a->listen, "HOST:PORT to listen on (port 0 picks a free one)");
-  cmd->add_option("--token-file", a->token_file, "Clients must present this file's secret");
+  cmd->add_option("--index", a->index, "Index directory")
+      ->type_name("DIR")->required();
+  cmd->add_option("--tablets", a->tablets, "Tablets to serve: N or FIRST-LAST")->type_name("N|A-B")->default_str("all");
+  cmd->add_option("--listen", a->listen, "HOST:PORT to listen on (port 0 picks a free one)")
+      ->type_name("HOST:PORT");
+  cmd->add_option("--token-file", a->token_file, "Clients must present this file's secret")
+      ->type_name("FILE");
   cmd->add_option("--inject-delay", a->delays, "WHO:PROBABILITY:MS (repeatable): delay a request for tablet WHO (or *) by MS ms with PROBABILITY")
+      ->type_name("WHO:PROB:MS")
       ->default_str("none");
   cmd->add_option("--threads", a->threads, "Evaluation threads")->check(WholeNumber(1, 1024))->default_str("all cores");
   cmd->callback([a] {
