@@ -4,6 +4,9 @@
 
 #include <random>
 
+#include "index/query_node.h"
+#include "tests/testing/bm25_oracle.h"
+
 namespace dps {
 namespace {
 
@@ -50,6 +53,24 @@ TEST(Bm25, TheCornerBoundsEveryPosting) {
       EXPECT_LE(bm25.TermScore(idf, tf, dl), bound) << "k1 " << params.k1 << " b " << params.b;
     }
   }
+}
+
+// The tests' oracle on a corpus small enough to score by hand: three
+// stored documents (one of them deleted, so it counts in N, df and avgdl
+// but is not returned), the query a OR (b -c).
+TEST(Bm25, TheOracleScoresByHand) {
+  const testing::ModelDoc d1{"d1", {{"a", 2}, {"x", 2}}};           // length 4
+  const testing::ModelDoc d2{"d2", {{"a", 1}, {"b", 1}}};           // length 2
+  const testing::ModelDoc gone{"d3", {{"b", 3}, {"c", 1}, {"x", 2}}};  // length 6, deleted
+  const std::map<std::string, testing::ModelDoc> live = {{"d1", d1}, {"d2", d2}};
+  const std::vector<const testing::ModelDoc*> stored = {&d1, &d2, &gone};
+  const QueryNode q = QueryNode::Or({QueryNode::Term("a"), QueryNode::And({QueryNode::Term("b"), QueryNode::Term("c", /*negated=*/true)})});
+  const auto scores = testing::BruteForceScores(live, stored, q);
+  ASSERT_EQ(scores.size(), 2u);
+  const double avgdl = 12.0 / 3.0, idf_a = std::log(1 + (3 - 2 + 0.5) / 2.5), idf_b = std::log(1 + (3 - 2 + 0.5) / 2.5);
+  auto part = [&](double idf, double tf, double dl) { return idf * tf / (tf + 1.2 * (0.25 + 0.75 * dl / avgdl)); };
+  EXPECT_NEAR(scores.at("d1"), part(idf_a, 2, 4), 1e-12);
+  EXPECT_NEAR(scores.at("d2"), part(idf_a, 1, 2) + part(idf_b, 1, 2), 1e-12);  // c is under NOT: no score
 }
 
 }  // namespace

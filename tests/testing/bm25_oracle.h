@@ -1,0 +1,29 @@
+// The brute-force BM25 the ranked-retrieval tests compare with (issue 18):
+// every matching document scored from the model corpus itself, nothing
+// from the index. Statistics follow the index's rule: documents whose
+// postings are still stored count (deleted or replaced versions included
+// until compaction drops them).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "index/bm25.h"
+#include "index/query_node.h"
+#include "tests/testing/test_util.h"
+
+namespace dps::testing {
+
+// N and the token total of the stored documents (a document's length is
+// the sum of its terms' tf: title and text tokens).
+CollectionStats ModelStats(const std::vector<const ModelDoc*>& stored);
+
+// Every live document matching `q`, by id, with its score: the sum over the
+// query's distinct positive terms it holds (not those under NOT) of their
+// BM25 contributions, df counted over `stored`.
+std::map<std::string, double> BruteForceScores(const std::map<std::string, ModelDoc>& live,
+                                               const std::vector<const ModelDoc*>& stored,
+                                               const QueryNode& q, Bm25Params params = {});
+
+}  // namespace dps::testing
