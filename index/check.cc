@@ -1,8 +1,11 @@
+#include "index/doc_lengths.h"
 #include "index/check.h"
 
 #include <map>
 
+#include "index/doc_lengths.h"
 #include "index/entry_cursor.h"
+#include "index/doc_lengths.h"
 #include "index/index_reader.h"
 
 namespace dps {
@@ -37,6 +40,8 @@ Status CheckIndex(const std::string& dir, CheckReport* report) {
     // each (file, bin) must add up to the terms and postings its directory
     // records: then the tablet files hold no list the global index misses.
     std::map<std::pair<const TabletReader*, uint32_t>, std::pair<uint64_t, uint64_t>> seen;
+    // Each document's weights summed over its postings: its length must be that.
+    std::map<std::pair<const TabletReader*, uint32_t>, DocLengthCounter> lengths;
     TermDictCursor cursor(&global->dict());
     GlobalTermInfo info;
     PostingCursor list;
@@ -53,7 +58,11 @@ Status CheckIndex(const std::string& dir, CheckReport* report) {
         DPS_RETURN_IF_ERROR(index->TabletOf(BinId{r.bin}).ResolveRef(r, &file, &ref));
         DPS_RETURN_IF_ERROR(file->OpenCursor(ref, &list));
         uint64_t n = 0;
-        for (DocId d = list.doc(); d != kEndDoc; d = list.Next()) ++n;
+        DocLengthCounter& counter = lengths[{file, r.bin}];
+        for (DocId d = list.doc(); d != kEndDoc; d = list.Next()) {
+          ++n;
+          counter.Add(d, list.weight());
+        }
         DPS_RETURN_IF_ERROR(list.status());
         if (n != r.df) return bad("list of " + std::to_string(n) + " postings, df says " + std::to_string(r.df));
         auto& [terms, postings] = seen[{file, r.bin}];
@@ -69,6 +78,18 @@ Status CheckIndex(const std::string& dir, CheckReport* report) {
           const BinInfo& b = file->bin(i);
           const auto it = seen.find({file.get(), b.bin});
           const auto got = it == seen.end() ? std::pair<uint64_t, uint64_t>{0, 0} : it->second;
+          if (b.num_docs > 0) {
+            const auto counted = lengths.find({file.get(), b.bin});
+            for (uint64_t d = b.min_docid; d <= b.max_docid; ++d) {
+              const uint32_t want = counted == lengths.end() ? 0 : counted->second.Get(static_cast<DocId>(d));
+              if (file->lengths(i).Get(static_cast<DocId>(d)) != want) {
+                return Status::Corruption(file->path() + " bin " + std::to_string(b.bin) + ": document " +
+                                          std::to_string(d) + " has length " +
+                                          std::to_string(file->lengths(i).Get(static_cast<DocId>(d))) +
+                                          ", its postings' weights add up to " + std::to_string(want));
+              }
+            }
+          }
           if (got.first != b.num_terms || got.second != b.num_postings) {
             return Status::Corruption(global->path() + ": refs to " + file->path() + " bin " +
                                       std::to_string(b.bin) + " cover " + std::to_string(got.first) +

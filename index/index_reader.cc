@@ -8,6 +8,13 @@ Result<std::unique_ptr<IndexReader>> IndexReader::Open(const std::string& dir) {
   DPS_ASSIGN_OR_RETURN(r->manifest_, ReadManifest(dir));
   for (const auto& entry : r->manifest_.tablets) {
     DPS_ASSIGN_OR_RETURN(auto tablet, Tablet::Open(dir, entry));
+    for (const auto& file : tablet->files()) {
+      for (size_t i = 0; i < file->bin_count(); ++i) {
+        if (file->bin(i).num_docs == 0) continue;
+        r->stats_.documents += file->bin(i).num_docs;
+        r->stats_.tokens += file->lengths(i).total_tokens();
+      }
+    }
     r->tablets_.push_back(std::move(tablet));
   }
   if (!r->manifest_.global_index.empty()) {

@@ -9,7 +9,7 @@ void EncodeBinInfo(const BinInfo& b, std::string* out) {
     PutFixed32(out, v);
   }
   for (uint64_t v : {b.num_postings, b.postings_offset, b.postings_len, b.dict_offset, b.dict_len,
-                     b.docs_offset, b.docs_len, b.reserved_ids_offset, b.reserved_ids_len, b.tombstones_offset,
+                     b.docs_offset, b.docs_len, b.lengths_offset, b.lengths_len, b.tombstones_offset,
                      b.tombstones_len}) {
     PutFixed64(out, v);
   }
@@ -23,7 +23,7 @@ BinInfo DecodeBinInfo(const uint8_t* p) {
     p += 4;
   }
   uint64_t* u64[] = {&b.num_postings, &b.postings_offset, &b.postings_len, &b.dict_offset,
-                     &b.dict_len, &b.docs_offset, &b.docs_len, &b.reserved_ids_offset, &b.reserved_ids_len,
+                     &b.dict_len, &b.docs_offset, &b.docs_len, &b.lengths_offset, &b.lengths_len,
                      &b.tombstones_offset, &b.tombstones_len};
   for (uint64_t* v : u64) {
     *v = DecodeFixed64(p);

@@ -11,7 +11,7 @@
 namespace dps {
 
 inline constexpr uint64_t kTabletMagic = 0x0031424154535044ULL;  // "DPSTAB1\0" little-endian
-inline constexpr uint32_t kTabletFormatVersion = 5;
+inline constexpr uint32_t kTabletFormatVersion = 6;
 // Header flag bits; the others are reserved and must be zero.
 inline constexpr uint32_t kTabletFlagStoredText = 1u << 0;
 inline constexpr uint32_t kTabletKnownFlags = kTabletFlagStoredText;
@@ -28,9 +28,9 @@ struct BinInfo {
   uint64_t postings_offset = 0, postings_len = 0;
   uint64_t dict_offset = 0, dict_len = 0;
   uint64_t docs_offset = 0, docs_len = 0;
-  // Version 4's id index; reserved, must be zero (ids are found by
-  // scanning the doc store's id columns, IndexWriter::ForEachLiveId).
-  uint64_t reserved_ids_offset = 0, reserved_ids_len = 0;
+  // The document lengths region (index/doc_lengths.h); both 0 iff
+  // num_docs == 0. (Version 4 kept an id index here.)
+  uint64_t lengths_offset = 0, lengths_len = 0;
   uint64_t tombstones_offset = 0, tombstones_len = 0;
 };
 inline constexpr size_t kBinInfoSize = 6 * 4 + 11 * 8;  // 112 bytes

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "index/doc_lengths.h"
 #include "index/doc_store.h"
 #include "index/paged_file.h"
 #include "index/posting_list.h"
@@ -51,6 +52,8 @@ class TabletReader {
   Status OpenCursor(const PostingRef& ref, PostingCursor* cursor) const;
 
   const DocStoreReader& docs(size_t i) const { return bins_[i].docs; }
+  // Bin i's document lengths (BM25's dl), REQUIRES: bin(i).num_docs > 0.
+  const DocLengthsReader& lengths(size_t i) const { return bins_[i].lengths; }
   // Docids this file deletes from older files of the tablet, ascending.
   const std::vector<DocId>& tombstones(size_t i) const { return bins_[i].tombstones; }
 
@@ -58,6 +61,7 @@ class TabletReader {
   struct Bin {
     BinInfo info;
     DocStoreReader docs;
+    DocLengthsReader lengths;  // empty when the bin stores no documents
     std::vector<DocId> tombstones;
   };
   TabletReader() = default;

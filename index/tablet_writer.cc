@@ -59,6 +59,7 @@ Status TabletWriter::AddPostingList(std::string_view term, std::span<const DocId
       return Status::InvalidArgument("AddPostingList: term '" + std::string(term) +
                                      "': docids must ascend and be <= 2^32-2, weights >= 1");
     }
+    lengths_.Add(docs[i], weights[i]);
   }
   // Value: df << 2 | form, then form 0: the list's offset and length in the
   // bin's postings region; 1 or 2: the postings inline, without or with
@@ -99,6 +100,8 @@ Status TabletWriter::AddDocument(DocId docid, std::string_view id, std::string_v
     docs_started_ = true;
   }
   DPS_RETURN_IF_ERROR(docs_.Add(docid, id, title, options_.store_text ? text : std::string_view()));
+  if (bin_.num_docs > 0) doc_lengths_.resize(doc_lengths_.size() + (docid - last_doc_ - 1), 0);  // gaps: absent
+  doc_lengths_.push_back(lengths_.Get(docid));
   if (bin_.num_docs == 0) bin_.min_docid = docid;
   bin_.max_docid = last_doc_ = docid;
   ++bin_.num_docs;
@@ -117,10 +120,17 @@ Status TabletWriter::FinishBin() {
   if (bin_.num_docs > 0) {
     DPS_RETURN_IF_ERROR(docs_.Finish());
     bin_.docs_len = file_->offset() - bin_.docs_offset;
+    std::string region;
+    EncodeDocLengths(doc_lengths_, &region);
+    bin_.lengths_offset = file_->offset();
+    bin_.lengths_len = region.size();
+    DPS_RETURN_IF_ERROR(Append(region));
   } else {
     bin_.docs_offset = file_->offset();
     bin_.docs_len = 0;
   }
+  lengths_.Clear();
+  doc_lengths_.clear();
 
   DPS_RETURN_IF_ERROR(term_list_->EndBin());
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "index/doc_lengths.h"
 #include "index/doc_store.h"
 #include "index/paged_file.h"
 #include "index/posting_list.h"
@@ -44,7 +45,8 @@ class TabletWriter {
   // docs strictly ascending, <= kMaxDocId; weights >= 1; same sizes, >= 1.
   Status AddPostingList(std::string_view term, std::span<const DocId> docs,
                         std::span<const uint32_t> weights);
-  // REQUIRES: docid strictly ascending within the bin.
+  // REQUIRES: docid strictly ascending within the bin. Its length (for
+  // BM25) is the sum of its weights in this bin's posting lists.
   Status AddDocument(DocId docid, std::string_view id, std::string_view title,
                      std::string_view text);
   // Docids of older files in this tablet that this file deletes. Any order.
@@ -77,6 +79,8 @@ class TabletWriter {
   DocId last_doc_ = 0;
   DocStoreWriter docs_;
   std::vector<DocId> tombstones_;
+  DocLengthCounter lengths_;           // the bin's weights summed by docid
+  std::vector<uint32_t> doc_lengths_;  // the bin's documents' lengths, min_docid on
   std::string directory_;
   uint32_t bins_ = 0;
   std::string scratch_;

@@ -1,0 +1,82 @@
+// Document lengths (issue 18: BM25's dl): each tablet file keeps, per bin,
+// the token count of every document it stores, so a posting's document
+// length is read from the same file the posting came from (a commit writes
+// both, a compaction rewrites both). A document's length is the sum of its
+// postings' weights (title and text tokens), counted by the writer itself
+// as the posting lists go by: it cannot disagree with the postings.
+//
+// Region (docs/FORMAT.md "Document lengths"), for docids min..max of the
+// bin record (absent docids have length 0):
+//   total_tokens (u64) | frame offsets (u32 x F) | F frames | 8 zero bytes
+//   frame = width (u8, 0-32) | ceil(n * width / 8) bytes: n lengths (128,
+//   the last frame the rest), LSB first.
+// One frame's width follows its own longest document, so a few long
+// documents cost only their frames; any length is one unaligned load.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "common/status.h"
+#include "index/types.h"
+
+namespace dps {
+
+inline constexpr uint32_t kLengthsPerFrame = 128;
+
+// Sums weights by docid as posting lists are added (term after term, each
+// in docid order: consecutive postings mostly fall in one chunk).
+class DocLengthCounter {
+ public:
+  void Add(DocId docid, uint32_t weight) {
+    const uint32_t chunk = docid >> kChunkBits;
+    if (chunk != last_chunk_ || last_ == nullptr) {
+      auto& slot = chunks_[chunk];
+      if (!slot) slot = std::make_unique<Chunk>();
+      last_ = slot.get();
+      last_chunk_ = chunk;
+    }
+    (*last_)[docid & kChunkMask] += weight;
+  }
+  uint32_t Get(DocId docid) const {
+    auto it = chunks_.find(docid >> kChunkBits);
+    return it == chunks_.end() ? 0 : (*it->second)[docid & kChunkMask];
+  }
+  void Clear() {
+    chunks_.clear();
+    last_ = nullptr;
+  }
+
+ private:
+  static constexpr uint32_t kChunkBits = 12, kChunkMask = (1u << kChunkBits) - 1;
+  using Chunk = std::array<uint32_t, 1u << kChunkBits>;
+  std::unordered_map<uint32_t, std::unique_ptr<Chunk>> chunks_;
+  Chunk* last_ = nullptr;
+  uint32_t last_chunk_ = 0;
+};
+
+// Appends the region for `lengths` (docids min_docid, min_docid + 1, ...).
+void EncodeDocLengths(const std::vector<uint32_t>& lengths, std::string* out);
+
+class DocLengthsReader {
+ public:
+  // Checks the whole region (layout, padding, the total) against the bin
+  // record's docid range; `where` names the file and offset in errors.
+  Status Open(std::string_view region, DocId min_docid, DocId max_docid, const std::string& where);
+  // REQUIRES: min_docid <= docid <= max_docid.
+  uint32_t Get(DocId docid) const;
+  uint64_t total_tokens() const { return total_; }
+
+ private:
+  const uint8_t* data_ = nullptr;
+  DocId min_docid_ = 0;
+  uint64_t total_ = 0;
+  std::vector<uint32_t> frame_offsets_;
+};
+
+}  // namespace dps
