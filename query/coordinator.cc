@@ -10,6 +10,8 @@
 #include <thread>
 
 #include "query/bin_order.h"
+#include "shards/ranking.h"
+#include "shards/top_k.h"
 #include "query/result_stream.h"
 #include "shards/bin_executor.h"
 
@@ -67,12 +69,41 @@ bool Coordinator::DeliverStored(const BinResult& bin, Fetch fetch, const std::ve
     chunk.tablet = bin.tablet;
     chunk.fast_path = bin.fast_path;
     chunk.docs.assign(bin.docs.begin() + at, bin.docs.begin() + std::min(bin.docs.size(), at + kChunk));
+    if (!bin.scores.empty()) {
+      chunk.scores.assign(bin.scores.begin() + at, bin.scores.begin() + std::min(bin.scores.size(), at + kChunk));
+    }
     chunk.count = chunk.docs.size();
     *status = impl_->executor.FetchStored(bin.bin, chunk.docs, fetch, highlight, &chunk.stored, &cache);
     if (!status->ok()) return false;
     if (!stream->Deliver(&chunk)) return false;
   }
   return true;
+}
+
+// The K best of every bin's K best (after the offset), delivered best
+// first: consecutive results of one bin go out as one chunk, so the sink
+// sees bins in rank order, not in bin order.
+void Coordinator::DeliverRanked(const std::vector<BinResult>& bins, const SearchOptions& options,
+                                const QueryPlan& plan, ResultStream* stream, Status* status) {
+  std::vector<std::vector<ScoredDoc>> lists;
+  for (const BinResult& b : bins) {
+    auto& list = lists.emplace_back();
+    for (size_t i = 0; i < b.docs.size(); ++i) list.push_back({b.scores[i], b.bin.value, b.docs[i]});
+  }
+  const std::vector<ScoredDoc> best = MergeTopK(lists, options.top_k + options.offset);
+  for (size_t at = std::min(options.offset, best.size()); at < best.size();) {
+    BinResult run;
+    run.bin = BinId{best[at].bin};
+    run.tablet = static_cast<uint32_t>(impl_->index->manifest().TabletOf(run.bin.value));
+    for (; at < best.size() && best[at].bin == run.bin.value; ++at) {
+      run.docs.push_back(best[at].docid);
+      run.scores.push_back(best[at].score);
+    }
+    run.count = run.docs.size();
+    const bool more = options.fetch == Fetch::kNone ? stream->Deliver(&run)
+                                                     : DeliverStored(run, options.fetch, plan.highlight, stream, status);
+    if (!more) return;
+  }
 }
 
 Status Coordinator::RunPlan(const QueryPlan& plan, const SearchOptions& options,
@@ -90,10 +121,14 @@ Status Coordinator::RunPlan(const QueryPlan& plan, const SearchOptions& options,
   std::atomic<bool> cancel{false};
   // Paging needs each bin's first offset + limit matches (a shared budget
   // could hand them to a later bin); unordered queries share one budget.
+  const bool ranked = options.top_k > 0 && !options.count_only;
+  std::optional<RankContext> rank;
+  if (ranked) rank.emplace(plan, impl_->index->collection_stats(), options.bm25);
+  std::vector<BinResult> ranked_bins;  // ranked: every bin's best, merged once all answered
   std::optional<BinOrder> order;
-  if (options.ordered && !options.count_only) order.emplace(plan.bins, options.offset);
+  if (options.ordered && !options.count_only && !ranked) order.emplace(plan.bins, options.offset);
   std::optional<LimitBudget> budget;
-  if (options.limit != 0 && !order) budget.emplace(options.limit);
+  if (options.limit != 0 && !order && !ranked) budget.emplace(options.limit);
   TabletDelays delays;
   delays.Draw(impl_->options.delays, impl_->index->manifest(), plan.bins);
   BinTask task;
@@ -101,6 +136,8 @@ Status Coordinator::RunPlan(const QueryPlan& plan, const SearchOptions& options,
   task.limit = order && options.limit != 0 ? options.limit + options.offset : options.limit;
   task.budget = budget ? &*budget : nullptr;
   task.fetch = Fetch::kNone;  // fetched at delivery (DeliverStored)
+  task.top_k = ranked ? options.top_k + options.offset : 0;
+  task.rank = rank ? &*rank : nullptr;
   task.cancel = &cancel;
   task.timed = timed;
   task.queued = stream.start();
@@ -125,6 +162,10 @@ Status Coordinator::RunPlan(const QueryPlan& plan, const SearchOptions& options,
                  : DeliverStored(r, options.fetch, plan.highlight, &stream, &status);
     };
     bool more = true;
+    if (ranked) {
+      ranked_bins.push_back(std::move(c.result));
+      return;
+    }
     if (order) {
       order->Add(std::move(c.result));
       BinResult next;
@@ -167,6 +208,7 @@ Status Coordinator::RunPlan(const QueryPlan& plan, const SearchOptions& options,
     impl_->arena.execute([&] { group.wait(); });
   }
   if (order) stats->skipped = order->skipped();
+  if (ranked && status.ok()) DeliverRanked(ranked_bins, options, plan, &stream, &status);
   stream.Finish(plan.bins.size());
   return status;
 }

@@ -47,6 +47,8 @@ class Coordinator final : public Searcher {
  private:
   bool DeliverStored(const BinResult& bin, Fetch fetch, const std::vector<std::string>& highlight,
                      ResultStream* stream, Status* status);
+  void DeliverRanked(const std::vector<BinResult>& bins, const SearchOptions& options, const QueryPlan& plan,
+                     ResultStream* stream, Status* status);
 
   struct Impl;
   std::unique_ptr<Impl> impl_;

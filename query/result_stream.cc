@@ -28,6 +28,7 @@ bool ResultStream::Deliver(BinResult* b) {
     b->count = limit - delivered_;
     if (b->docs.size() > b->count) b->docs.resize(b->count);
     if (b->stored.size() > b->count) b->stored.resize(b->count);
+    if (b->scores.size() > b->count) b->scores.resize(b->count);
   }
   const double at = Micros(start_, now());
   if (stats_->ttfr_us < 0) stats_->ttfr_us = at;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "index/bm25.h"
 #include "index/query_node.h"
 #include "shards/bin_executor.h"
 
@@ -25,6 +26,12 @@ struct SearchOptions {
   // offset + limit matches (no shared budget). Ignored when count_only.
   bool ordered = false;
   size_t offset = 0;
+  // Ranked (issue 18): the top_k best by BM25 (after skipping `offset` of
+  // them), best first across bins, each with its score in
+  // BinResult::scores; delivered once every bin has answered. `limit` and
+  // `ordered` do not apply. Ignored when count_only.
+  size_t top_k = 0;
+  Bm25Params bm25;
   Fetch fetch = Fetch::kNone;    // ignored when count_only
   // In-process, an untimed query reads no clock (stats then hold counts
   // only): batch counting, where a 4 us query spent 3% in clock reads.

@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "shards/bin_search.h"
+#include "shards/ranking.h"
 #include "shards/snippet.h"
 
 namespace dps {
@@ -34,6 +35,24 @@ Status BinExecutor::Execute(const QueryPlan& plan, const BinTask& task, BinResul
     r->truncated = true;  // the limit is reached: nothing more is wanted
   } else if (task.timed && start > task.deadline) {
     r->cancelled = r->deadline_passed = true;
+  } else if (task.top_k > 0 && task.rank != nullptr && !task.count_only) {
+    BinMatches m;
+    const Tablet& tablet = index_->tablet(r->tablet);
+    DPS_RETURN_IF_ERROR(SearchBin(tablet, BinQuery{task.bin, &plan, false, 0, task.cancel}, &m));
+    std::vector<ScoredDoc> best;
+    DPS_RETURN_IF_ERROR(RankBin(tablet, plan, task.bin, *task.rank, m.docs, task.top_k, &best));
+    r->fast_path = m.fast_path;
+    r->cancelled = m.cancelled;
+    r->truncated = best.size() < m.count;
+    for (const ScoredDoc& d : best) {
+      r->docs.push_back(d.docid);
+      r->scores.push_back(d.score);
+    }
+    r->count = r->docs.size();
+    if (task.fetch != Fetch::kNone) {
+      DocBlockCache cache;
+      DPS_RETURN_IF_ERROR(FetchStored(task.bin, r->docs, task.fetch, plan.highlight, &r->stored, &cache));
+    }
   } else {
     BinMatches m;
     DPS_RETURN_IF_ERROR(SearchBin(index_->tablet(r->tablet),

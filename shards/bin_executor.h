@@ -49,9 +49,16 @@ enum class Fetch : uint8_t {
                    // StoredDoc::text with its matches marked (shards/snippet.h)
 };
 
+struct RankContext;
+
 struct BinTask {
   BinId bin;
   bool count_only = false;
+  // Ranked (top_k > 0): the bin's top_k best by BM25 (shards/ranking.h),
+  // best first, instead of its matches in docid order; `rank` is the
+  // query's shared context. limit and budget do not apply.
+  size_t top_k = 0;
+  const RankContext* rank = nullptr;
   size_t limit = 0;                 // the query's limit (0: none): no bin needs more
   LimitBudget* budget = nullptr;    // the query's remaining matches; null: no limit
   Fetch fetch = Fetch::kNone;       // ignored when count_only
@@ -68,7 +75,8 @@ struct BinResult {
   BinId bin;
   uint32_t tablet = 0;
   uint64_t count = 0;              // matches this bin delivers (after the limit)
-  std::vector<DocId> docs;         // ascending; empty when count_only
+  std::vector<DocId> docs;         // ascending (ranked: best first); empty when count_only
+  std::vector<double> scores;      // ranked: parallel to docs
   std::vector<StoredDoc> stored;   // parallel to docs when fetched
   bool fast_path = false;          // the intersection kernel answered
   bool cancelled = false;          // cancelled or past the deadline: not an answer
