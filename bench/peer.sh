@@ -4,22 +4,39 @@
 # Index: the default analyzer, no stored text (the peers store none), title
 # + text as one field (dpsearch always searches both). Query: one thread by
 # default (the harness's rule; DPS_THREADS overrides), warm-up from
-# PEERS_WARMUP / PEERS_WARMUP_SECONDS, count only (no ranking yet: top10 "-").
+# PEERS_WARMUP / PEERS_WARMUP_SECONDS; each query counted, then ranked
+# (--top 10, BM25), the top 10 printed as corpus ordinals: the index is
+# built from a copy of the corpus whose ids are the ordinals (0-based
+# non-empty lines), made before the timer starts.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=${DPSEARCH:-$here/build/dpsearch}
 case "${1:-}" in
   index)
     [ "${PEERS_FIELDS:-all}" = "all" ] || { echo "peer.sh: PEERS_FIELDS=${PEERS_FIELDS} unsupported (title and text are one field)" >&2; exit 2; }
+    ordinal="$3.ordinal.jsonl"
+    python3 -c '
+import json, sys
+n = 0
+with open(sys.argv[1], encoding="utf-8", errors="surrogateescape") as f, open(sys.argv[2], "w", encoding="utf-8", errors="surrogateescape") as out:
+    for line in f:
+        if not line.strip():
+            continue
+        doc = json.loads(line)
+        doc["id"] = str(n)
+        n += 1
+        out.write(json.dumps(doc, ensure_ascii=False) + "\n")
+' "$2" "$ordinal"
     start=$(date +%s.%N)
-    "$bin" ingest --index "$3" --no-store-text ${DPS_INGEST_ARGS:-} "$2" >&2
+    "$bin" ingest --index "$3" --no-store-text ${DPS_INGEST_ARGS:-} "$ordinal" >&2
     end=$(date +%s.%N)
+    rm -f "$ordinal"
     awk -v s="$start" -v e="$end" 'BEGIN { printf "# index_seconds=%.3f\n", e - s }'
     ;;
   query)
-    "$bin" query --index "$2" --queries "$3" --threads "${DPS_THREADS:-1}" \
+    "$bin" query --index "$2" --queries "$3" --threads "${DPS_THREADS:-1}" --top 10 \
       --warmup-passes "${PEERS_WARMUP:-1}" --warmup-seconds "${PEERS_WARMUP_SECONDS:-20}" \
-      | awk -F'\t' '{ printf "%s\t%s\t%s\t-\n", $1, $2, $3 }'
+      | awk -F'\t' '{ printf "%s\t%s\t%s\t%s\t%s\n", $1, $2, $3, $4, $5 }'
     ;;
   *) echo "usage: peer.sh index CORPUS INDEXDIR | peer.sh query INDEXDIR QUERIES" >&2; exit 2 ;;
 esac

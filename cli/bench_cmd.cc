@@ -20,6 +20,7 @@ void RegisterBench(CLI::App& app) {
     size_t repeat = 1, concurrency = 1;
     unsigned warmup_passes = 1;
     bool json = false, fetch = false, allow_failures = false;
+    size_t top = 0;
   };
   auto a = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("bench", "Measure latency and stragglers over a query file");
@@ -30,6 +31,8 @@ void RegisterBench(CLI::App& app) {
   cmd->add_option("--concurrency", a->concurrency, "Concurrent clients")->check(WholeNumber(1, 1024));
   cmd->add_option("--warmup-passes", a->warmup_passes, "Unrecorded passes over the file first")->check(WholeNumber(0, 1000000));
   cmd->add_flag("--fetch", a->fetch, "Fetch results (ids, titles) instead of counting");
+  cmd->add_option("--top", a->top, "Rank each query: its K best by BM25 (ids and titles fetched)")
+      ->type_name("K")->check(WholeNumber(1, 1000000))->default_str("none (count)");
   cmd->add_option("--report", a->report, "Write a self-contained HTML report")
       ->type_name("FILE.html");
   cmd->add_flag("--json", a->json, "Print the summary as one JSON object");
@@ -41,7 +44,7 @@ void RegisterBench(CLI::App& app) {
     auto queries = ReadQueryFile(a->queries);
     if (!queries.ok()) return (void)Fail(queries.status());
     SearchBackend* b = backend->get();
-    RunnerFactory factory = SearchRunners([b] { return b->NewSearcher(); }, !a->fetch);
+    RunnerFactory factory = SearchRunners([b] { return b->NewSearcher(); }, !a->fetch, a->top);
     std::vector<BenchRecord> records;
     BenchSummary summary;
     Status s = RunBench(factory, *queries, BenchOptions{a->repeat, a->concurrency, a->warmup_passes},

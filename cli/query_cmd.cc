@@ -66,9 +66,10 @@ struct QueryArgs {
 
 // Flag combinations that would be ignored or would not mean what they say.
 Status CheckQueryArgs(const QueryArgs& a) {
-  if (a.top) return Status::InvalidArgument("--top: ranked retrieval (BM25) is not implemented yet");
   if (a.query.empty() == a.queries.empty()) return Status::InvalidArgument("query: give a QUERY or --queries FILE");
   const bool limit = a.limit_opt->count() > 0, offset = a.offset_opt->count() > 0;
+  if (a.top && a.count) return Status::InvalidArgument("--count prints the exact total; --top ranks: give one");
+  if (a.top && limit) return Status::InvalidArgument("--top K is the number of results; --limit does not apply");
   if (!a.queries.empty()) {
     const char* refused = limit ? "--limit" : offset ? "--offset" : a.stats ? "--stats" : nullptr;
     if (refused) {
@@ -94,7 +95,7 @@ void RunBatchQueries(const QueryArgs& a, Searcher* searcher, Analyzer* analyzer)
   if (!queries.ok()) return (void)Fail(queries.status());
   std::vector<BatchResult> results;
   unsigned passes = 0;
-  Status s = RunBatch(searcher, analyzer, *queries, WarmupOptions{a.warmup_passes, a.warmup_seconds},
+  Status s = RunBatch(searcher, analyzer, *queries, WarmupOptions{a.warmup_passes, a.warmup_seconds, a.top.value_or(0)},
                       &results, &passes);
   if (!s.ok()) return (void)Fail(s);
   const bool jsonl = a.format == "jsonl";
@@ -117,17 +118,30 @@ void RunBatchQueries(const QueryArgs& a, Searcher* searcher, Analyzer* analyzer)
       std::fprintf(stderr, "dpsearch: query %s: partial answer, tablets %s missing\n", FieldEscape(r.id).c_str(),
                    MissingList(r.missing).c_str());
     }
+    std::string top;  // --top: the K best ids, best first
+    for (const auto& t : r.top_ids) {
+      if (jsonl) {
+        top += (top.empty() ? "\"" : ",\"") + JsonEscape(t) + "\"";
+      } else {
+        std::string field = FieldEscape(t);
+        for (size_t c; (c = field.find(',')) != std::string::npos;) field.replace(c, 1, "\\x2c");
+        top += (top.empty() ? "" : ",") + field;
+      }
+    }
+    char top_micros[48] = "";
+    if (a.top) std::snprintf(top_micros, sizeof top_micros, jsonl ? ",\"top_micros\":%.1f" : "\t%.1f", r.top_micros);
     if (jsonl) {
-      std::printf("{\"id\":\"%s\",\"matches\":%llu,\"micros\":%.1f%s%s%s}\n", id.c_str(),
-                  static_cast<unsigned long long>(r.matches), r.micros,
-                  r.partial ? ",\"partial\":true,\"missing_tablets\":\"" : "",
-                  r.partial ? MissingList(r.missing).c_str() : "", r.partial ? "\"" : "");
+      std::printf("{\"id\":\"%s\",\"matches\":%llu,\"micros\":%.1f%s%s%s%s%s%s}\n", id.c_str(),
+                  static_cast<unsigned long long>(r.matches), r.micros, top_micros, a.top ? ",\"top\":[" : "",
+                  top.c_str(), a.top ? "]" : "", r.partial ? ",\"partial\":true,\"missing_tablets\":\"" : "",
+                  (r.partial ? MissingList(r.missing) + "\"" : std::string()).c_str());
     } else if (r.partial) {
       // A count missing tablets is not the query's count: never in the count column.
       std::printf("%s\tpartial\t%llu\t%s\n", id.c_str(), static_cast<unsigned long long>(r.matches),
                   MissingList(r.missing).c_str());
     } else {
-      std::printf("%s\t%llu\t%.1f\n", id.c_str(), static_cast<unsigned long long>(r.matches), r.micros);
+      std::printf("%s\t%llu\t%.1f%s%s%s\n", id.c_str(), static_cast<unsigned long long>(r.matches), r.micros,
+                  top_micros, a.top ? "\t" : "", top.c_str());
     }
     total += r.matches;
   }
@@ -213,6 +227,11 @@ void RunOneQuery(const QueryArgs& a, Searcher* searcher, Analyzer* analyzer) {
   options.limit = a.limit_opt->count() > 0 ? a.limit : (page && format == "text") ? kDefaultPage : 0;
   options.ordered = page;
   options.offset = a.offset;
+  if (a.top) {  // ranked: the K best from --offset on, best first
+    options.top_k = *a.top;
+    options.limit = 0;
+    options.ordered = false;
+  }
   options.fetch = snippets ? Fetch::kSnippet : Fetch::kIdsAndTitles;
   if (total) {
     char took[32];
@@ -239,8 +258,9 @@ void RunOneQuery(const QueryArgs& a, Searcher* searcher, Analyzer* analyzer) {
       std::printf("\nno results from %s on: there are %s\n", GroupedCount(a.offset + 1).c_str(),
                   GroupedCount(*total).c_str());
     } else if (printer.printed() > 0) {
-      std::printf("\nshowing %s-%s of %s\n", GroupedCount(a.offset + 1).c_str(),
-                  GroupedCount(a.offset + printer.printed()).c_str(), GroupedCount(*total).c_str());
+      std::printf("\nshowing %s-%s of %s%s\n", GroupedCount(a.offset + 1).c_str(),
+                  GroupedCount(a.offset + printer.printed()).c_str(), GroupedCount(*total).c_str(),
+                  a.top ? ", best first (BM25)" : "");
     }
   }
   if (stats.partial && format == "jsonl") {
@@ -273,7 +293,8 @@ void RegisterQuery(CLI::App& app) {
                      ->default_str("all; 10 on a terminal");
   a->offset_opt = cmd->add_option("--offset", a->offset, "Page on: skip the first N results, in (bin, docid) order")
                       ->check(WholeNumber(0, UINT64_MAX / 2));
-  cmd->add_option("--top", a->top, "Ranked top-K (BM25): not implemented yet (refused)")->check(WholeNumber(1));
+  cmd->add_option("--top", a->top, "The K best by BM25, best first, each with its score (--offset pages on)")
+      ->type_name("K")->check(WholeNumber(1, 1000000));
   AddFormatFlag(cmd, &a->format);
   cmd->add_flag("--stats", a->stats, "Per-bin timing table on stderr");
   a->warmup_opt = cmd->add_option("--warmup-passes", a->warmup_passes, "Batch: warm-up passes before measuring")

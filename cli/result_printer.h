@@ -1,7 +1,9 @@
 // Prints result lines of `dpsearch query` in its three formats:
-//   tsv:   id<TAB>title<TAB>bin<TAB>docid (fields backslash-escaped)
-//   jsonl: {"id","title","bin","docid","snippet"}
-//   text:  id  title / indented snippet (escaped; matches highlighted on a tty)
+//   tsv:   id<TAB>title<TAB>bin<TAB>docid[<TAB>score] (fields backslash-escaped)
+//   jsonl: {"id","title","bin","docid"[,"score"],"snippet"}
+//   text:  id  title[  [score]] / indented snippet (escaped; matches highlighted on a tty)
+// Ranked results (BinResult::scores) carry their BM25 score, written as the
+// shortest decimal that reads back as the same double.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +13,8 @@
 #include "shards/snippet.h"
 
 namespace dps::cli {
+
+std::string ScoreText(double score);
 
 class ResultPrinter {
  public:

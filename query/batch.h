@@ -27,12 +27,18 @@ struct BatchResult {
   std::string error;    // the query failed: reported, the batch goes on
   bool index_error = false;  // ... because the index could not answer (not the query's fault)
   bool partial = false;  // some tablets did not answer (clusters)
+  // With top_k: the K best ids, best first, and the ranked query's time.
+  std::vector<std::string> top_ids;
+  double top_micros = 0;
   std::vector<std::string> missing;  // their ranges
 };
 
 struct WarmupOptions {
   unsigned min_passes = 0;
   double min_seconds = 0;
+  // Also rank: after each count, the query's top_k best by BM25 (timed
+  // apart), as the peers harness's top-10 column wants.
+  size_t top_k = 0;
 };
 
 // InvalidArgument naming the file and line for a line without a tab.

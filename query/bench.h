@@ -99,6 +99,9 @@ using SearcherFactory = std::function<Result<std::unique_ptr<Searcher>>()>;
 
 // Runners counting (count_only) or fetching ids and titles, each over its
 // own searcher and analyzer.
-RunnerFactory SearchRunners(SearcherFactory make_searcher, bool count_only);
+// top_k > 0: each query ranked (its K best by BM25, ids and titles
+// fetched): the straggler case at its worst, since the answer waits for
+// every bin.
+RunnerFactory SearchRunners(SearcherFactory make_searcher, bool count_only, size_t top_k = 0);
 
 }  // namespace dps

@@ -8,7 +8,7 @@
 
 namespace dps {
 
-RunnerFactory SearchRunners(SearcherFactory make_searcher, bool count_only) {
+RunnerFactory SearchRunners(SearcherFactory make_searcher, bool count_only, size_t top_k) {
   return [=]() -> Result<QueryRunner> {
     DPS_ASSIGN_OR_RETURN(std::unique_ptr<Analyzer> analyzer, Analyzer::Create());
     DPS_ASSIGN_OR_RETURN(std::unique_ptr<Searcher> searcher, make_searcher());
@@ -23,7 +23,8 @@ RunnerFactory SearchRunners(SearcherFactory make_searcher, bool count_only) {
         return r;
       }
       SearchOptions options;
-      options.count_only = count_only;
+      options.count_only = count_only && top_k == 0;
+      options.top_k = top_k;
       // Fetching means what a user gets: ids and titles from the doc store.
       options.fetch = Fetch::kIdsAndTitles;
       SearchStats stats;

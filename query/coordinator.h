@@ -47,7 +47,8 @@ class Coordinator final : public Searcher {
  private:
   bool DeliverStored(const BinResult& bin, Fetch fetch, const std::vector<std::string>& highlight,
                      ResultStream* stream, Status* status);
-  void DeliverRanked(const std::vector<BinResult>& bins, const SearchOptions& options, const QueryPlan& plan,
+  // The number of results the offset skipped.
+  uint64_t DeliverRanked(const std::vector<BinResult>& bins, const SearchOptions& options, const QueryPlan& plan,
                      ResultStream* stream, Status* status);
 
   struct Impl;

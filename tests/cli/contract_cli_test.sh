@@ -83,8 +83,11 @@ same "--limit -3 prints nothing" "" "$(cat "$work/out")"
 q "--limit 0" 2 query --index "$work/idx" --limit 0 common
 q "--threads 0" 2 query --index "$work/idx" --threads 0 common
 q "bench --repeat 0" 2 bench --index "$work/idx" --queries "$docs" --repeat 0
-q "--top (not implemented)" 2 query --index "$work/idx" --top 3 common
-err_is "--top message" "dpsearch: Invalid argument: --top: ranked retrieval (BM25) is not implemented yet"
+q "--top with --count" 2 query --index "$work/idx" --top 3 --count common
+err_is "--top --count message" "dpsearch: Invalid argument: --count prints the exact total; --top ranks: give one"
+q "--top with --limit" 2 query --index "$work/idx" --top 3 --limit 2 common
+err_is "--top --limit message" "dpsearch: Invalid argument: --top K is the number of results; --limit does not apply"
+q "--top 0" 2 query --index "$work/idx" --top 0 common
 
 # --- Missing input files are usage errors (2) in every command ---------------
 for cmd in "query --index $work/idx --queries $work/nosuch.tsv" "bench --index $work/idx --queries $work/nosuch.tsv" \
@@ -133,6 +136,31 @@ same "terminal page 2: last line" "showing 21-25 of $total" "$(tail -1 "$work/tt
 same "terminal page 2: the ids of the tsv page" "$(sed -n 21,25p "$work/whole.tsv" | cut -f1)" \
   "$(grep -o '^d[0-9]\{4\}' "$work/tty2.txt")"
 if grep -q $'\033\[1;31m' "$work/tty2.txt"; then pass "terminal: matches highlighted"; else flunk "terminal: no highlight"; fi
+
+# --- Ranked: --top K, best first, a score per result ---------------------------
+# Scores descend (ties by bin, then docid); pages of the ranking concatenate
+# to the ranking; tsv gains a score column, jsonl a "score" field; batch
+# adds the ranked time and the K best ids; the brute-force comparison is
+# tests/server/ranked_property_test.cc.
+q "--top 30" 0 query --index "$work/idx8" --format tsv --top 30 "w1 OR w2"
+cp "$work/out" "$work/top30.tsv"
+same "--top 30: 30 results, five columns" "30 5" "$(wc -l <"$work/top30.tsv" | tr -d ' ') $(awk -F'\t' '{ print NF }' "$work/top30.tsv" | sort -u)"
+sort -t$'\t' -k5,5gr -k3,3n -k4,4n -s "$work/top30.tsv" >"$work/top30.sorted"
+same "--top: best first, ties by (bin, docid)" "$(cat "$work/top30.tsv")" "$(cat "$work/top30.sorted")"
+: >"$work/toppages.tsv"
+for offset in 0 10 20; do
+  "$bin" query --index "$work/idx8" --threads 2 --format tsv --top 10 --offset $offset "w1 OR w2" >>"$work/toppages.tsv"
+done
+same "--top pages concatenate to the ranking" "$(cat "$work/top30.tsv")" "$(cat "$work/toppages.tsv")"
+q "--top jsonl" 0 query --index "$work/idx8" --format jsonl --top 2 "w1 OR w2"
+python3 -c 'import json,sys; r=[json.loads(l) for l in open(sys.argv[1])]; assert [list(x) for x in r]==[["id","title","bin","docid","score","snippet"]]*2 and r[0]["score"]>=r[1]["score"], r' \
+  "$work/out" && pass "--top jsonl fields and order" || flunk "--top jsonl fields"
+printf 'r1\tw1 OR w2\nr2\tnosuchword\n' >"$work/ranked.tsv"
+or_total=$("$bin" query --index "$work/idx8" --count "w1 OR w2")
+q "batch --top" 0 query --index "$work/idx8" --queries "$work/ranked.tsv" --top 3
+same "batch --top: id, count, micros, ranked micros, the 3 best ids" \
+  "r1 $or_total $(head -3 "$work/top30.tsv" | cut -f1 | tr '\n' ',' | sed 's/,$//')|r2 0 " \
+  "$(awk -F'\t' '{ printf "%s %s %s|", $1, $2, $5 }' "$work/out" | sed 's/|$//')"
 
 # --- scan --term goes through the analyzer ------------------------------------
 q "scan --term COMMON" 0 scan --index "$work/idx" --term COMMON
