@@ -29,6 +29,7 @@ echo
 echo "Every posting of the term 'license' in bin 0 (bin, term, docid, weight):"
 ("$bin" scan --index "$index" --bin 0 --term license || true) | head -5
 step "$bin" query --index "$index" --limit 5 --format text "license gpl"
+step "$bin" query --index "$index" --top 5 --format text "license gpl"    # ranked: the 5 best by BM25
 step "$bin" query --index "$index" --count "debian AND (policy OR manual) -perl"
 step "$bin" query --index "$index" --limit 3 --stats --format tsv "copyright"
 step "$bin" check --index "$index"
