@@ -347,8 +347,9 @@ bool Decompress(std::string_view frame, uint32_t raw_len, std::string* out, std:
 
 }  // namespace
 
-Status DocStoreReader::ReadMeta(uint32_t block, DocBlockCache* cache) const {
+Status DocStoreReader::ReadMeta(uint32_t block, DocBlockCache* cache, bool with_titles) const {
   cache->reader = nullptr;
+  cache->titles_loaded = false;
   cache->docids.clear();
   cache->strings.clear();
   cache->ids.clear();
@@ -414,8 +415,11 @@ Status DocStoreReader::ReadMeta(uint32_t block, DocBlockCache* cache) const {
     p = GetFrontCoded(p, end, n, &cache->strings, &cache->ids);
     if (p == nullptr) return malformed("bad id");
   }
-  p = GetFrontCoded(p, end, n, &cache->strings, &cache->titles);
-  if (p != end) return malformed(p == nullptr ? "bad title" : "bytes after the titles");
+  if (with_titles) {
+    p = GetFrontCoded(p, end, n, &cache->strings, &cache->titles);
+    if (p != end) return malformed(p == nullptr ? "bad title" : "bytes after the titles");
+    cache->titles_loaded = true;
+  }
   cache->reader = this;
   cache->block = block;
   return Status::OK();
@@ -456,7 +460,8 @@ Status DocStoreReader::ReadText(DocBlockCache* cache) const {
   return Status::OK();
 }
 
-Status DocStoreReader::Get(DocId docid, StoredDoc* doc, DocBlockCache* cache, bool with_text) const {
+Status DocStoreReader::Get(DocId docid, StoredDoc* doc, DocBlockCache* cache, bool with_text,
+                           bool with_titles) const {
   // Last block whose first docid <= docid.
   uint32_t lo = 0, hi = blocks_;
   while (lo < hi) {
@@ -470,13 +475,19 @@ Status DocStoreReader::Get(DocId docid, StoredDoc* doc, DocBlockCache* cache, bo
   if (lo == 0) return Status::NotFound("docid " + std::to_string(docid));
   DocBlockCache local;
   DocBlockCache& c = cache != nullptr ? *cache : local;
-  if (c.reader != this || c.block != lo - 1) DPS_RETURN_IF_ERROR(ReadMeta(lo - 1, &c));
+  if (c.reader != this || c.block != lo - 1 || (with_titles && !c.titles_loaded)) {
+    DPS_RETURN_IF_ERROR(ReadMeta(lo - 1, &c, with_titles));
+  }
   auto it = std::lower_bound(c.docids.begin(), c.docids.end(), docid);
   if (it == c.docids.end() || *it != docid) return Status::NotFound("docid " + std::to_string(docid));
   const size_t i = static_cast<size_t>(it - c.docids.begin());
   doc->docid = docid;
   doc->id.assign(Span(c.strings, c.ids[i]));
-  doc->title.assign(Span(c.strings, c.titles[i]));
+  if (with_titles) {
+    doc->title.assign(Span(c.strings, c.titles[i]));
+  } else {
+    doc->title.clear();
+  }
   doc->text.clear();
   if (with_text) {
     if (!c.text_loaded) DPS_RETURN_IF_ERROR(ReadText(&c));

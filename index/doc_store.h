@@ -83,6 +83,7 @@ struct DocBlockCache {
   std::vector<DocId> docids;
   std::string strings;                                    // ids and titles
   std::vector<std::pair<uint32_t, uint32_t>> ids, titles;  // offset, length in strings
+  bool titles_loaded = false;  // titles are parsed only when asked for (ids alone: a ranked id list)
   bool text_loaded = false;
   std::string text;
   std::vector<std::pair<uint32_t, uint32_t>> texts;  // offset, length in text
@@ -103,9 +104,10 @@ class DocStoreReader {
   Status Open(const PagedFileReader* file, uint64_t offset, uint64_t len, const DocStoreShape& shape);
   // NotFound if docid is not stored here. With a cache, a lookup in the
   // block of the previous one decompresses nothing. Without `with_text`,
-  // doc->text is left empty and no text is decompressed.
+  // doc->text is left empty and no text is decompressed; without
+  // `with_titles`, doc->title too, and the block's titles are not parsed.
   Status Get(DocId docid, StoredDoc* doc, DocBlockCache* cache = nullptr,
-             bool with_text = true) const;
+             bool with_text = true, bool with_titles = true) const;
   // Every document in docid order (scan, compaction).
   Status ReadAll(std::vector<StoredDoc>* docs) const;
   // Every (docid, external id) in docid order, decompressing no text.
@@ -113,7 +115,9 @@ class DocStoreReader {
 
  private:
   // Decompresses and validates one block's ids and titles into `cache`.
-  Status ReadMeta(uint32_t block, DocBlockCache* cache) const;
+  // Without titles the meta frame is parsed up to the ids column: titles
+  // are front-coded, so one title costs the parse of every one before it.
+  Status ReadMeta(uint32_t block, DocBlockCache* cache, bool with_titles = true) const;
   // Decompresses and validates the cached block's texts.
   Status ReadText(DocBlockCache* cache) const;
   // After a scan of every block: were they the bin's documents?

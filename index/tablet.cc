@@ -84,14 +84,14 @@ Result<std::unique_ptr<TermIterator>> Tablet::OpenRefs(BinId bin,
 }
 
 Status Tablet::GetDocument(BinId bin, DocId docid, StoredDoc* doc, DocBlockCache* cache,
-                           bool with_text) const {
+                           bool with_text, bool with_titles) const {
   if (IsDeleted(bin, docid)) return Status::NotFound("docid " + std::to_string(docid) + " deleted");
   for (const auto& file : files_) {
     int i = file->FindBin(bin);
     if (i < 0) continue;
     const BinInfo& info = file->bin(static_cast<size_t>(i));
     if (info.num_docs == 0 || docid < info.min_docid || docid > info.max_docid) continue;
-    return file->docs(static_cast<size_t>(i)).Get(docid, doc, cache, with_text);
+    return file->docs(static_cast<size_t>(i)).Get(docid, doc, cache, with_text, with_titles);
   }
   return Status::NotFound("bin " + std::to_string(bin.value) + " docid " + std::to_string(docid));
 }

@@ -43,7 +43,7 @@ class Tablet {
   // The stored document; NotFound if absent or deleted.
   // Without `with_text`, doc->text stays empty and no text is decompressed.
   Status GetDocument(BinId bin, DocId docid, StoredDoc* doc, DocBlockCache* cache = nullptr,
-                     bool with_text = true) const;
+                     bool with_text = true, bool with_titles = true) const;
 
  private:
   Tablet() = default;

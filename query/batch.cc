@@ -53,7 +53,7 @@ Status RankOne(Searcher* searcher, Analyzer* analyzer, const std::string& text, 
   DPS_ASSIGN_OR_RETURN(QueryNode root, ParseQuery(text, analyzer));
   SearchOptions options;
   options.top_k = k;
-  options.fetch = Fetch::kIdsAndTitles;
+  options.fetch = Fetch::kIds;
   options.timed = false;
   r->top_ids.clear();
   return searcher->Run(std::move(root), options, [&](const BinResult& b) {

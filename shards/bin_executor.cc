@@ -82,7 +82,8 @@ Status BinExecutor::FetchStored(BinId bin, std::span<const DocId> docs, Fetch fe
   out->resize(docs.size());
   for (size_t i = 0; i < docs.size(); ++i) {
     StoredDoc& d = (*out)[i];
-    DPS_RETURN_IF_ERROR(tablet.GetDocument(bin, docs[i], &d, cache, /*with_text=*/fetch == Fetch::kSnippet));
+    DPS_RETURN_IF_ERROR(tablet.GetDocument(bin, docs[i], &d, cache, /*with_text=*/fetch == Fetch::kSnippet,
+                                           /*with_titles=*/fetch != Fetch::kIds));
     // Only the snippet leaves here, in-process or over the wire.
     if (fetch == Fetch::kSnippet) d.text = MarkedSnippet(d.text, highlight);
   }

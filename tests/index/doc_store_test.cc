@@ -152,6 +152,29 @@ TEST(DocStore, EveryDocumentRoundTripsWithEveryIdShape) {
   }
 }
 
+// Ids alone (a ranked id list) leave titles unparsed; a later lookup that
+// wants titles in the same cached block parses them then.
+TEST(DocStore, IdsWithoutTitlesThenTitlesFromTheSameCache) {
+  std::mt19937_64 rng(13);
+  for (int shape : {0, 4}) {
+    const auto docs = RandomDocs(rng, 3000, shape, /*text=*/true);
+    StoreFixture f(docs);
+    ASSERT_TRUE(f.open_status.ok());
+    DocBlockCache cache;
+    for (size_t i = 0; i < docs.size(); i += 97) {
+      StoredDoc got;
+      ASSERT_TRUE(f.reader.Get(docs[i].docid, &got, &cache, /*with_text=*/false, /*with_titles=*/false).ok());
+      EXPECT_EQ(got.id, docs[i].id);
+      EXPECT_EQ(got.title, "");
+      EXPECT_FALSE(cache.titles_loaded);
+      ASSERT_TRUE(f.reader.Get(docs[i].docid, &got, &cache, /*with_text=*/true, /*with_titles=*/true).ok());
+      EXPECT_EQ(got.id, docs[i].id);
+      EXPECT_EQ(got.title, docs[i].title);
+      EXPECT_EQ(got.text, docs[i].text);
+    }
+  }
+}
+
 TEST(DocStore, MixedBlocksAndTheLargestDocids) {
   // Decimal and string ids in one store (each block picks its own kind), and
   // docids up to the largest storable one.
