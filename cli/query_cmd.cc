@@ -214,10 +214,7 @@ void RunOneQuery(const QueryArgs& a, Searcher* searcher, Analyzer* analyzer) {
     if (!s.ok()) return (void)Fail(s);
     total = n;
     total_ms = count_stats.total_us / 1000;
-    if (count_stats.partial) {
-      stats.partial = true;  // the exit status says so too
-      count_missing = MissingList(count_stats.missing);
-    }
+    if (count_stats.partial) count_missing = MissingList(count_stats.missing);
   }
   // Snippets come from stored text, which only in-process searchers return.
   const bool snippets = format != "tsv" && searcher->returns_text();
@@ -240,12 +237,11 @@ void RunOneQuery(const QueryArgs& a, Searcher* searcher, Analyzer* analyzer) {
     std::printf("%s %s (%s)%s%s\n\n", GroupedCount(*total).c_str(), *total == 1 ? "match" : "matches", took,
                 count_missing.empty() ? "" : ", partial: tablets missing ", count_missing.c_str());
   }
-  const bool count_partial = stats.partial;
   Status s = searcher->Run(std::move(root).value(), options, [&](const BinResult& b) {
     printer.Print(b);
     return true;
   }, &stats);
-  if (count_partial && !stats.partial) {
+  if (!count_missing.empty() && !stats.partial) {  // the total lacked tablets the page did not
     stats.partial = true;
     stats.missing.push_back(count_missing);
   }

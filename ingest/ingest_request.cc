@@ -1,6 +1,5 @@
 #include "ingest/ingest_request.h"
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -30,10 +29,7 @@ Status CheckIngestRequest(const std::vector<std::string>& inputs, const IngestOp
   if (inputs.empty()) return Status::InvalidArgument("ingest: no input given");
   for (const auto& input : inputs) {
     if (input == "-") continue;
-    struct stat st;
-    if (stat(input.c_str(), &st) != 0) {
-      return Status::InvalidArgument(input + ": " + std::strerror(errno));
-    }
+    // A missing or unreadable input (ENOENT, EACCES) is the user's input error.
     if (access(input.c_str(), R_OK) != 0) return Status::InvalidArgument(input + ": " + std::strerror(errno));
   }
   return Status::OK();

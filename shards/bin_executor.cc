@@ -35,40 +35,32 @@ Status BinExecutor::Execute(const QueryPlan& plan, const BinTask& task, BinResul
     r->truncated = true;  // the limit is reached: nothing more is wanted
   } else if (task.timed && start > task.deadline) {
     r->cancelled = r->deadline_passed = true;
-  } else if (task.top_k > 0 && task.rank != nullptr && !task.count_only) {
-    BinMatches m;
+  } else {
+    // Ranked: every match is scored, so no limit; the bin's K best come out.
+    const bool ranked = task.top_k > 0 && task.rank != nullptr && !task.count_only;
     const Tablet& tablet = index_->tablet(r->tablet);
-    DPS_RETURN_IF_ERROR(SearchBin(tablet, BinQuery{task.bin, &plan, false, 0, task.cancel}, &m));
-    std::vector<ScoredDoc> best;
-    DPS_RETURN_IF_ERROR(RankBin(tablet, plan, task.bin, *task.rank, m.docs, task.top_k, &best));
+    BinMatches m;
+    DPS_RETURN_IF_ERROR(SearchBin(
+        tablet, BinQuery{task.bin, &plan, task.count_only, ranked ? 0 : task.limit, task.cancel}, &m));
     r->fast_path = m.fast_path;
     r->cancelled = m.cancelled;
-    r->truncated = best.size() < m.count;
-    for (const ScoredDoc& d : best) {
-      r->docs.push_back(d.docid);
-      r->scores.push_back(d.score);
+    if (ranked) {
+      std::vector<ScoredDoc> best;
+      DPS_RETURN_IF_ERROR(RankBin(tablet, plan, task.bin, *task.rank, m.docs, task.top_k, &best));
+      for (const ScoredDoc& d : best) {
+        r->docs.push_back(d.docid);
+        r->scores.push_back(d.score);
+      }
+      r->count = r->docs.size();
+    } else {
+      r->count = task.budget != nullptr ? task.budget->Take(m.count) : m.count;
+      m.docs.resize(std::min<size_t>(m.docs.size(), r->count));
+      r->docs = std::move(m.docs);
     }
-    r->count = r->docs.size();
-    if (task.fetch != Fetch::kNone) {
+    r->truncated = r->count < m.count;
+    if (!task.count_only && task.fetch != Fetch::kNone) {
       DocBlockCache cache;
       DPS_RETURN_IF_ERROR(FetchStored(task.bin, r->docs, task.fetch, plan.highlight, &r->stored, &cache));
-    }
-  } else {
-    BinMatches m;
-    DPS_RETURN_IF_ERROR(SearchBin(index_->tablet(r->tablet),
-                                  BinQuery{task.bin, &plan, task.count_only, task.limit, task.cancel}, &m));
-    const uint64_t take = task.budget != nullptr ? task.budget->Take(m.count) : m.count;
-    r->count = take;
-    r->fast_path = m.fast_path;
-    r->cancelled = m.cancelled;
-    r->truncated = take < m.count;
-    if (!task.count_only) {
-      m.docs.resize(std::min<size_t>(m.docs.size(), take));
-      r->docs = std::move(m.docs);
-      if (task.fetch != Fetch::kNone) {
-        DocBlockCache cache;
-        DPS_RETURN_IF_ERROR(FetchStored(task.bin, r->docs, task.fetch, plan.highlight, &r->stored, &cache));
-      }
     }
   }
   if (task.timed) r->service_us = Micros(start, Clock::now());

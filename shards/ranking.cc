@@ -14,19 +14,34 @@ RankContext::RankContext(const QueryPlan& plan, const CollectionStats& stats, Bm
 }
 
 namespace {
-// A document's length from the file of `tablet` that stores it (0 when no
-// file does: it cannot match then).
-uint32_t DocLength(const Tablet& tablet, BinId bin, DocId docid) {
-  for (const auto& file : tablet.files()) {
-    const int i = file->FindBin(bin);
-    if (i < 0) continue;
-    const BinInfo& b = file->bin(static_cast<size_t>(i));
-    if (b.num_docs > 0 && docid >= b.min_docid && docid <= b.max_docid) {
-      return file->lengths(static_cast<size_t>(i)).Get(docid);
+// Where a bin's document lengths are: the files storing documents of the
+// bin, looked up once per bin instead of once per scored document.
+class BinLengths {
+ public:
+  BinLengths(const Tablet& tablet, BinId bin) {
+    for (const auto& file : tablet.files()) {
+      const int i = file->FindBin(bin);
+      if (i < 0 || file->bin(static_cast<size_t>(i)).num_docs == 0) continue;
+      const BinInfo& b = file->bin(static_cast<size_t>(i));
+      ranges_.push_back({b.min_docid, b.max_docid, &file->lengths(static_cast<size_t>(i))});
     }
   }
-  return 0;
-}
+  // The length of `docid` from the file storing it (0 when none does: it
+  // cannot match then).
+  uint32_t Of(DocId docid) const {
+    for (const Range& r : ranges_) {
+      if (docid >= r.min && docid <= r.max) return r.lengths->Get(docid);
+    }
+    return 0;
+  }
+
+ private:
+  struct Range {
+    DocId min, max;
+    const DocLengthsReader* lengths;
+  };
+  std::vector<Range> ranges_;
+};
 }  // namespace
 
 Status RankBin(const Tablet& tablet, const QueryPlan& plan, BinId bin, const RankContext& rank,
@@ -40,9 +55,10 @@ Status RankBin(const Tablet& tablet, const QueryPlan& plan, BinId bin, const Ran
     if (info == nullptr) continue;
     DPS_ASSIGN_OR_RETURN(terms[t], tablet.OpenRefs(bin, info->RefsOf(bin)));
   }
+  const BinLengths lengths(tablet, bin);
   TopK top(k);
   for (DocId d : matches) {
-    const uint32_t dl = DocLength(tablet, bin, d);
+    const uint32_t dl = lengths.Of(d);
     double score = 0;
     for (size_t t = 0; t < terms.size(); ++t) {  // the same order for every document and bound
       if (terms[t] == nullptr || terms[t]->Seek(d) != d) continue;
