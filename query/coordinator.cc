@@ -126,6 +126,7 @@ Status Coordinator::RunPlan(const QueryPlan& plan, const SearchOptions& options,
   const bool ranked = options.top_k > 0 && !options.count_only;
   std::optional<RankContext> rank;
   if (ranked) rank.emplace(plan, impl_->index->collection_stats(), options.bm25);
+  SharedThreshold threshold;
   std::vector<BinResult> ranked_bins;  // ranked: every bin's best, merged once all answered
   std::optional<BinOrder> order;
   if (options.ordered && !options.count_only && !ranked) order.emplace(plan.bins, options.offset);
@@ -140,6 +141,7 @@ Status Coordinator::RunPlan(const QueryPlan& plan, const SearchOptions& options,
   task.fetch = Fetch::kNone;  // fetched at delivery (DeliverStored)
   task.top_k = ranked ? options.top_k + options.offset : 0;
   task.rank = rank ? &*rank : nullptr;
+  task.threshold = ranked ? &threshold : nullptr;
   task.cancel = &cancel;
   task.timed = timed;
   task.queued = stream.start();

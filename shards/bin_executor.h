@@ -51,6 +51,7 @@ enum class Fetch : uint8_t {
 };
 
 struct RankContext;
+class SharedThreshold;
 
 struct BinTask {
   BinId bin;
@@ -60,6 +61,10 @@ struct BinTask {
   // query's shared context. limit and budget do not apply.
   size_t top_k = 0;
   const RankContext* rank = nullptr;
+  // The k-th best score any bin of the query has reached (shards/top_k.h):
+  // one per ranked query (per request on a server), so a bin that starts
+  // late prunes with the best bound known. Null: the bin prunes alone.
+  SharedThreshold* threshold = nullptr;
   size_t limit = 0;                 // the query's limit (0: none): no bin needs more
   LimitBudget* budget = nullptr;    // the query's remaining matches; null: no limit
   Fetch fetch = Fetch::kNone;       // ignored when count_only
