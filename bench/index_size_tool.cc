@@ -95,7 +95,7 @@ int main(int argc, char** argv) {
   uint64_t gix = std::filesystem::file_size(std::string(argv[2]) + "/" + (*index)->manifest().global_index);
   const auto& p = stats.posting_sizes;
   const uint64_t postings = p.postings + stats.inline_postings;
-  const uint64_t list_bytes = p.doc_bytes + p.weight_bytes + p.skip_bytes;
+  const uint64_t list_bytes = p.doc_bytes + p.weight_bytes + p.skip_bytes + p.impact_bytes;
   std::printf("corpus            %s\n", argv[1]);
   std::printf("documents         %zu (tokens %llu), bins %u, tablets %u, %.2f s\n", ndocs,
               static_cast<unsigned long long>(tokens), options.bins, options.tablets, seconds);
@@ -110,6 +110,8 @@ int main(int argc, char** argv) {
               static_cast<unsigned long long>(p.weight_bytes), bits(p.weight_bytes));
   std::printf("skip tables       %llu bytes  %.2f bits/posting (lists in files)\n",
               static_cast<unsigned long long>(p.skip_bytes), bits(p.skip_bytes));
+  std::printf("block impacts     %llu bytes  %.2f bits/posting (lists in files)\n",
+              static_cast<unsigned long long>(p.impact_bytes), bits(p.impact_bytes));
   std::printf("posting lists     %llu bytes  %.2f bits/posting (lists in files), %.2f bits/posting (all)\n",
               static_cast<unsigned long long>(list_bytes), bits(list_bytes),
               8.0 * static_cast<double>(list_bytes) / static_cast<double>(postings));

@@ -1,11 +1,10 @@
-#include "index/doc_lengths.h"
 #include "index/check.h"
 
 #include <map>
 
+#include "index/block_impacts.h"
 #include "index/doc_lengths.h"
 #include "index/entry_cursor.h"
-#include "index/doc_lengths.h"
 #include "index/index_reader.h"
 
 namespace dps {
@@ -59,11 +58,38 @@ Status CheckIndex(const std::string& dir, CheckReport* report) {
         DPS_RETURN_IF_ERROR(file->OpenCursor(ref, &list));
         uint64_t n = 0;
         DocLengthCounter& counter = lengths[{file, r.bin}];
+        // Each block's impacts are recomputed from its postings and the
+        // lengths region (itself checked against the postings below).
+        const int bin_at = file->FindBin(BinId{r.bin});
+        const BinInfo* bin_info = bin_at < 0 ? nullptr : &file->bin(static_cast<size_t>(bin_at));
+        uint32_t tfs[kMaxBlockPostings], dls[kMaxBlockPostings];
+        size_t in_block = 0, block = 0;
+        auto check_block = [&]() -> Status {
+          Impact want[kMaxImpacts], got[kMaxImpacts];
+          size_t want_count = ComputeImpacts(tfs, dls, in_block, want), got_count = 0;
+          if (!list.ReadImpacts(block, got, &got_count)) {
+            return list.status().ok() ? bad("no impacts for block " + std::to_string(block)) : list.status();
+          }
+          if (!std::equal(want, want + want_count, got, got + got_count)) {
+            return bad("block " + std::to_string(block) + "'s impacts disagree with its postings and lengths");
+          }
+          in_block = 0;
+          ++block;
+          return Status::OK();
+        };
         for (DocId d = list.doc(); d != kEndDoc; d = list.Next()) {
           ++n;
           counter.Add(d, list.weight());
+          if (!list.has_impacts()) continue;
+          if (bin_info == nullptr || bin_info->num_docs == 0 || d < bin_info->min_docid || d > bin_info->max_docid) {
+            return bad("posting of docid " + std::to_string(d) + " outside the file's documents");
+          }
+          tfs[in_block] = list.weight();
+          dls[in_block] = file->lengths(static_cast<size_t>(bin_at)).Get(d);
+          if (++in_block == kMaxBlockPostings) DPS_RETURN_IF_ERROR(check_block());
         }
         DPS_RETURN_IF_ERROR(list.status());
+        if (in_block > 0) DPS_RETURN_IF_ERROR(check_block());
         if (n != r.df) return bad("list of " + std::to_string(n) + " postings, df says " + std::to_string(r.df));
         auto& [terms, postings] = seen[{file, r.bin}];
         ++terms;

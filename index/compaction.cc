@@ -58,10 +58,12 @@ Status CompactTabletSuffix(IndexWriter* writer, size_t t, size_t first, Compacti
   cursor.SeekToFirst();
   std::vector<DocId> docs, carried;
   std::vector<uint32_t> weights;
+  BinLengthTable lengths;
   for (uint32_t bin = run->first_bin(); bin <= run->last_bin(); ++bin) {
     // Live stored documents of the bin, in docid order across files.
     std::vector<StoredDoc> stored;
     std::vector<DocId> all_docids;
+    std::vector<std::pair<DocId, uint32_t>> kept_lengths;  // of the live documents, from their files
     for (const auto& file : run->files()) {
       int i = file->FindBin(BinId{bin});
       if (i < 0) continue;
@@ -72,6 +74,7 @@ Status CompactTabletSuffix(IndexWriter* writer, size_t t, size_t first, Compacti
         if (run->IsDeleted(BinId{bin}, d.docid)) {
           ++stats->documents_dropped;
         } else {
+          kept_lengths.emplace_back(d.docid, file->lengths(static_cast<size_t>(i)).Get(d.docid));
           stored.push_back(std::move(d));
         }
       }
@@ -86,7 +89,11 @@ Status CompactTabletSuffix(IndexWriter* writer, size_t t, size_t first, Compacti
     }
     const bool has_postings = cursor.Valid() && cursor.key().bin == bin;
     if (stored.empty() && !has_postings && carried.empty()) continue;
+    std::sort(kept_lengths.begin(), kept_lengths.end());
+    lengths.Clear();
+    for (const auto& [docid, length] : kept_lengths) lengths.Set(docid, length);
     DPS_RETURN_IF_ERROR(out->StartBin(BinId{bin}));
+    out->SetDocLengths(&lengths);
     while (cursor.Valid() && cursor.key().bin == bin) {
       const std::string term(cursor.key().term);
       docs.clear();

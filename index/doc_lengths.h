@@ -28,6 +28,9 @@
 namespace dps {
 
 inline constexpr uint32_t kLengthsPerFrame = 128;
+// A document's length is a u32 (the 64 MiB document limit keeps real ones
+// far below).
+inline constexpr uint64_t kMaxDocLength = UINT32_MAX;
 
 // Sums weights by docid as posting lists are added (term after term, each
 // in docid order: consecutive postings mostly fall in one chunk).
@@ -58,6 +61,31 @@ class DocLengthCounter {
   std::unordered_map<uint32_t, std::unique_ptr<Chunk>> chunks_;
   Chunk* last_ = nullptr;
   uint32_t last_chunk_ = 0;
+};
+
+// The lengths of one bin's documents, known before its posting lists are
+// written (an ingest counts each document's tokens as it analyzes it; a
+// compaction reads them from the files it merges), so each list's block
+// impacts (index/block_impacts.h) are written with the list. Dense from the
+// first docid set.
+class BinLengthTable {
+ public:
+  // REQUIRES: docids strictly ascending across calls.
+  void Set(DocId docid, uint32_t length) {
+    if (lengths_.empty()) first_ = docid;
+    lengths_.resize(docid - first_, 0);  // docids skipped in between: none
+    lengths_.push_back(length);
+  }
+  // 0 for a docid not set.
+  uint32_t Of(DocId docid) const {
+    return docid >= first_ && docid - first_ < lengths_.size() ? lengths_[docid - first_] : 0;
+  }
+  size_t memory_bytes() const { return lengths_.capacity() * sizeof(uint32_t); }
+  void Clear() { lengths_.clear(); }
+
+ private:
+  DocId first_ = 0;
+  std::vector<uint32_t> lengths_;
 };
 
 // Appends the region for `lengths` (docids min_docid, min_docid + 1, ...).

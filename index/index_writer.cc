@@ -208,7 +208,14 @@ Status IndexWriter::Commit(std::vector<AnalyzedDocument> docs, CommitStats* stat
         }
       }
       std::sort(postings.begin(), postings.end());
+      BinLengthTable lengths;
+      for (size_t k = 0; k < list.size(); ++k) {
+        uint64_t length = 0;
+        for (const auto& term : list[k]->terms) length += term.second;
+        lengths.Set(static_cast<DocId>(first + k), static_cast<uint32_t>(std::min(length, kMaxDocLength)));
+      }
       DPS_RETURN_IF_ERROR(writer->StartBin(BinId{bin}));
+      writer->SetDocLengths(&lengths);
       std::vector<DocId> list_docs;
       std::vector<uint32_t> list_weights;
       for (size_t i = 0; i < postings.size();) {

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "common/coding.h"
+#include "index/block_impacts.h"
 #include "index/inline_postings.h"
 
 namespace dps {
@@ -44,10 +45,10 @@ size_t SkipTableSize(size_t blocks, uint8_t layout) {
 }
 
 void EncodePostingList(std::span<const DocId> docs, std::span<const uint32_t> weights,
-                       std::string* out, PostingSizes* sizes) {
+                       std::span<const uint32_t> lengths, std::string* out, PostingSizes* sizes) {
   const size_t n = docs.size();
   const size_t blocks = (n + kBlockSize - 1) / kBlockSize;
-  std::string doc_bytes, weight_bytes;
+  std::string doc_bytes, weight_bytes, impact_bytes;
   std::vector<uint32_t> last_doc(blocks), part_last(3 * blocks), doc_end(blocks);
   uint32_t prev = UINT32_MAX;
   for (size_t b = 0; b < blocks; ++b) {
@@ -55,6 +56,8 @@ void EncodePostingList(std::span<const DocId> docs, std::span<const uint32_t> we
     const size_t len = std::min(kBlockSize, n - begin);
     EncodeDocBlock(docs.data() + begin, len, prev, &doc_bytes);
     EncodeWeightBlock(weights.data() + begin, len, &weight_bytes);
+    Impact impacts[kMaxImpacts];
+    EncodeImpacts(impacts, ComputeImpacts(weights.data() + begin, lengths.data() + begin, len, impacts), &impact_bytes);
     prev = docs[begin + len - 1];
     last_doc[b] = prev;
     for (size_t part = 0; part + 1 < kBlockParts; ++part) {
@@ -74,13 +77,16 @@ void EncodePostingList(std::span<const DocId> docs, std::span<const uint32_t> we
       }
     }
     for (uint32_t v : doc_end) PutColumn(out, v, layout & kSkipShortEnds);
+    PutVarint32(out, static_cast<uint32_t>(impact_bytes.size()));
   }
+  out->append(impact_bytes);
   if (sizes != nullptr) {
     ++sizes->lists;
     sizes->postings += n;
     sizes->doc_bytes += doc_bytes.size();
     sizes->weight_bytes += weight_bytes.size();
     sizes->skip_bytes += SkipTableSize(blocks, layout);
+    sizes->impact_bytes += impact_bytes.size() + (blocks > 1 ? VarintLength(impact_bytes.size()) : 0);
   }
   out->append(doc_bytes);
   out->append(weight_bytes);
@@ -130,7 +136,13 @@ Status PostingCursor::Init(const uint8_t* data, size_t len, uint32_t df, const s
     }
     parts_at_ = data + 1 + last_width_ * size_t{num_blocks_};
     ends_at_ = parts_at_ + (narrow_ ? 6 : 12) * size_t{num_blocks_};
-    docs_at_ = data + table;
+    uint32_t impacts_len;
+    impacts_at_ = GetVarint32(data + table, end_, &impacts_len);
+    if (impacts_at_ == nullptr || impacts_len > static_cast<size_t>(end_ - impacts_at_)) {
+      Fail("block impacts run past the list", 0);
+      return status_;
+    }
+    docs_at_ = impacts_at_ + impacts_len;
     const uint32_t docs_len = DocEnd(num_blocks_ - 1);
     if (docs_len > static_cast<size_t>(end_ - docs_at_)) {
       Fail("doc blocks run past the list", 0);
@@ -138,11 +150,18 @@ Status PostingCursor::Init(const uint8_t* data, size_t len, uint32_t df, const s
     }
     weights_at_ = docs_at_ + docs_len;
   } else {
-    docs_at_ = data;
+    impacts_at_ = data;
+    docs_at_ = DecodeImpacts(data, end_, first_impacts_, &first_impacts_count_);
+    if (docs_at_ == nullptr) {
+      Fail("malformed block impacts", 0);
+      return status_;
+    }
     weights_at_ = nullptr;  // known after decoding the single doc block
   }
   weight_block_ = 0;
   weight_next_ = weights_at_;
+  impact_block_ = 0;
+  impact_next_ = impacts_at_;
   LoadBlock(0);
   return status_;
 }
@@ -184,6 +203,59 @@ DocId PostingCursor::last_doc() const {
   if (data_ == nullptr) return docs_[df_ - 1];  // inline
   if (num_blocks_ > 1) return SkipLastDoc(num_blocks_ - 1);
   return block_ == 0 && block_len_ == df_ ? docs_[df_ - 1] : kEndDoc;
+}
+
+DocId PostingCursor::block_last(size_t b) const {
+  if (data_ == nullptr || num_blocks_ == 1) return last_doc();
+  return SkipLastDoc(b);
+}
+
+size_t PostingCursor::BlockFor(DocId target, size_t from) const {
+  if (num_blocks_ <= 1 || data_ == nullptr) return from == 0 && target <= last_doc() ? 0 : num_blocks_;
+  // Gallop then binary-search last_doc, as SeekSlow does, without decoding.
+  const size_t n = num_blocks_;
+  size_t lo = from;  // every block before lo ends below target
+  if (lo >= n || SkipLastDoc(lo) >= target) return std::min(lo, n);
+  size_t step = 1, hi = lo + 1;
+  while (hi < n && SkipLastDoc(hi) < target) {
+    lo = hi;
+    step *= 2;
+    hi = lo + step;
+  }
+  hi = std::min(hi, n);  // block lo ends below target; hi is past the end or does not
+  ++lo;
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (SkipLastDoc(mid) < target) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+bool PostingCursor::ReadImpacts(size_t b, Impact (&out)[kMaxImpacts], size_t* count) {
+  if (!status_.ok() || data_ == nullptr || b >= num_blocks_) return false;
+  if (num_blocks_ == 1) {
+    std::copy(first_impacts_, first_impacts_ + first_impacts_count_, out);
+    *count = first_impacts_count_;
+    return true;
+  }
+  if (b < impact_block_) {  // asked backwards: walk again from the first entry
+    impact_block_ = 0;
+    impact_next_ = impacts_at_;
+  }
+  for (;;) {
+    const uint8_t* next = DecodeImpacts(impact_next_, docs_at_, out, count);
+    if (next == nullptr || (impact_block_ + 1 == num_blocks_) != (next == docs_at_)) {
+      Fail("malformed block impacts", impact_block_);
+      return false;
+    }
+    if (impact_block_ == b) return true;
+    impact_next_ = next;
+    ++impact_block_;
+  }
 }
 
 DocId PostingCursor::LoadBlock(size_t b) {

@@ -16,6 +16,7 @@
 
 #include "common/coding.h"
 #include "common/status.h"
+#include "index/block_impacts.h"
 #include "index/posting_codec.h"
 #include "index/types.h"
 
@@ -38,20 +39,24 @@ struct PostingSizes {
   uint64_t doc_bytes = 0;     // doc blocks
   uint64_t weight_bytes = 0;  // weight blocks
   uint64_t skip_bytes = 0;    // skip tables
+  uint64_t impact_bytes = 0;  // block impacts (with their length prefix)
   void Add(const PostingSizes& o) {
     lists += o.lists;
     postings += o.postings;
     doc_bytes += o.doc_bytes;
     weight_bytes += o.weight_bytes;
     skip_bytes += o.skip_bytes;
+    impact_bytes += o.impact_bytes;
   }
 };
 
-// Appends the encoding of a list. REQUIRES: docs.size() == weights.size()
-// >= 1, docs strictly increasing and <= kMaxDocId, every weight >= 1.
-// Adds the list's byte counts to *sizes when given.
+// Appends the encoding of a list. `lengths`: each posting's document
+// length (BM25's dl), for the block impacts. REQUIRES: docs, weights and
+// lengths of one size >= 1, docs strictly increasing and <= kMaxDocId,
+// every weight >= 1, every length >= its weight. Adds the list's byte
+// counts to *sizes when given.
 void EncodePostingList(std::span<const DocId> docs, std::span<const uint32_t> weights,
-                       std::string* out, PostingSizes* sizes = nullptr);
+                       std::span<const uint32_t> lengths, std::string* out, PostingSizes* sizes = nullptr);
 
 // Iterates one posting list: a term source in the sense of PISA's cursors
 // and tantivy's DocSet. doc() is kEndDoc once exhausted; Seek never moves
@@ -108,6 +113,22 @@ class PostingCursor {
   uint32_t df() const { return df_; }
   const Status& status() const { return status_; }
 
+  // Block-max pruning (shards/ranking): the list's blocks, their last
+  // docids and impacts, read from the skip table and the impacts without
+  // decoding a block. Lists kept in the dictionary (inline, singletons)
+  // have no stored impacts: has_impacts() is false and the caller bounds
+  // them from their few postings.
+  bool has_impacts() const { return data_ != nullptr; }
+  uint32_t num_blocks() const { return num_blocks_; }
+  DocId block_last(size_t b) const;
+  // The first block at or after `from` whose last docid is >= target;
+  // num_blocks() when none is.
+  size_t BlockFor(DocId target, size_t from) const;
+  // Block b's impacts. Cheapest asked in ascending b (entries are read
+  // forward from the last one asked). False on corruption (status() says
+  // why; the cursor is then exhausted).
+  bool ReadImpacts(size_t b, Impact (&out)[kMaxImpacts], size_t* count);
+
  private:
   DocId NextBlock();
   DocId SeekSlow(DocId target);
@@ -150,6 +171,11 @@ class PostingCursor {
   const uint8_t* data_ = nullptr;   // start of the list
   const uint8_t* parts_at_ = nullptr;  // skip table: part lasts
   const uint8_t* ends_at_ = nullptr;   // skip table: doc_end
+  const uint8_t* impacts_at_ = nullptr;  // block impacts (the first entry)
+  const uint8_t* impact_next_ = nullptr;  // entry of block impact_block_
+  uint32_t impact_block_ = 0;
+  Impact first_impacts_[kMaxImpacts];  // a one-block list's, parsed by Init
+  size_t first_impacts_count_ = 0;
   const uint8_t* docs_at_ = nullptr;   // start of doc blocks
   const uint8_t* weights_at_ = nullptr;  // start of weight blocks
   const uint8_t* weight_next_ = nullptr;  // start of block weight_block_'s weights

@@ -11,7 +11,7 @@
 namespace dps {
 
 inline constexpr uint64_t kTabletMagic = 0x0031424154535044ULL;  // "DPSTAB1\0" little-endian
-inline constexpr uint32_t kTabletFormatVersion = 6;
+inline constexpr uint32_t kTabletFormatVersion = 7;
 // Header flag bits; the others are reserved and must be zero.
 inline constexpr uint32_t kTabletFlagStoredText = 1u << 0;
 inline constexpr uint32_t kTabletKnownFlags = kTabletFlagStoredText;

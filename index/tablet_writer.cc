@@ -38,6 +38,7 @@ Status TabletWriter::StartBin(BinId bin) {
   in_bin_ = have_bin_ = true;
   last_term_.clear();
   docs_started_ = false;
+  given_lengths_ = nullptr;
   tombstones_.clear();
   return term_list_->BeginBin(bin.value);
 }
@@ -74,8 +75,17 @@ Status TabletWriter::AddPostingList(std::string_view term, std::span<const DocId
     PutVarint64(&scratch_, uint64_t{docs.size()} << 2 | (has_weights ? 2 : 1));
     scratch_.append(payload_);
   } else {
+    list_lengths_.resize(docs.size());
+    for (size_t i = 0; i < docs.size(); ++i) {
+      list_lengths_[i] = given_lengths_ == nullptr ? 0 : given_lengths_->Of(docs[i]);
+      if (list_lengths_[i] < weights[i]) {
+        return Status::InvalidArgument("AddPostingList: term '" + std::string(term) + "': docid " +
+                                       std::to_string(docs[i]) + " has no document length of at least its weight " +
+                                       std::to_string(weights[i]) + " (SetDocLengths)");
+      }
+    }
     std::string list;
-    EncodePostingList(docs, weights, &list, &sizes_);
+    EncodePostingList(docs, weights, list_lengths_, &list, &sizes_);
     PutVarint64(&scratch_, uint64_t{docs.size()} << 2);
     PutVarint64(&scratch_, file_->offset() - bin_.postings_offset);
     PutVarint64(&scratch_, list.size());
@@ -102,6 +112,11 @@ Status TabletWriter::AddDocument(DocId docid, std::string_view id, std::string_v
   DPS_RETURN_IF_ERROR(docs_.Add(docid, id, title, options_.store_text ? text : std::string_view()));
   if (bin_.num_docs > 0) doc_lengths_.resize(doc_lengths_.size() + (docid - last_doc_ - 1), 0);  // gaps: absent
   doc_lengths_.push_back(lengths_.Get(docid));
+  if (given_lengths_ != nullptr && given_lengths_->Of(docid) != doc_lengths_.back()) {
+    return Status::InvalidArgument("AddDocument: docid " + std::to_string(docid) + " was given length " +
+                                   std::to_string(given_lengths_->Of(docid)) + ", its postings sum to " +
+                                   std::to_string(doc_lengths_.back()));
+  }
   if (bin_.num_docs == 0) bin_.min_docid = docid;
   bin_.max_docid = last_doc_ = docid;
   ++bin_.num_docs;

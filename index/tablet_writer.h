@@ -41,6 +41,10 @@ class TabletWriter {
 
   // REQUIRES: bins strictly ascending across calls.
   Status StartBin(BinId bin);
+  // The lengths of the bin's documents (each the sum of its weights in the
+  // bin's lists), which the lists' block impacts need: set before the
+  // bin's lists; `lengths` outlives the bin. AddDocument checks them.
+  void SetDocLengths(const BinLengthTable* lengths) { given_lengths_ = lengths; }
   // REQUIRES: terms strictly ascending within the bin, before any document;
   // docs strictly ascending, <= kMaxDocId; weights >= 1; same sizes, >= 1.
   Status AddPostingList(std::string_view term, std::span<const DocId> docs,
@@ -81,6 +85,8 @@ class TabletWriter {
   std::vector<DocId> tombstones_;
   DocLengthCounter lengths_;           // the bin's weights summed by docid
   std::vector<uint32_t> doc_lengths_;  // the bin's documents' lengths, min_docid on
+  const BinLengthTable* given_lengths_ = nullptr;  // SetDocLengths
+  std::vector<uint32_t> list_lengths_;             // the dl of each posting of the list being added
   std::string directory_;
   uint32_t bins_ = 0;
   std::string scratch_;

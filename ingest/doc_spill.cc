@@ -27,14 +27,15 @@ Status DocSpill::Open() {
 }
 
 Status DocSpill::Add(uint32_t bin, DocId docid, std::string_view id, std::string_view title,
-                     std::string_view text) {
+                     std::string_view text, uint32_t length) {
   Bin& b = bins_data_[bin];
-  const size_t before = b.buffer.size();
+  const size_t before = b.buffer.size() + b.lengths.memory_bytes();
   PutVarint32(&b.buffer, docid);
   PutLengthPrefixed(&b.buffer, id);
   PutLengthPrefixed(&b.buffer, title);
   PutLengthPrefixed(&b.buffer, text);
-  buffered_ += b.buffer.size() - before;
+  b.lengths.Set(docid, length);
+  buffered_ += b.buffer.size() + b.lengths.memory_bytes() - before;
   b.last = docid;
   ++b.docs;
   if (b.buffer.size() >= kChunkBytes) return FlushBin(bin);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "index/doc_lengths.h"
 #include "index/types.h"
 
 namespace dps {
@@ -29,12 +30,15 @@ class DocSpill {
   DocSpill& operator=(const DocSpill&) = delete;
 
   Status Open();
+  // `length`: the document's token count (BM25's dl), kept in memory for
+  // the tablet writer, which needs it before the bin's postings.
   Status Add(uint32_t bin, DocId docid, std::string_view id, std::string_view title,
-             std::string_view text);
+             std::string_view text, uint32_t length);
   // Writes every partial chunk.
   Status Finish();
   size_t memory_bytes() const { return buffered_ + bins_ * sizeof(Bin); }
   uint64_t docs(uint32_t bin) const { return bins_data_[bin].docs; }
+  const BinLengthTable& lengths(uint32_t bin) const { return bins_data_[bin].lengths; }
 
   using DocSink = std::function<Status(DocId docid, std::string_view id, std::string_view title,
                                        std::string_view text)>;
@@ -50,6 +54,7 @@ class DocSpill {
     std::vector<Chunk> chunks;
     DocId last = 0;
     uint64_t docs = 0;
+    BinLengthTable lengths;
   };
   Status FlushBin(uint32_t bin);
 

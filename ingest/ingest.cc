@@ -152,8 +152,15 @@ Status IngestRun::Place(RawDocument& raw, AnalyzedDoc& doc) {
   const DocId docid = static_cast<DocId>(next_doc_[bin]++);
   it->second = docid;
   buffer_.Add(bin, docid, doc.terms);
+  uint64_t length = 0;  // BM25's dl: the sum of the document's weights, as the tablet writer counts it
+  for (const auto& term : doc.terms) length += term.second;
+  if (length > kMaxDocLength) {
+    return Status::InvalidArgument(raw.source + ": document '" + raw.id + "' has " + std::to_string(length) +
+                                   " tokens, more than " + std::to_string(kMaxDocLength));
+  }
   DPS_RETURN_IF_ERROR(spill_.Add(bin, docid, raw.id, raw.title,
-                                 writer_->manifest().store_text ? raw.text : std::string_view()));
+                                 writer_->manifest().store_text ? raw.text : std::string_view(),
+                                 static_cast<uint32_t>(length)));
   ++stats_->documents;
   stats_->tokens += doc.tokens;
   stats_->postings += doc.terms.size();

@@ -44,6 +44,9 @@ TEST(TermValue, ShortListsInlineLongOnesInTheFileAllOpenExactly) {
     auto w = TabletWriter::Create(path, TabletWriterOptions());
     ASSERT_TRUE(w.ok());
     ASSERT_TRUE((*w)->StartBin(BinId{2}).ok());
+    BinLengthTable lengths;  // no documents here: any length at least each weight
+    for (DocId d = 3; d <= 3 + 300 * 11; d += 11) lengths.Set(d, 1000);
+    (*w)->SetDocLengths(&lengths);
     for (const List& l : lists) ASSERT_TRUE((*w)->AddPostingList(l.term, l.docs, l.weights).ok());
     ASSERT_TRUE((*w)->FinishBin().ok());
     ASSERT_TRUE((*w)->Finish().ok());
