@@ -354,25 +354,9 @@ DocId PostingCursor::SeekSlow(DocId target) {
     return docs_[pos_];
   }
   if (num_blocks_ == 1) return LoadBlock(1);
-  // The first later block whose last docid >= target: gallop from the
-  // current block (near targets stay in cached skip entries), then a
-  // binary search inside the bracket.
-  size_t lo = block_ + 1, step = 1, hi = lo;
-  while (hi < num_blocks_ && SkipLastDoc(hi) < target) {
-    lo = hi + 1;
-    hi += step;
-    step *= 2;
-  }
-  hi = std::min<size_t>(hi, num_blocks_);
-  while (lo < hi) {
-    const size_t mid = lo + (hi - lo) / 2;
-    if (SkipLastDoc(mid) < target) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  return LoadBlockFor(lo, target);
+  // The first later block whose last docid >= target (near targets stay
+  // in cached skip entries).
+  return LoadBlockFor(BlockFor(target, block_ + 1), target);
 }
 
 uint32_t PostingCursor::weight() {
