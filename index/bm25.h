@@ -46,8 +46,13 @@ class Bm25 {
   // form, idf * 3 / 3 can exceed idf * 7 / 7 by an ulp when k1 = 0, and a
   // pruned query would lose a document). Equal to the textbook form within
   // a few ulps. An empty collection (avgdl 0) has norm k1.
-  double TermScore(double idf, uint32_t tf, uint32_t dl) const {
-    const double norm = avgdl_ > 0 ? k1_ * ((1.0 - b_) + b_ * (static_cast<double>(dl) / avgdl_)) : k1_;
+  double TermScore(double idf, uint32_t tf, uint32_t dl) const { return ScoreWithNorm(idf, tf, Norm(dl)); }
+  // TermScore in two steps, bit for bit the same: the length's part once
+  // per document, then each term's (a document's terms share its norm).
+  double Norm(uint32_t dl) const {
+    return avgdl_ > 0 ? k1_ * ((1.0 - b_) + b_ * (static_cast<double>(dl) / avgdl_)) : k1_;
+  }
+  static double ScoreWithNorm(double idf, uint32_t tf, double norm) {
     return idf / (1.0 + norm / static_cast<double>(tf));
   }
   // An upper bound of TermScore over postings with tf <= max_tf and

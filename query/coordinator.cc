@@ -142,6 +142,7 @@ Status Coordinator::RunPlan(const QueryPlan& plan, const SearchOptions& options,
   task.top_k = ranked ? options.top_k + options.offset : 0;
   task.rank = rank ? &*rank : nullptr;
   task.threshold = ranked ? &threshold : nullptr;
+  task.exhaustive = options.exhaustive;
   task.cancel = &cancel;
   task.timed = timed;
   task.queued = stream.start();

@@ -32,6 +32,8 @@ struct SearchOptions {
   // `ordered` do not apply. Ignored when count_only.
   size_t top_k = 0;
   Bm25Params bm25;
+  // Ranked: score every match, pruning nothing (tests compare the two).
+  bool exhaustive = false;
   Fetch fetch = Fetch::kNone;    // ignored when count_only
   // In-process, an untimed query reads no clock (stats then hold counts
   // only): batch counting, where a 4 us query spent 3% in clock reads.

@@ -40,13 +40,19 @@ Status BinExecutor::Execute(const QueryPlan& plan, const BinTask& task, BinResul
     const bool ranked = task.top_k > 0 && task.rank != nullptr && !task.count_only;
     const Tablet& tablet = index_->tablet(r->tablet);
     BinMatches m;
-    DPS_RETURN_IF_ERROR(SearchBin(
-        tablet, BinQuery{task.bin, &plan, task.count_only, ranked ? 0 : task.limit, task.cancel}, &m));
-    r->fast_path = m.fast_path;
+    bool pruned = false;
+    std::vector<ScoredDoc> best;
+    if (ranked && !task.exhaustive) {
+      DPS_RETURN_IF_ERROR(RankBinBlockMax(tablet, plan, task.bin, *task.rank, task.top_k, task.threshold, &best, &pruned));
+    }
+    if (!pruned) {
+      DPS_RETURN_IF_ERROR(SearchBin(
+          tablet, BinQuery{task.bin, &plan, task.count_only, ranked ? 0 : task.limit, task.cancel}, &m));
+    }
+    r->fast_path = pruned || m.fast_path;
     r->cancelled = m.cancelled;
     if (ranked) {
-      std::vector<ScoredDoc> best;
-      DPS_RETURN_IF_ERROR(RankBin(tablet, plan, task.bin, *task.rank, m.docs, task.top_k, &best));
+      if (!pruned) DPS_RETURN_IF_ERROR(RankBin(tablet, plan, task.bin, *task.rank, m.docs, task.top_k, &best));
       for (const ScoredDoc& d : best) {
         r->docs.push_back(d.docid);
         r->scores.push_back(d.score);

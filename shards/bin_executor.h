@@ -65,6 +65,8 @@ struct BinTask {
   // one per ranked query (per request on a server), so a bin that starts
   // late prunes with the best bound known. Null: the bin prunes alone.
   SharedThreshold* threshold = nullptr;
+  // Ranked: score every match (no block-max pruning). Tests compare both.
+  bool exhaustive = false;
   size_t limit = 0;                 // the query's limit (0: none): no bin needs more
   LimitBudget* budget = nullptr;    // the query's remaining matches; null: no limit
   Fetch fetch = Fetch::kNone;       // ignored when count_only

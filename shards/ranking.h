@@ -23,9 +23,28 @@ struct RankContext {
   std::vector<double> idf;  // by plan.highlight index; 0 for a term absent from the index
 };
 
+// What pruning did in one bin (tests prove it prunes; benchmarks count).
+struct RankStats {
+  uint64_t scored = 0;          // matches whose exact score was computed
+  uint64_t skipped_ranges = 0;  // docid ranges passed over on their bound alone
+};
+
 // Scores `matches` (docids of `bin`, ascending) and keeps the K best into
-// *out, best first.
+// *out, best first: exhaustive, for any query shape and any bin.
 Status RankBin(const Tablet& tablet, const QueryPlan& plan, BinId bin, const RankContext& rank,
                const std::vector<DocId>& matches, size_t k, std::vector<ScoredDoc>* out);
+
+// Block-max AND (Ding & Suel, "Faster top-k document retrieval using
+// block-max indexes", SIGIR 2011) for a pure conjunction in a bin whose
+// postings sit in one file with nothing deleted (the intersection fast
+// path's case): the terms' blocks are located from the skip tables
+// without decoding, and a docid range whose blocks' impacts bound every
+// score in it below the threshold (the bin's K-th best, or the query's
+// across bins in `shared`) is skipped whole. The answer is RankBin's,
+// exactly. *handled is false when the bin is not such a case (the caller
+// then ranks exhaustively).
+Status RankBinBlockMax(const Tablet& tablet, const QueryPlan& plan, BinId bin, const RankContext& rank, size_t k,
+                       SharedThreshold* shared, std::vector<ScoredDoc>* out, bool* handled,
+                       RankStats* stats = nullptr);
 
 }  // namespace dps

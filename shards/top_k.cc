@@ -7,7 +7,7 @@ namespace {
 bool WorseFirst(const ScoredDoc& a, const ScoredDoc& b) { return RanksBefore(a, b); }
 }  // namespace
 
-bool TopK::Offer(const ScoredDoc& d) {
+bool TopK::OfferSlow(const ScoredDoc& d) {
   if (k_ == 0) return false;
   if (heap_.size() < k_) {
     heap_.push_back(d);

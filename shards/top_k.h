@@ -32,8 +32,12 @@ class TopK {
  public:
   explicit TopK(size_t k) : k_(k) { heap_.reserve(k); }
 
-  // Keeps `d` if it is among the K best seen; true when kept.
-  bool Offer(const ScoredDoc& d);
+  // Keeps `d` if it is among the K best seen; true when kept. Most offers
+  // of a big bin lose to the worst kept on score alone: answered inline.
+  bool Offer(const ScoredDoc& d) {
+    if (heap_.size() == k_ && (k_ == 0 || d.score < heap_.front().score)) return false;
+    return OfferSlow(d);
+  }
   bool full() const { return heap_.size() == k_; }
   // The K-th best score once full (a document must beat it, or tie it and
   // win on (bin, docid), to enter); -infinity before.
@@ -44,6 +48,7 @@ class TopK {
   std::vector<ScoredDoc> Take();
 
  private:
+  bool OfferSlow(const ScoredDoc& d);
   size_t k_;
   std::vector<ScoredDoc> heap_;  // a heap whose front is the worst kept
 };
