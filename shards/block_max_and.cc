@@ -1,0 +1,112 @@
+// Block-max AND (Ding & Suel, "Faster top-k document retrieval using
+// block-max indexes", SIGIR 2011): shards/ranking.h RankBinBlockMax.
+#include <algorithm>
+
+#include "shards/pruned_terms.h"
+
+namespace dps {
+
+using pruned::BoundedTerm;
+
+Status RankBinBlockMax(const Tablet& tablet, const QueryPlan& plan, BinId bin, const RankContext& rank, size_t k,
+                       SharedThreshold* shared, std::vector<ScoredDoc>* out, bool* handled, RankStats* stats) {
+  out->clear();
+  *handled = false;
+  const size_t n = plan.and_entries.size();
+  if (!plan.pure_and || n == 0 || n > pruned::kMaxTerms || n != rank.idf.size() || k == 0) return Status::OK();
+  // Scores add the terms in the plan's highlight order (RankBin's), which
+  // is the order of their entries (terms.entries[i] is highlight[i]);
+  // bounds add in that order too, so a bound is never below a score it
+  // bounds. and_entries holds them rarest first.
+  size_t entries[pruned::kMaxTerms];
+  std::copy(plan.and_entries.begin(), plan.and_entries.end(), entries);
+  std::sort(entries, entries + n);
+  for (size_t h = 0; h < n; ++h) {
+    if (entries[h] != h) return Status::OK();  // not every positive term once: rank exhaustively
+  }
+  pruned::OneFileBin one;
+  if (!pruned::FindOneFileBin(tablet, bin, &one)) return Status::OK();
+  *handled = true;
+  if (one.file == nullptr || one.info->num_docs == 0) return Status::OK();
+  BoundedTerm terms[pruned::kMaxTerms];
+  for (size_t h = 0; h < n; ++h) {
+    bool present;
+    DPS_RETURN_IF_ERROR(pruned::OpenBoundedTerm(tablet, plan, bin, one, rank, h, pruned::Cursor(h), &terms[h], &present));
+    if (!present) return Status::OK();  // a term absent from this bin: no match
+  }
+  const Bm25& bm25 = rank.bm25;
+  // The rarest term leads the leapfrog.
+  size_t lead = 0;
+  for (size_t h = 1; h < n; ++h) {
+    if (terms[h].cursor->df() < terms[lead].cursor->df()) lead = h;
+  }
+  TopK top(k);
+  double threshold = pruned::kNoThreshold;
+  RankStats local;
+  // [.., range_end]: the docids every term's located block covers, whose
+  // scores `bound` bounds; located again once the candidate passes it.
+  DocId range_end = 0;
+  double bound = 0;
+  bool located = false;
+  DocId d = terms[lead].cursor->doc();
+  while (d != kEndDoc) {
+    if (!located || d > range_end) {
+      // Locate every term's block for d (skip tables only) and add bounds.
+      bool exhausted = false;
+      range_end = kEndDoc;
+      bound = 0;
+      for (size_t h = 0; h < n && !exhausted; ++h) {
+        BoundedTerm& t = terms[h];
+        bool found;
+        DPS_RETURN_IF_ERROR(pruned::LocateBlock(bm25, d, &t, &found));
+        if (!found) {
+          exhausted = true;
+          break;
+        }
+        range_end = std::min(range_end, t.block_last);
+        bound += t.bound;
+      }
+      if (exhausted) break;
+      located = true;
+    }
+    if (shared != nullptr) threshold = std::max(threshold, shared->get());
+    if (bound < threshold) {
+      // Nothing in [d, range_end] can enter: every term stays in its block.
+      ++local.skipped_ranges;
+      d = terms[lead].cursor->Seek(range_end + 1);  // range_end < kEndDoc: docids stop at 2^32 - 2
+      continue;
+    }
+    // The leapfrog: all terms on d, or a new candidate.
+    DocId next = d;
+    for (size_t h = 0; h < n && next == d; ++h) {
+      if (h != lead) next = terms[h].cursor->Seek(d);
+    }
+    if (next != d) {
+      d = next == kEndDoc ? kEndDoc : terms[lead].cursor->Seek(next);
+      continue;
+    }
+    DPS_RETURN_IF_ERROR(pruned::CheckDocInFile(one, bin, d));
+    // Weights first, then the arithmetic: the terms' divisions are
+    // independent and overlap once no call sits between them.
+    uint32_t tf[pruned::kMaxTerms];
+    for (size_t h = 0; h < n; ++h) tf[h] = terms[h].cursor->weight();
+    const double norm = bm25.Norm(one.lengths->Get(d));
+    double score = 0;
+    for (size_t h = 0; h < n; ++h) score += Bm25::ScoreWithNorm(terms[h].idf, tf[h], norm);
+    ++local.scored;
+    if (top.Offer({score, bin.value, d}) && top.full()) {
+      threshold = std::max(threshold, top.threshold());
+      if (shared != nullptr) shared->Raise(top.threshold());
+    }
+    d = terms[lead].cursor->Next();
+  }
+  for (size_t h = 0; h < n; ++h) DPS_RETURN_IF_ERROR(terms[h].cursor->status());
+  *out = top.Take();
+  if (stats != nullptr) {
+    stats->scored += local.scored;
+    stats->skipped_ranges += local.skipped_ranges;
+  }
+  return Status::OK();
+}
+
+}  // namespace dps

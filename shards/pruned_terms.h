@@ -1,0 +1,72 @@
+// What the pruned rankings (block-max AND in shards/block_max_and.cc,
+// MaxScore OR in shards/max_score.cc) share: they apply to a bin whose
+// postings sit in one file with nothing deleted (plain cursors are then
+// exact, as for the intersection fast path), and open each positive term
+// there with its idf and a bound on its scores.
+#pragma once
+
+#include <cstddef>
+#include <limits>
+
+#include "index/bm25.h"
+#include "index/posting_list.h"
+#include "index/query_plan.h"
+#include "index/tablet.h"
+#include "shards/ranking.h"
+
+namespace dps::pruned {
+
+inline constexpr size_t kMaxTerms = 16;  // longer queries rank exhaustively
+inline constexpr double kNoThreshold = -std::numeric_limits<double>::infinity();
+
+// The bin's one file, when pruning applies to it.
+struct OneFileBin {
+  const TabletReader* file = nullptr;  // null: no file holds the bin (nothing matches)
+  const BinInfo* info = nullptr;
+  const DocLengthsReader* lengths = nullptr;
+};
+
+// False when several files hold the bin or it has deletions (then rank
+// exhaustively).
+bool FindOneFileBin(const Tablet& tablet, BinId bin, OneFileBin* out);
+
+// One positive term in the bin: its cursor, idf, and a bound on its scores:
+// the located block's (stored impacts) or the whole list's.
+struct BoundedTerm {
+  PostingCursor* cursor = nullptr;
+  size_t highlight = 0;         // its index in plan.highlight: scores add in that order
+  double idf = 0;
+  bool stored_impacts = false;  // else `bound` is the whole (short, inline) list's
+  size_t block = SIZE_MAX;      // the located block; SIZE_MAX: none yet
+  DocId block_last = 0;
+  double bound = 0;
+};
+
+// This thread's cursors (about 1 KiB each: reused, not allocated per bin).
+PostingCursor* Cursor(size_t i);
+
+// Opens term `highlight` of the plan in the bin's file. *present is false
+// when the term has no postings in the bin. A list kept inline gets its
+// exact bound (from its few postings); a list with stored impacts gets
+// none until a block is located (LocateBlock) or ListBound is taken.
+Status OpenBoundedTerm(const Tablet& tablet, const QueryPlan& plan, BinId bin, const OneFileBin& one,
+                       const RankContext& rank, size_t highlight, PostingCursor* cursor, BoundedTerm* t,
+                       bool* present);
+
+// The best score any of `impacts` can give (the score is monotone in tf
+// and dl, so this bounds each posting they cover, to the last bit).
+double ImpactBound(const Bm25& bm25, double idf, const Impact* impacts, size_t count);
+
+// Locates the block holding docid `d` or the first after it (skip table
+// only) and sets its bound; false when the list ends before d. An inline
+// list's one "block" is the list.
+Status LocateBlock(const Bm25& bm25, DocId d, BoundedTerm* t, bool* found);
+
+// The bound of the whole list: the best of its blocks' (every impact entry
+// read once) or the inline list's.
+Status ListBound(const Bm25& bm25, BoundedTerm* t, double* bound);
+
+// A posting's docid must be a document of the file (lengths are read there).
+Status CheckDocInFile(const OneFileBin& one, BinId bin, DocId d);
+
+}  // namespace dps::pruned
