@@ -44,6 +44,9 @@ Status BinExecutor::Execute(const QueryPlan& plan, const BinTask& task, BinResul
     std::vector<ScoredDoc> best;
     if (ranked && !task.exhaustive) {
       DPS_RETURN_IF_ERROR(RankBinBlockMax(tablet, plan, task.bin, *task.rank, task.top_k, task.threshold, &best, &pruned));
+      if (!pruned) {
+        DPS_RETURN_IF_ERROR(RankBinMaxScore(tablet, plan, task.bin, *task.rank, task.top_k, task.threshold, &best, &pruned));
+      }
     }
     if (!pruned) {
       DPS_RETURN_IF_ERROR(SearchBin(

@@ -26,7 +26,7 @@ struct RankContext {
 // What pruning did in one bin (tests prove it prunes; benchmarks count).
 struct RankStats {
   uint64_t scored = 0;          // matches whose exact score was computed
-  uint64_t skipped_ranges = 0;  // docid ranges passed over on their bound alone
+  uint64_t skipped_ranges = 0;  // docid ranges (AND) or candidates (OR) passed over on their bound alone
 };
 
 // Scores `matches` (docids of `bin`, ascending) and keeps the K best into
@@ -44,6 +44,15 @@ Status RankBin(const Tablet& tablet, const QueryPlan& plan, BinId bin, const Ran
 // exactly. *handled is false when the bin is not such a case (the caller
 // then ranks exhaustively).
 Status RankBinBlockMax(const Tablet& tablet, const QueryPlan& plan, BinId bin, const RankContext& rank, size_t k,
+                       SharedThreshold* shared, std::vector<ScoredDoc>* out, bool* handled,
+                       RankStats* stats = nullptr);
+
+// MaxScore for a disjunction of plain terms in such a bin: the terms
+// whose list bounds add up to less than the threshold cannot make a
+// document enter on their own, so only the other terms' documents are
+// candidates, and a candidate stops being probed once its bound falls
+// below the threshold. The answer is RankBin's, exactly; *handled as above.
+Status RankBinMaxScore(const Tablet& tablet, const QueryPlan& plan, BinId bin, const RankContext& rank, size_t k,
                        SharedThreshold* shared, std::vector<ScoredDoc>* out, bool* handled,
                        RankStats* stats = nullptr);
 

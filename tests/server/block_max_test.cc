@@ -1,10 +1,10 @@
-// Block-max pruning (issue 18) never changes a ranking: on corpora whose
+// Pruning (issue 18: block-max AND, MaxScore OR) never changes a ranking: on corpora whose
 // lists span many 128-posting blocks, with document lengths and term
 // frequencies spread wide (so the bounds differ from block to block and
 // pruning fires), every bin's block-max top K equals its exhaustive top K
 // bit for bit, and so do the merged answers of the in-process searchers
 // (inline and fanned out, bins sharing one threshold), for random
-// conjunctions, K and BM25 parameters. tests/server/ranked_property_test.cc
+// conjunctions and disjunctions, K and BM25 parameters. tests/server/ranked_property_test.cc
 // checks the exhaustive ranking against brute force.
 #include <gtest/gtest.h>
 
@@ -30,11 +30,16 @@ bool SameRanking(const std::vector<ScoredDoc>& a, const std::vector<ScoredDoc>& 
   });
 }
 
-class BlockMax : public ::testing::TestWithParam<uint64_t> {};
+using PrunedRanker = Status (*)(const Tablet&, const QueryPlan&, BinId, const RankContext&, size_t, SharedThreshold*,
+                                std::vector<ScoredDoc>*, bool*, RankStats*);
+
+// (seed, disjunction): conjunctions take block-max AND, disjunctions MaxScore.
+class BlockMax : public ::testing::TestWithParam<std::tuple<uint64_t, bool>> {};
 
 TEST_P(BlockMax, PrunedRankingEqualsExhaustive) {
-  const uint64_t seed = GetParam();
-  SCOPED_TRACE("seed " + std::to_string(seed));
+  const auto [seed, disjunction] = GetParam();
+  const PrunedRanker ranker = disjunction ? RankBinMaxScore : RankBinBlockMax;
+  SCOPED_TRACE("seed " + std::to_string(seed) + (disjunction ? " (OR)" : " (AND)"));
   std::mt19937_64 rng(seed);
   testing::TempDir dir;
   IndexOptions options;
@@ -59,12 +64,12 @@ TEST_P(BlockMax, PrunedRankingEqualsExhaustive) {
 
   RankStats pruning;
   for (int q = 0; q < 250; ++q) {
-    // A conjunction of 1 to 4 distinct terms, common and rare.
+    // 1 to 4 distinct terms (2 to 6 in a disjunction), common and rare.
     std::set<size_t> ranks;
-    const size_t terms = 1 + rng() % 4;
+    const size_t terms = disjunction ? 2 + rng() % 5 : 1 + rng() % 4;
     while (ranks.size() < terms) ranks.insert(rng() % 3 == 0 ? rng() % vocab : rng() % 12);
     std::string text;
-    for (size_t r : ranks) text += testing::VocabTerm(r) + " ";
+    for (size_t r : ranks) text += (text.empty() || !disjunction ? "" : "OR ") + testing::VocabTerm(r) + " ";
     auto parsed = ParseQuery(text, analyzer->get());
     ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
     SCOPED_TRACE("query " + text);
@@ -80,14 +85,14 @@ TEST_P(BlockMax, PrunedRankingEqualsExhaustive) {
     SCOPED_TRACE("k " + std::to_string(k) + " k1 " + std::to_string(params.k1) + " b " + std::to_string(params.b));
     auto plan = PlanQuery(*parsed, (*index)->global(), (*index)->bins());
     ASSERT_TRUE(plan.ok());
-    ASSERT_TRUE(plan->pure_and);
+    ASSERT_EQ(plan->pure_and, !disjunction);
     const RankContext rank(*plan, (*index)->collection_stats(), params);
     for (BinId bin : plan->bins) {
       SCOPED_TRACE("bin " + std::to_string(bin.value));
       const Tablet& tablet = (*index)->TabletOf(bin);
       std::vector<ScoredDoc> pruned, exhaustive;
       bool handled = false;
-      ASSERT_TRUE(RankBinBlockMax(tablet, *plan, bin, rank, k, nullptr, &pruned, &handled, &pruning).ok());
+      ASSERT_TRUE(ranker(tablet, *plan, bin, rank, k, nullptr, &pruned, &handled, &pruning).ok());
       ASSERT_TRUE(handled);  // one file per bin, nothing deleted
       BinMatches m;
       ASSERT_TRUE(SearchBin(tablet, BinQuery{bin, &*plan, false, 0, nullptr}, &m).ok());
@@ -118,7 +123,7 @@ TEST_P(BlockMax, PrunedRankingEqualsExhaustive) {
   EXPECT_GT(pruning.scored, 0u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Seeds, BlockMax, ::testing::Range<uint64_t>(1, 7));
+INSTANTIATE_TEST_SUITE_P(Seeds, BlockMax, ::testing::Combine(::testing::Range<uint64_t>(1, 7), ::testing::Bool()));
 
 }  // namespace
 }  // namespace dps

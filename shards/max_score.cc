@@ -1,0 +1,118 @@
+// MaxScore for ranked disjunctions (Turtle & Flood, "Query evaluation:
+// strategies and optimizations", IP&M 1995; as in PISA and Lucene 9):
+// shards/ranking.h RankBinMaxScore.
+#include <algorithm>
+
+#include "shards/pruned_terms.h"
+
+namespace dps {
+
+using pruned::BoundedTerm;
+
+namespace {
+// Bounds and partial scores are added in another order than the exact
+// score (the plan's highlight order): a candidate is dropped only when its
+// bound, enlarged far beyond any rounding of at most 16 additions, is still
+// below the threshold.
+constexpr double kSlack = 1 + 1e-9;
+
+bool IsDisjunctionOfTerms(const QueryNode& root) {
+  if (root.kind != QueryNode::Kind::kOr) return false;
+  return std::all_of(root.children.begin(), root.children.end(),
+                     [](const QueryNode& c) { return c.kind == QueryNode::Kind::kTerm && !c.negated; });
+}
+}  // namespace
+
+Status RankBinMaxScore(const Tablet& tablet, const QueryPlan& plan, BinId bin, const RankContext& rank, size_t k,
+                       SharedThreshold* shared, std::vector<ScoredDoc>* out, bool* handled, RankStats* stats) {
+  out->clear();
+  *handled = false;
+  const size_t n = plan.highlight.size();
+  if (!IsDisjunctionOfTerms(plan.root) || n == 0 || n > pruned::kMaxTerms || n != rank.idf.size() || k == 0) {
+    return Status::OK();
+  }
+  pruned::OneFileBin one;
+  if (!pruned::FindOneFileBin(tablet, bin, &one)) return Status::OK();
+  *handled = true;
+  if (one.file == nullptr || one.info->num_docs == 0) return Status::OK();
+  const Bm25& bm25 = rank.bm25;
+  // The terms present in the bin, by ascending list bound; prefix[i]: the
+  // bounds of the first i + 1 added.
+  BoundedTerm terms[pruned::kMaxTerms];
+  double list_bound[pruned::kMaxTerms];
+  size_t m = 0;
+  for (size_t h = 0; h < n; ++h) {
+    bool present;
+    DPS_RETURN_IF_ERROR(pruned::OpenBoundedTerm(tablet, plan, bin, one, rank, h, pruned::Cursor(m), &terms[m], &present));
+    if (!present) continue;
+    DPS_RETURN_IF_ERROR(pruned::ListBound(bm25, &terms[m], &list_bound[m]));
+    ++m;
+  }
+  size_t order[pruned::kMaxTerms];
+  for (size_t i = 0; i < m; ++i) order[i] = i;
+  std::sort(order, order + m, [&](size_t a, size_t b) { return list_bound[a] < list_bound[b]; });
+  double prefix[pruned::kMaxTerms];
+  for (size_t i = 0; i < m; ++i) prefix[i] = (i == 0 ? 0 : prefix[i - 1]) + list_bound[order[i]];
+
+  TopK top(k);
+  double threshold = pruned::kNoThreshold;
+  RankStats local;
+  // Terms order[0 .. essential) cannot make a document enter on their own:
+  // only the others' documents are candidates, and those terms are only
+  // probed for a candidate that can still enter.
+  size_t essential = 0;
+  for (;;) {
+    if (shared != nullptr) threshold = std::max(threshold, shared->get());
+    while (essential < m && prefix[essential] * kSlack < threshold) ++essential;
+    if (essential == m) break;
+    DocId d = kEndDoc;
+    for (size_t i = essential; i < m; ++i) d = std::min(d, terms[order[i]].cursor->doc());
+    if (d == kEndDoc) break;
+    DPS_RETURN_IF_ERROR(pruned::CheckDocInFile(one, bin, d));
+    const double norm = bm25.Norm(one.lengths->Get(d));
+    uint32_t tf[pruned::kMaxTerms] = {};  // by highlight index; 0: not in the document
+    double partial = 0;
+    for (size_t i = essential; i < m; ++i) {
+      BoundedTerm& t = terms[order[i]];
+      if (t.cursor->doc() != d) continue;
+      tf[t.highlight] = t.cursor->weight();
+      partial += Bm25::ScoreWithNorm(t.idf, tf[t.highlight], norm);
+    }
+    bool can_enter = true;
+    for (size_t i = essential; i-- > 0;) {  // the likeliest to matter first
+      if ((partial + prefix[i]) * kSlack < threshold) {
+        can_enter = false;
+        break;
+      }
+      BoundedTerm& t = terms[order[i]];
+      if (t.cursor->Seek(d) != d) continue;
+      tf[t.highlight] = t.cursor->weight();
+      partial += Bm25::ScoreWithNorm(t.idf, tf[t.highlight], norm);
+    }
+    if (can_enter) {
+      double score = 0;  // exactly RankBin's: the highlight order
+      for (size_t h = 0; h < n; ++h) {
+        if (tf[h] != 0) score += Bm25::ScoreWithNorm(rank.idf[h], tf[h], norm);
+      }
+      ++local.scored;
+      if (top.Offer({score, bin.value, d}) && top.full()) {
+        threshold = std::max(threshold, top.threshold());
+        if (shared != nullptr) shared->Raise(top.threshold());
+      }
+    } else {
+      ++local.skipped_ranges;
+    }
+    for (size_t i = essential; i < m; ++i) {
+      if (terms[order[i]].cursor->doc() == d) terms[order[i]].cursor->Next();
+    }
+  }
+  for (size_t i = 0; i < m; ++i) DPS_RETURN_IF_ERROR(terms[i].cursor->status());
+  *out = top.Take();
+  if (stats != nullptr) {
+    stats->scored += local.scored;
+    stats->skipped_ranges += local.skipped_ranges;
+  }
+  return Status::OK();
+}
+
+}  // namespace dps
