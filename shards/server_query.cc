@@ -53,6 +53,13 @@ std::shared_ptr<ServerQuery> ServerQuery::Start(const QueryHost* host, QueryRequ
     return nullptr;
   }
   r.plan_ = std::move(plan).value();
+  if (q.top_k > 0) {
+    const CollectionStats& stats = host->index->collection_stats();
+    r.rank_.emplace(r.plan_, stats, q.bm25);
+    // No bin holds more documents than the index: a larger K (a hostile
+    // or huge one) would only size the bins' collectors.
+    r.top_k_ = static_cast<size_t>(std::min<uint64_t>(q.top_k, std::max<uint64_t>(1, stats.documents)));
+  }
   const Manifest& manifest = host->index->manifest();
   std::vector<BinId> bins;
   if (!r.plan_.empty) {
@@ -104,6 +111,9 @@ ServerQuery::BinOutcome ServerQuery::Evaluate(BinId bin, uint32_t tablet) {
   BinTask task;
   task.bin = bin;
   task.count_only = count_only_;
+  task.top_k = top_k_;
+  task.rank = rank_ ? &*rank_ : nullptr;
+  task.threshold = rank_ ? &threshold_ : nullptr;
   task.limit = limit_;
   task.budget = budget_ ? &*budget_ : nullptr;
   task.fetch = snippets_ ? Fetch::kSnippet : Fetch::kIdsAndTitles;
@@ -127,10 +137,12 @@ ServerQuery::BinOutcome ServerQuery::Evaluate(BinId bin, uint32_t tablet) {
   stats.truncated = r.truncated;
   stats.fast_path = r.fast_path;
   stats.results = r.count;
-  ResultBatch batch{id_, bin.value, tablet, snippets_, {}};
+  // Ranked: the bin's best, best first, each with its score.
+  ResultBatch batch{id_, bin.value, tablet, snippets_, {}, top_k_ > 0};
   for (size_t i = 0; i < r.stored.size(); ++i) {
     StoredDoc& d = r.stored[i];
-    batch.docs.push_back({r.docs[i], std::move(d.id), std::move(d.title), snippets_ ? std::move(d.text) : ""});
+    batch.docs.push_back({r.docs[i], std::move(d.id), std::move(d.title), snippets_ ? std::move(d.text) : "",
+                          batch.scored ? r.scores[i] : 0.0});
     if (batch.docs.size() == kDocsPerFrame || i + 1 == r.stored.size()) {
       EncodeResults(batch, &out.frames);
       batch.docs.clear();
