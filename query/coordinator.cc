@@ -126,7 +126,11 @@ Status Coordinator::RunPlan(const QueryPlan& plan, const SearchOptions& options,
   task.limit = order && options.limit != 0 ? options.limit + options.offset : options.limit;
   task.budget = budget ? &*budget : nullptr;
   task.fetch = Fetch::kNone;  // fetched at delivery (DeliverStored)
-  task.top_k = ranked ? options.top_k + options.offset : 0;
+  // No bin holds more documents than the index: a page far beyond the
+  // answer (--offset 10^12) must not size the bins' collectors by it.
+  task.top_k = ranked ? std::min<uint64_t>(options.top_k + options.offset,
+                                           std::max<uint64_t>(1, impl_->index->collection_stats().documents))
+                      : 0;
   task.rank = rank ? &*rank : nullptr;
   task.threshold = ranked ? &threshold : nullptr;
   task.cancel = &cancel;

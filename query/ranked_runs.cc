@@ -10,14 +10,18 @@ namespace dps {
 RankedAnswer RankedRuns(std::vector<BinResult>* bins, size_t top_k, size_t offset) {
   std::vector<std::vector<ScoredDoc>> lists;
   std::unordered_map<uint32_t, size_t> of_bin;  // bin -> index in *bins
+  size_t candidates = 0;
   for (size_t i = 0; i < bins->size(); ++i) {
     const BinResult& b = (*bins)[i];
     of_bin[b.bin.value] = i;
+    candidates += b.docs.size();
     auto& list = lists.emplace_back();
     list.reserve(b.docs.size());
     for (size_t j = 0; j < b.docs.size(); ++j) list.push_back({b.scores[j], b.bin.value, b.docs[j]});
   }
-  const std::vector<ScoredDoc> best = MergeTopK(lists, top_k + offset);
+  // The merge sizes its collector by K: a page far beyond the answer
+  // (--offset 10^12) must not allocate for it.
+  const std::vector<ScoredDoc> best = MergeTopK(lists, std::min(top_k + offset, candidates));
   RankedAnswer answer;
   answer.skipped = std::min<uint64_t>(offset, best.size());
   // What the merge kept of one bin is a prefix of its list, in its order
