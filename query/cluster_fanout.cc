@@ -170,10 +170,10 @@ void QueryFanOut::OnResults(Attempt& attempt, LinkEvent& e) {
   // Ranked answers are merged as lists best first (the decoder checks each
   // frame; a bin's frames must continue each other): anything else from a
   // server is its fault, not an answer.
-  const bool in_order = e.results.docs.empty() || b.docs.empty() ||
+  const bool in_order = !ranked_ || e.results.docs.empty() || b.docs.empty() ||
                         RanksBefore({b.scores.back(), e.results.bin, b.docs.back()},
                                     {e.results.docs.front().score, e.results.bin, e.results.docs.front().docid});
-  if (e.results.scored != ranked_ || (ranked_ && !in_order)) {
+  if (e.results.scored != ranked_ || !in_order) {
     const char* why = e.results.scored == ranked_ ? "results out of rank order"
                       : ranked_                   ? "unscored results for a ranked query"
                                                   : "scored results for an unranked query";

@@ -75,6 +75,7 @@ class ServerQuery : public std::enable_shared_from_this<ServerQuery> {
 
   void Schedule(BinId bin, uint32_t tablet, int64_t delay_us);
   BinOutcome Evaluate(BinId bin, uint32_t tablet);  // worker thread
+  Status FetchRanked(BinId bin, Fetch fetch, BinResult* r);  // worker thread
   void BinFinished(BinOutcome out);
 
   const QueryHost* host_;

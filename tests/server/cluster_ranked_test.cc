@@ -185,6 +185,22 @@ TEST(ClusterRanked, UnscoredOrMisorderedResultsAreTheServersFault) {
   }
 }
 
+// A bin's best that fill several Results frames (2,048 docs a frame):
+// the frames continue each other in rank order and the whole ranking
+// comes back as in-process.
+TEST(ClusterRanked, BinsOfSeveralFramesKeepTheirOrder) {
+  Fixture f(26, 24000);
+  Coordinator local(f.index.get(), CoordinatorOptions{1});
+  auto server = f.Serve(0, 3);
+  auto client = Client({{0, 3, {Addr(server->port())}}});
+  ASSERT_NE(client, nullptr);
+  const RankedAnswer want = AskRanked(&local, Broad(), 100000);
+  ASSERT_GT(want.docs.size(), 8u * 2048) << "some bin must answer in several frames";
+  const RankedAnswer a = AskRanked(client.get(), Broad(), 100000);
+  ASSERT_TRUE(a.status.ok()) << a.status.ToString();
+  EXPECT_EQ(a.docs, want.docs);
+}
+
 // A page far beyond the answer (--offset 10^12) is an empty page, not a
 // collector sized by it (in-process, in the servers, or in the client).
 TEST(ClusterRanked, PageFarBeyondTheAnswerIsEmpty) {
