@@ -2,8 +2,10 @@
 # The straggler experiment of issue 5: 8 tablets over 4 shard servers on
 # loopback, 2 replicas each; server 1 delays 100 ms on a fraction of its
 # requests. Runs `dpsearch bench` with no fault, with the fault and no
-# mitigation, with --hedge-after p95, and with --deadline 50, and prints one
-# JSON line per configuration and round; the configurations are interleaved
+# mitigation, with --hedge-after p95, and with --deadline 50, each counting
+# and (unless TOP=0) ranked (--top TOP: the answer waits for every bin, the
+# straggler case at its worst), and prints one JSON line per configuration
+# and round; the configurations are interleaved
 # over ROUNDS rounds so that a noisy spell on a shared machine does not
 # land on one configuration only, and a last table gives the median over
 # rounds of each figure.
@@ -11,7 +13,8 @@
 # Env: DPSEARCH (binary), PROB (per-tablet delay probability, default 0.025:
 # each request to server 1 covers 2 tablets, so ~5% of its requests),
 # REPEAT (passes over the queries per round, default 1), ROUNDS (default 1),
-# REPORT_DIR (HTML reports, from the last round).
+# TOP (the ranked runs' K, default 10; 0: no ranked runs), REPORT_DIR (HTML
+# reports, from the last round).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=${DPSEARCH:-$here/build/dpsearch}
@@ -21,6 +24,7 @@ work=${3:-$(mktemp -d)}
 prob=${PROB:-0.025}
 repeat=${REPEAT:-1}
 rounds=${ROUNDS:-1}
+top=${TOP:-10}
 mkdir -p "$work"
 if [ ! -f "$work/index/MANIFEST" ]; then
   "$bin" ingest --index "$work/index" --bins 16 --tablets 8 --no-store-text "$corpus" >&2
@@ -52,13 +56,22 @@ run() {  # run NAME ARGS...
   printf '{"config":"%s","round":%d,' "$name" "$round"
   "$bin" bench --cluster "$work/cluster.txt" --queries "$queries" --repeat "$repeat" --json "${report[@]}" "$@" | sed 's/^{//'
 }
+# ranked NAME ARGS...: the same configuration ranked (named ranked-NAME).
+ranked() {
+  local name=$1; shift
+  if [ "$top" != 0 ]; then run "ranked-$name" --top "$top" "$@"; fi
+}
 for round in $(seq "$rounds"); do
   start 0
   run no-fault
+  ranked no-fault
   start 1
   run fault
+  ranked fault
   run fault-hedge-p95 --hedge-after p95
+  ranked fault-hedge-p95 --hedge-after p95
   run fault-deadline-50ms --deadline 50
+  ranked fault-deadline-50ms --deadline 50
 done > "$work/straggler.jsonl"  # not a pipe: the servers would hold it open
 stop
 cat "$work/straggler.jsonl"
@@ -68,14 +81,16 @@ runs = {}
 for line in open(sys.argv[1]):
     d = json.loads(line)
     runs.setdefault(d["config"], []).append(d)
-base = statistics.median(d["p99_us"] for d in runs["no-fault"])
+# Each configuration against its own family's no-fault run (counting or ranked).
+family = lambda name: "ranked-no-fault" if name.startswith("ranked-") else "no-fault"
+base = {f: statistics.median(d["p99_us"] for d in runs[f]) for f in {family(n) for n in runs}}
 per_query = lambda ds: sum(d["requests"] for d in ds) / sum(d["queries"] for d in ds)
-fanout = per_query(runs["no-fault"])  # requests per query without hedging
+fanout = {f: per_query(runs[f]) for f in base}  # requests per query without hedging
 print("median over %d rounds:" % len(runs["no-fault"]))
 print("%-20s %9s %9s %11s %8s %10s %8s" % ("config", "p50 us", "p95 us", "p99 us", "p99/nf", "+requests", "partial"))
 for name, ds in runs.items():
     med = lambda k: statistics.median(d[k] for d in ds)
     print("%-20s %9.1f %9.1f %11.1f %8.2f %9.1f%% %8.0f" % (name, med("p50_us"), med("p95_us"), med("p99_us"),
-          med("p99_us") / base, 100 * (per_query(ds) / fanout - 1),
+          med("p99_us") / base[family(name)], 100 * (per_query(ds) / fanout[family(name)] - 1),
           med("partial_results")))
 PY

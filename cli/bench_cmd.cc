@@ -21,6 +21,7 @@ void RegisterBench(CLI::App& app) {
     unsigned warmup_passes = 1;
     bool json = false, fetch = false, allow_failures = false;
     size_t top = 0;
+    Bm25Flags bm25;
   };
   auto a = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("bench", "Measure latency and stragglers over a query file");
@@ -33,21 +34,24 @@ void RegisterBench(CLI::App& app) {
   cmd->add_flag("--fetch", a->fetch, "Fetch results (ids, titles) instead of counting");
   cmd->add_option("--top", a->top, "Rank each query: its K best by BM25 (ids and titles fetched)")
       ->type_name("K")->check(WholeNumber(1, 1000000))->default_str("none (count)");
+  AddBm25Flags(cmd, &a->bm25);
   cmd->add_option("--report", a->report, "Write a self-contained HTML report")
       ->type_name("FILE.html");
   cmd->add_flag("--json", a->json, "Print the summary as one JSON object");
   cmd->add_flag("--allow-failures", a->allow_failures,
                 "Exit 0 even when some queries failed (they are still named on stderr)");
   cmd->callback([a] {
+    if (Status s = CheckBm25Flags(a->bm25, a->top > 0); !s.ok()) return (void)Fail(s);
     auto backend = OpenBackend(a->search);
     if (!backend.ok()) return (void)Fail(backend.status());
     auto queries = ReadQueryFile(a->queries);
     if (!queries.ok()) return (void)Fail(queries.status());
     SearchBackend* b = backend->get();
-    RunnerFactory factory = SearchRunners([b] { return b->NewSearcher(); }, !a->fetch, a->top);
+    const BenchMode mode{a->fetch, a->top, a->bm25.params};
+    RunnerFactory factory = SearchRunners([b] { return b->NewSearcher(); }, mode);
     std::vector<BenchRecord> records;
     BenchSummary summary;
-    Status s = RunBench(factory, *queries, BenchOptions{a->repeat, a->concurrency, a->warmup_passes},
+    Status s = RunBench(factory, *queries, BenchOptions{mode, a->repeat, a->concurrency, a->warmup_passes},
                         &records, &summary);
     if (!s.ok()) return (void)Fail(s);
     if (a->json) {

@@ -57,6 +57,7 @@ struct QueryArgs {
   bool count = false, stats = false;
   size_t limit = 0, offset = 0;
   std::optional<size_t> top;
+  Bm25Flags bm25;
   unsigned warmup_passes = 0;
   double warmup_seconds = 0;
   // Which options the user gave (defaults cannot tell).
@@ -70,6 +71,7 @@ Status CheckQueryArgs(const QueryArgs& a) {
   const bool limit = a.limit_opt->count() > 0, offset = a.offset_opt->count() > 0;
   if (a.top && a.count) return Status::InvalidArgument("--count prints the exact total; --top ranks: give one");
   if (a.top && limit) return Status::InvalidArgument("--top K is the number of results; --limit does not apply");
+  DPS_RETURN_IF_ERROR(CheckBm25Flags(a.bm25, a.top.has_value()));
   if (!a.queries.empty()) {
     const char* refused = limit ? "--limit" : offset ? "--offset" : a.stats ? "--stats" : nullptr;
     if (refused) {
@@ -95,7 +97,7 @@ void RunBatchQueries(const QueryArgs& a, Searcher* searcher, Analyzer* analyzer)
   if (!queries.ok()) return (void)Fail(queries.status());
   std::vector<BatchResult> results;
   unsigned passes = 0;
-  Status s = RunBatch(searcher, analyzer, *queries, WarmupOptions{a.warmup_passes, a.warmup_seconds, a.top.value_or(0)},
+  Status s = RunBatch(searcher, analyzer, *queries, WarmupOptions{a.warmup_passes, a.warmup_seconds, a.top.value_or(0), a.bm25.params},
                       &results, &passes);
   if (!s.ok()) return (void)Fail(s);
   const bool jsonl = a.format == "jsonl";
@@ -226,6 +228,7 @@ void RunOneQuery(const QueryArgs& a, Searcher* searcher, Analyzer* analyzer) {
   options.offset = a.offset;
   if (a.top) {  // ranked: the K best from --offset on, best first
     options.top_k = *a.top;
+    options.bm25 = a.bm25.params;
     options.limit = 0;
     options.ordered = false;
   }
@@ -291,6 +294,7 @@ void RegisterQuery(CLI::App& app) {
                       ->check(WholeNumber(0, UINT64_MAX / 2));
   cmd->add_option("--top", a->top, "The K best by BM25, best first, each with its score (--offset pages on)")
       ->type_name("K")->check(WholeNumber(1, 1000000));
+  AddBm25Flags(cmd, &a->bm25);
   AddFormatFlag(cmd, &a->format);
   cmd->add_flag("--stats", a->stats, "Per-bin timing table on stderr");
   a->warmup_opt = cmd->add_option("--warmup-passes", a->warmup_passes, "Batch: warm-up passes before measuring")

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 
 #include "cli/commands.h"
 #include "cli/validators.h"
@@ -35,6 +36,20 @@ Result<std::unique_ptr<SearchBackend>> OpenBackend(SearchFlags f) {
   }
   f.target.log = [](const std::string& line) { std::fprintf(stderr, "dpsearch: %s\n", line.c_str()); };
   return SearchBackend::Open(f.target);
+}
+
+void AddBm25Flags(CLI::App* cmd, Bm25Flags* f) {
+  f->k1_opt = cmd->add_option("--bm25-k1", f->params.k1, "--top: BM25's k1, how fast a term's repeats stop counting")
+                  ->type_name("X")->check(FiniteNumber(0, std::numeric_limits<double>::max()))->default_str("1.2");
+  f->b_opt = cmd->add_option("--bm25-b", f->params.b, "--top: BM25's b, how much a long document is discounted")
+                 ->type_name("X")->check(FiniteNumber(0, 1))->default_str("0.75");
+}
+
+Status CheckBm25Flags(const Bm25Flags& f, bool ranked) {
+  if (ranked) return Status::OK();
+  const char* given = f.k1_opt->count() > 0 ? "--bm25-k1" : f.b_opt->count() > 0 ? "--bm25-b" : nullptr;
+  if (given == nullptr) return Status::OK();
+  return Status::InvalidArgument(std::string(given) + " applies to ranked queries: give --top K");
 }
 
 void AddFormatFlag(CLI::App* cmd, std::string* format) {

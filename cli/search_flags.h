@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "common/status.h"
+#include "index/bm25.h"
 #include "query/search_backend.h"
 
 namespace dps::cli {
@@ -23,6 +24,16 @@ struct SearchFlags {
 void AddSearchFlags(CLI::App* cmd, SearchFlags* flags);
 // Reads the token file, routes library warnings to stderr, and opens.
 Result<std::unique_ptr<SearchBackend>> OpenBackend(SearchFlags flags);
+
+// --bm25-k1 and --bm25-b: BM25's parameters for ranked (--top) queries.
+struct Bm25Flags {
+  Bm25Params params;
+  const CLI::Option *k1_opt = nullptr, *b_opt = nullptr;
+};
+void AddBm25Flags(CLI::App* cmd, Bm25Flags* flags);
+// InvalidArgument when either flag is given to an unranked command: it
+// would be ignored.
+Status CheckBm25Flags(const Bm25Flags& flags, bool ranked);
 
 // --format text|jsonl|tsv.
 void AddFormatFlag(CLI::App* cmd, std::string* format);

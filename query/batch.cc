@@ -49,10 +49,12 @@ Status CountOne(Searcher* searcher, Analyzer* analyzer, const std::string& text,
 }
 
 // Ranks one query: its K best ids, best first.
-Status RankOne(Searcher* searcher, Analyzer* analyzer, const std::string& text, size_t k, BatchResult* r) {
+Status RankOne(Searcher* searcher, Analyzer* analyzer, const std::string& text, const WarmupOptions& rank,
+               BatchResult* r) {
   DPS_ASSIGN_OR_RETURN(QueryNode root, ParseQuery(text, analyzer));
   SearchOptions options;
-  options.top_k = k;
+  options.top_k = rank.top_k;
+  options.bm25 = rank.bm25;
   options.fetch = Fetch::kIds;
   options.timed = false;
   r->top_ids.clear();
@@ -75,7 +77,7 @@ Status RunBatch(Searcher* searcher, Analyzer* analyzer, const std::vector<BatchQ
     for (const auto& q : queries) {
       BatchResult ignored;
       (void)CountOne(searcher, analyzer, q.text, &ignored);
-      if (warmup.top_k > 0) (void)RankOne(searcher, analyzer, q.text, warmup.top_k, &ignored);
+      if (warmup.top_k > 0) (void)RankOne(searcher, analyzer, q.text, warmup, &ignored);
     }
     ++*passes;
   }
@@ -88,7 +90,7 @@ Status RunBatch(Searcher* searcher, Analyzer* analyzer, const std::vector<BatchQ
     r.micros = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
     if (s.ok() && warmup.top_k > 0) {
       const auto t1 = Clock::now();
-      s = RankOne(searcher, analyzer, q.text, warmup.top_k, &r);
+      s = RankOne(searcher, analyzer, q.text, warmup, &r);
       r.top_micros = std::chrono::duration<double, std::micro>(Clock::now() - t1).count();
     }
     if (!s.ok()) {

@@ -39,6 +39,7 @@ struct WarmupOptions {
   // Also rank: after each count, the query's top_k best by BM25 (timed
   // apart), as the peers harness's top-10 column wants.
   size_t top_k = 0;
+  Bm25Params bm25;  // the ranked queries' parameters
 };
 
 // InvalidArgument naming the file and line for a line without a tab.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -60,6 +61,7 @@ Status RunBench(const RunnerFactory& factory, const std::vector<BatchQuery>& que
                 const BenchOptions& options, std::vector<BenchRecord>* records, BenchSummary* summary) {
   records->clear();
   *summary = BenchSummary();
+  summary->mode = options.mode;
   if (queries.empty()) return Status::InvalidArgument("bench: no queries");
   const size_t threads = std::max<size_t>(1, options.concurrency);
   std::vector<QueryRunner> runners;
@@ -131,11 +133,26 @@ std::string Ratio(double v) {
   std::snprintf(buf, sizeof buf, "%.3f", v);
   return buf;
 }
+// The shortest text that reads back as `v` (a parameter as the user gave it).
+std::string Shortest(double v) {
+  char buf[32];
+  return std::string(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
+}
 }  // namespace
+
+std::string BenchMode::Describe() const {
+  if (top_k == 0) return fetch ? "fetch" : "count";
+  return "ranked top " + std::to_string(top_k) + " (BM25 k1 " + Shortest(bm25.k1) + ", b " + Shortest(bm25.b) + ")";
+}
 
 std::string BenchJson(const BenchSummary& s) {
   std::string j = "{";
-  j += "\"queries\":" + std::to_string(s.queries);
+  j += "\"mode\":\"" + std::string(s.mode.top_k > 0 ? "ranked" : s.mode.fetch ? "fetch" : "count") + "\"";
+  if (s.mode.top_k > 0) {
+    j += ",\"top_k\":" + std::to_string(s.mode.top_k) + ",\"bm25_k1\":" + Shortest(s.mode.bm25.k1) +
+         ",\"bm25_b\":" + Shortest(s.mode.bm25.b);
+  }
+  j += ",\"queries\":" + std::to_string(s.queries);
   j += ",\"errors\":" + std::to_string(s.errors);
   j += ",\"failed_queries\":[";
   for (size_t i = 0; i < s.failed.size(); ++i) {
@@ -174,8 +191,8 @@ std::string BenchText(const BenchSummary& s) {
   char buf[512];
   std::string out;
   std::snprintf(buf, sizeof buf,
-                "%zu queries in %.2f s (%llu errors); %llu requests, %llu hedged, %llu failovers, %llu partial\n",
-                s.queries, s.wall_seconds, static_cast<unsigned long long>(s.errors),
+                "%s: %zu queries in %.2f s (%llu errors); %llu requests, %llu hedged, %llu failovers, %llu partial\n",
+                s.mode.Describe().c_str(), s.queries, s.wall_seconds, static_cast<unsigned long long>(s.errors),
                 static_cast<unsigned long long>(s.requests), static_cast<unsigned long long>(s.hedged),
                 static_cast<unsigned long long>(s.failovers), static_cast<unsigned long long>(s.partial));
   out += buf;

@@ -49,7 +49,20 @@ void SummarizeTablets(BenchRecord* record);
 using QueryRunner = std::function<BenchRecord(const std::string& text)>;
 using RunnerFactory = std::function<Result<QueryRunner>()>;
 
+// What each query of a bench does: the runners do it (SearchRunners), and
+// the summary records it so that every report says what was measured.
+struct BenchMode {
+  bool fetch = false;  // ids and titles fetched, not counted
+  // > 0: ranked, each query's K best by BM25 (ids and titles fetched): the
+  // straggler case at its worst, since the answer waits for every bin.
+  size_t top_k = 0;
+  Bm25Params bm25;
+  // "count", "fetch", or "ranked top 10 (BM25 k1 1.2, b 0.75)".
+  std::string Describe() const;
+};
+
 struct BenchOptions {
+  BenchMode mode;
   size_t repeat = 1;
   size_t concurrency = 1;
   unsigned warmup_passes = 1;  // passes over the file before measuring (not recorded)
@@ -61,6 +74,7 @@ struct Percentiles {
 Percentiles ComputePercentiles(std::vector<double> values);
 
 struct BenchSummary {
+  BenchMode mode;
   size_t queries = 0;
   uint64_t requests = 0, hedged = 0, failovers = 0, partial = 0, errors = 0;
   uint64_t index_errors = 0;  // of `errors`
@@ -97,11 +111,7 @@ namespace dps {
 // Makes one searcher per bench client thread.
 using SearcherFactory = std::function<Result<std::unique_ptr<Searcher>>()>;
 
-// Runners counting (count_only) or fetching ids and titles, each over its
-// own searcher and analyzer.
-// top_k > 0: each query ranked (its K best by BM25, ids and titles
-// fetched): the straggler case at its worst, since the answer waits for
-// every bin.
-RunnerFactory SearchRunners(SearcherFactory make_searcher, bool count_only, size_t top_k = 0);
+// Runners doing what `mode` says, each over its own searcher and analyzer.
+RunnerFactory SearchRunners(SearcherFactory make_searcher, BenchMode mode);
 
 }  // namespace dps

@@ -189,6 +189,13 @@ std::string BenchHtml(const BenchSummary& summary, const std::vector<BenchRecord
                   "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 8px;"
                   "text-align:right}pre{background:#f6f6f6;padding:8px}</style></head><body>";
   h += "<h1>" + Escape(title) + "</h1>";
+  if (summary.mode.top_k > 0) {
+    h += "<p><b>Ranked run</b>: each query's " + Escape(summary.mode.Describe()) +
+         ". Its answer is merged once every bin has answered, so the first result waits for the slowest "
+         "tablet: the straggler case at its worst.</p>";
+  } else {
+    h += "<p>" + Escape(summary.mode.Describe()) + " run: results stream as bins finish.</p>";
+  }
   h += "<pre>" + Escape(BenchText(summary)) + "</pre>";
   h += "<h2>Latency CDF per tablet</h2><p>Time from fan-out until each tablet finished its last bin, "
        "over all queries (log scale).</p>" + CdfChart(records);

@@ -8,7 +8,7 @@
 
 namespace dps {
 
-RunnerFactory SearchRunners(SearcherFactory make_searcher, bool count_only, size_t top_k) {
+RunnerFactory SearchRunners(SearcherFactory make_searcher, BenchMode mode) {
   return [=]() -> Result<QueryRunner> {
     DPS_ASSIGN_OR_RETURN(std::unique_ptr<Analyzer> analyzer, Analyzer::Create());
     DPS_ASSIGN_OR_RETURN(std::unique_ptr<Searcher> searcher, make_searcher());
@@ -23,8 +23,9 @@ RunnerFactory SearchRunners(SearcherFactory make_searcher, bool count_only, size
         return r;
       }
       SearchOptions options;
-      options.count_only = count_only && top_k == 0;
-      options.top_k = top_k;
+      options.count_only = !mode.fetch && mode.top_k == 0;
+      options.top_k = mode.top_k;
+      options.bm25 = mode.bm25;
       // Fetching means what a user gets: ids and titles from the doc store.
       options.fetch = Fetch::kIdsAndTitles;
       SearchStats stats;

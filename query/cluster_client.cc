@@ -138,9 +138,6 @@ Result<std::unique_ptr<ClusterClient>> ClusterClient::Connect(std::vector<Cluste
 
 Status ClusterClient::Run(QueryNode root, const SearchOptions& options, const ResultSink& sink,
                           SearchStats* stats) {
-  if (options.top_k > 0 && !options.count_only) {
-    return Status::InvalidArgument("ranked queries (--top) over a cluster are not implemented yet");
-  }
   SearchStats unused;
   if (stats == nullptr) stats = &unused;
   *stats = SearchStats();

@@ -2,14 +2,17 @@
 
 #include <algorithm>
 
+#include "query/ranked_runs.h"
+#include "shards/top_k.h"
+
 namespace dps {
 
 QueryFanOut::QueryFanOut(const std::vector<ClusterRange>& ranges, FanOutPolicy policy, FanOutHost* host,
                          const QueryNode& root, const SearchOptions& options, ResultStream* stream,
                          SearchStats* stats)
     : ranges_(ranges), policy_(policy), host_(host), root_(root), options_(options), stream_(stream),
-      stats_(stats), state_(ranges.size()) {
-  if (options.ordered && !options.count_only) order_.emplace(std::vector<BinId>(), options.offset);
+      stats_(stats), state_(ranges.size()), ranked_(options.top_k > 0 && !options.count_only) {
+  if (options.ordered && !options.count_only && !ranked_) order_.emplace(std::vector<BinId>(), options.offset);
   if (policy_.deadline_ms > 0) deadline_ = stream->start() + std::chrono::milliseconds(policy_.deadline_ms);
 }
 
@@ -52,6 +55,11 @@ bool QueryFanOut::Send(size_t r) {
   // the limit among its bins.
   q.limit_per_bin = order_.has_value();
   q.limit = order_ && options_.limit != 0 ? options_.limit + options_.offset : options_.limit;
+  if (ranked_) {  // any bin's top_k + offset best may be in the answer; the limit does not apply
+    q.top_k = options_.top_k + options_.offset;
+    q.bm25 = options_.bm25;
+    q.limit = 0;
+  }
   q.snippets = !options_.count_only && options_.fetch == Fetch::kSnippet;
   q.deadline_ms = policy_.deadline_ms;
   q.root = root_;
@@ -85,6 +93,13 @@ void QueryFanOut::CancelAll() {
 
 void QueryFanOut::Finish() {
   CancelAll();
+  if (ranked_ && !stopped_ && query_error_.ok()) {
+    RankedAnswer answer = RankedRuns(&ranked_bins_, options_.top_k, options_.offset);
+    stats_->skipped = answer.skipped;
+    for (BinResult& run : answer.runs) {
+      if (!stream_->Deliver(&run)) break;
+    }
+  }
   BinResult b;
   while (order_ && !stopped_ && query_error_.ok() && order_->Drain(&b)) {
     if (!stream_->Deliver(&b)) stopped_ = true;
@@ -140,7 +155,7 @@ void QueryFanOut::OnEvent(LinkEvent& e) {
   if (it == attempts_.end() || !it->second.active) return;  // cancelled, stale or another query's
   switch (e.kind) {
     case LinkEvent::kResults:
-      return OnResults(e);
+      return OnResults(it->second, e);
     case LinkEvent::kStats:
       return OnBinStats(e);
     case LinkEvent::kDone:
@@ -150,9 +165,23 @@ void QueryFanOut::OnEvent(LinkEvent& e) {
   }
 }
 
-void QueryFanOut::OnResults(LinkEvent& e) {
+void QueryFanOut::OnResults(Attempt& attempt, LinkEvent& e) {
   BinResult& b = buffers_[{e.rid, e.results.bin}];
+  // Ranked answers are merged as lists best first (the decoder checks each
+  // frame; a bin's frames must continue each other): anything else from a
+  // server is its fault, not an answer.
+  const bool in_order = !ranked_ || e.results.docs.empty() || b.docs.empty() ||
+                        RanksBefore({b.scores.back(), e.results.bin, b.docs.back()},
+                                    {e.results.docs.front().score, e.results.bin, e.results.docs.front().docid});
+  if (e.results.scored != ranked_ || !in_order) {
+    const char* why = e.results.scored == ranked_ ? "results out of rank order"
+                      : ranked_                   ? "unscored results for a ranked query"
+                                                  : "scored results for an unranked query";
+    Cancel(e.rid);
+    return OnFailure(attempt, Status::Corruption(ranges_[attempt.range].replicas[attempt.replica] + ": " + why));
+  }
   for (auto& d : e.results.docs) {
+    if (ranked_) b.scores.push_back(d.score);
     b.docs.push_back(d.docid);
     b.stored.push_back(StoredDoc{d.docid, std::move(d.id), std::move(d.title), std::move(d.snippet)});
   }
@@ -174,6 +203,7 @@ void QueryFanOut::OnBinStats(LinkEvent& e) {
   b.service_us = s.service_us;
   b.fast_path = s.fast_path;
   stream_->Record(b);
+  if (ranked_) return ranked_bins_.push_back(std::move(b));
   if (order_) return order_->Add(std::move(b));
   if (!stream_->Deliver(&b)) stopped_ = true;
 }

@@ -5,7 +5,9 @@
 // deadline or when no replica is left, and hands each bin's answer to the
 // query's ResultStream once (the first replica's answer wins). A hedge or
 // failover asks only for the tablets still owed (those no server has
-// reported whole).
+// reported whole). A ranked query's bins each answer their K best; they
+// are merged once every range has answered or been given up
+// (query/ranked_runs.h), so a partial answer is the best of what came.
 //
 // Single-threaded: the query's thread drives it with the events of the
 // client's links; frames go out through the FanOutHost.
@@ -98,7 +100,7 @@ class QueryFanOut {
   void Exhausted(size_t range, const Status& why);
   void Deactivate(Attempt* attempt);
   bool HedgeDue(const Attempt& a, size_t range, Clock::time_point now) const;
-  void OnResults(LinkEvent& e);
+  void OnResults(Attempt& attempt, LinkEvent& e);
   void OnBinStats(LinkEvent& e);
   void OnDone(Attempt& attempt, const Done& done);
   void OnFailure(Attempt& attempt, const Status& why);
@@ -116,6 +118,8 @@ class QueryFanOut {
   std::map<std::pair<uint64_t, uint32_t>, BinResult> buffers_;  // (rid, bin): frames before BinStats
   std::set<uint32_t> delivered_bins_;
   std::optional<BinOrder> order_;  // paging: bins wait here until every range answered
+  bool ranked_ = false;
+  std::vector<BinResult> ranked_bins_;  // ranked: every bin's best, merged in Finish
   std::set<uint32_t> complete_tablets_;  // reported whole by some server
   bool stopped_ = false;
   Status query_error_;

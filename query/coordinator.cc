@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "query/bin_order.h"
+#include "query/ranked_runs.h"
 #include "shards/ranking.h"
 #include "shards/top_k.h"
 #include "query/result_stream.h"
@@ -83,29 +84,15 @@ bool Coordinator::DeliverStored(const BinResult& bin, Fetch fetch, const std::ve
 // The K best of every bin's K best (after the offset), delivered best
 // first: consecutive results of one bin go out as one chunk, so the sink
 // sees bins in rank order, not in bin order.
-uint64_t Coordinator::DeliverRanked(const std::vector<BinResult>& bins, const SearchOptions& options,
+uint64_t Coordinator::DeliverRanked(std::vector<BinResult>* bins, const SearchOptions& options,
                                     const QueryPlan& plan, ResultStream* stream, Status* status) {
-  std::vector<std::vector<ScoredDoc>> lists;
-  for (const BinResult& b : bins) {
-    auto& list = lists.emplace_back();
-    for (size_t i = 0; i < b.docs.size(); ++i) list.push_back({b.scores[i], b.bin.value, b.docs[i]});
-  }
-  const std::vector<ScoredDoc> best = MergeTopK(lists, options.top_k + options.offset);
-  const size_t skipped = std::min(options.offset, best.size());
-  for (size_t at = skipped; at < best.size();) {
-    BinResult run;
-    run.bin = BinId{best[at].bin};
-    run.tablet = static_cast<uint32_t>(impl_->index->manifest().TabletOf(run.bin.value));
-    for (; at < best.size() && best[at].bin == run.bin.value; ++at) {
-      run.docs.push_back(best[at].docid);
-      run.scores.push_back(best[at].score);
-    }
-    run.count = run.docs.size();
+  RankedAnswer answer = RankedRuns(bins, options.top_k, options.offset);
+  for (BinResult& run : answer.runs) {
     const bool more = options.fetch == Fetch::kNone ? stream->Deliver(&run)
                                                      : DeliverStored(run, options.fetch, plan.highlight, stream, status);
     if (!more) break;
   }
-  return skipped;
+  return answer.skipped;
 }
 
 Status Coordinator::RunPlan(const QueryPlan& plan, const SearchOptions& options,
@@ -139,7 +126,11 @@ Status Coordinator::RunPlan(const QueryPlan& plan, const SearchOptions& options,
   task.limit = order && options.limit != 0 ? options.limit + options.offset : options.limit;
   task.budget = budget ? &*budget : nullptr;
   task.fetch = Fetch::kNone;  // fetched at delivery (DeliverStored)
-  task.top_k = ranked ? options.top_k + options.offset : 0;
+  // No bin holds more documents than the index: a page far beyond the
+  // answer (--offset 10^12) must not size the bins' collectors by it.
+  task.top_k = ranked ? std::min<uint64_t>(options.top_k + options.offset,
+                                           std::max<uint64_t>(1, impl_->index->collection_stats().documents))
+                      : 0;
   task.rank = rank ? &*rank : nullptr;
   task.threshold = ranked ? &threshold : nullptr;
   task.exhaustive = options.exhaustive;
@@ -213,7 +204,7 @@ Status Coordinator::RunPlan(const QueryPlan& plan, const SearchOptions& options,
     impl_->arena.execute([&] { group.wait(); });
   }
   if (order) stats->skipped = order->skipped();
-  if (ranked && status.ok()) stats->skipped = DeliverRanked(ranked_bins, options, plan, &stream, &status);
+  if (ranked && status.ok()) stats->skipped = DeliverRanked(&ranked_bins, options, plan, &stream, &status);
   stream.Finish(plan.bins.size());
   return status;
 }

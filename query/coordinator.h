@@ -48,8 +48,8 @@ class Coordinator final : public Searcher {
   bool DeliverStored(const BinResult& bin, Fetch fetch, const std::vector<std::string>& highlight,
                      ResultStream* stream, Status* status);
   // The number of results the offset skipped.
-  uint64_t DeliverRanked(const std::vector<BinResult>& bins, const SearchOptions& options, const QueryPlan& plan,
-                     ResultStream* stream, Status* status);
+  uint64_t DeliverRanked(std::vector<BinResult>* bins, const SearchOptions& options, const QueryPlan& plan,
+                         ResultStream* stream, Status* status);
 
   struct Impl;
   std::unique_ptr<Impl> impl_;

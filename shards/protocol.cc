@@ -1,5 +1,8 @@
 #include "shards/protocol.h"
 
+#include <bit>
+#include <cmath>
+
 #include "common/byte_reader.h"
 #include "common/coding.h"
 
@@ -24,6 +27,10 @@ class FrameWriter {
   std::string* out_;
   size_t start_;
 };
+
+// f64: the IEEE 754 bits as a u64, so a score crosses the wire bit for bit.
+void PutF64(std::string* out, double v) { PutFixed64(out, std::bit_cast<uint64_t>(v)); }
+double F64(ByteReader* r, const char* field) { return std::bit_cast<double>(r->U64(field)); }
 
 void CheckMagic(ByteReader* r) {
   if (r->U32("magic") != kWireMagic && r->ok()) r->Fail("magic");
@@ -114,11 +121,18 @@ void EncodeWelcome(const Welcome& m, std::string* out) {
 void EncodeQuery(const QueryRequest& m, std::string* out) {
   FrameWriter w(out, FrameType::kQuery);
   PutFixed64(out, m.request_id);
-  out->push_back(static_cast<char>((m.count_only ? 1 : 0) | (m.limit_per_bin ? 2 : 0) | (m.snippets ? 4 : 0)));
+  const bool ranked = m.top_k > 0;
+  out->push_back(static_cast<char>((m.count_only ? 1 : 0) | (m.limit_per_bin ? 2 : 0) | (m.snippets ? 4 : 0) |
+                                   (ranked ? 8 : 0)));
   PutVarint64(out, m.limit);
   PutFixed32(out, m.deadline_ms);
   PutFixed32(out, m.first_tablet);
   PutFixed32(out, m.last_tablet);
+  if (ranked) {
+    PutVarint64(out, m.top_k);
+    PutF64(out, m.bm25.k1);
+    PutF64(out, m.bm25.b);
+  }
   EncodeNode(m.root, out);
 }
 
@@ -132,12 +146,14 @@ void EncodeResults(const ResultBatch& m, std::string* out) {
   PutFixed64(out, m.request_id);
   PutFixed32(out, m.bin);
   PutFixed32(out, m.tablet);
-  out->push_back(static_cast<char>(m.snippets ? 1 : 0));
+  out->push_back(static_cast<char>((m.snippets ? 1 : 0) | (m.scored ? 2 : 0)));
   PutVarint64(out, m.docs.size());
   DocId prev = 0;
   for (size_t i = 0; i < m.docs.size(); ++i) {
-    PutVarint64(out, i == 0 ? m.docs[i].docid : m.docs[i].docid - prev);
+    // Rank order is not docid order: scored docs carry whole docids.
+    PutVarint64(out, i == 0 || m.scored ? m.docs[i].docid : m.docs[i].docid - prev);
     prev = m.docs[i].docid;
+    if (m.scored) PutF64(out, m.docs[i].score);
     PutLengthPrefixed(out, m.docs[i].id);
     PutLengthPrefixed(out, m.docs[i].title);
     if (m.snippets) PutLengthPrefixed(out, m.docs[i].snippet);
@@ -207,15 +223,31 @@ Status DecodeQuery(std::string_view payload, QueryRequest* m) {
   ByteReader r(payload, "Query frame");
   m->request_id = r.U64("request id");
   const uint8_t flags = r.U8("flags");
-  if (r.ok() && (flags & ~7u) != 0) r.Fail("flags");
+  if (r.ok() && (flags & ~15u) != 0) r.Fail("flags");
   m->count_only = (flags & 1) != 0;
   m->limit_per_bin = (flags & 2) != 0;
   m->snippets = (flags & 4) != 0;
+  const bool ranked = (flags & 8) != 0;
+  // A ranked query delivers its K best: counting, a limit or paging by bin
+  // would not mean what they say.
+  if (r.ok() && ranked && (flags & 3) != 0) r.Fail("flags: ranked with count only or limit per bin");
   m->limit = r.Varint("limit");
+  if (r.ok() && ranked && m->limit != 0) r.Fail("limit: not with a ranked query");
   m->deadline_ms = r.U32("deadline");
   m->first_tablet = r.U32("first tablet");
   m->last_tablet = r.U32("last tablet");
   if (r.ok() && m->first_tablet > m->last_tablet) r.Fail("tablet range");
+  m->top_k = 0;
+  m->bm25 = Bm25Params();
+  if (ranked) {
+    m->top_k = r.Varint("top k");
+    if (r.ok() && m->top_k == 0) r.Fail("top k: 0");
+    m->bm25.k1 = F64(&r, "bm25 k1");
+    m->bm25.b = F64(&r, "bm25 b");
+    // The CLI's own checks (!(x >= 0) also refuses NaN).
+    if (r.ok() && (!(m->bm25.k1 >= 0) || !std::isfinite(m->bm25.k1))) r.Fail("bm25 k1: not a finite number >= 0");
+    if (r.ok() && !(m->bm25.b >= 0 && m->bm25.b <= 1)) r.Fail("bm25 b: outside 0..1");
+  }
   size_t nodes = 0;
   m->root = QueryNode();
   DecodeNode(&r, 0, &nodes, &m->root);
@@ -238,25 +270,38 @@ Status DecodeResults(std::string_view payload, ResultBatch* m) {
   m->bin = r.U32("bin");
   m->tablet = r.U32("tablet");
   const uint8_t flags = r.U8("flags");
-  if (r.ok() && (flags & ~1u) != 0) r.Fail("flags");
+  if (r.ok() && (flags & ~3u) != 0) r.Fail("flags");
   m->snippets = (flags & 1) != 0;
+  m->scored = (flags & 2) != 0;
   const uint64_t n = r.Varint("doc count");
-  // Each doc takes at least three bytes (four with a snippet): a count
-  // the payload cannot hold is refused before anything is allocated.
-  if (r.ok() && n > r.remaining() / (m->snippets ? 4 : 3)) r.Fail("doc count");
+  // Each doc takes at least three bytes (four with a snippet, eight more
+  // with a score): a count the payload cannot hold is refused before
+  // anything is allocated.
+  if (r.ok() && n > r.remaining() / ((m->snippets ? 4 : 3) + (m->scored ? 8 : 0))) r.Fail("doc count");
   m->docs.clear();
   if (!r.ok()) return r.Finish();
   // Grown as docs decode (a doc is ~100 bytes in memory against 3 on the
   // wire): a hostile count costs no more than the frame's real docs.
   m->docs.reserve(std::min<uint64_t>(n, kDocsReservedAhead));
   uint64_t prev = 0;
+  double prev_score = 0;
   for (size_t i = 0; i < n && r.ok(); ++i) {
     const uint64_t delta = r.Varint("docid");
-    if (r.ok() && i > 0 && delta == 0) r.Fail("docid: not ascending");
-    const uint64_t d = i == 0 ? delta : prev + delta;
+    if (r.ok() && !m->scored && i > 0 && delta == 0) r.Fail("docid: not ascending");
+    const uint64_t d = i == 0 || m->scored ? delta : prev + delta;
     if (r.ok() && d > kMaxDocId) r.Fail("docid: out of range");
     RemoteDoc& doc = m->docs.emplace_back();
     doc.docid = static_cast<DocId>(d);
+    if (m->scored) {
+      // The client merges lists it trusts to be best first: a score that
+      // is no number, or a doc ranking before its predecessor, is refused.
+      doc.score = F64(&r, "score");
+      if (r.ok() && std::isnan(doc.score)) r.Fail("score: not a number");
+      if (r.ok() && i > 0 && !(doc.score < prev_score || (doc.score == prev_score && d > prev))) {
+        r.Fail("docs: not in rank order");
+      }
+      prev_score = doc.score;
+    }
     prev = d;
     doc.id = r.String("id");
     doc.title = r.String("title");

@@ -14,13 +14,14 @@
 #include <vector>
 
 #include "common/status.h"
+#include "index/bm25.h"
 #include "index/query_node.h"
 #include "index/types.h"
 
 namespace dps {
 
 inline constexpr uint32_t kWireMagic = 0x57535044;  // bytes "DPSW"
-inline constexpr uint16_t kWireVersion = 3;
+inline constexpr uint16_t kWireVersion = 4;
 inline constexpr uint32_t kMaxFrameSize = 16u << 20;
 inline constexpr size_t kFrameHeaderSize = 5;
 // Query trees deeper or larger than this are refused (a hostile peer must
@@ -66,6 +67,12 @@ struct QueryRequest {
   bool snippets = false;     // Results carry each document's marked snippet
   uint32_t deadline_ms = 0;  // 0: none; relative to the server's receipt
   uint32_t first_tablet = 0, last_tablet = 0;  // which hosted tablets to search
+  // Ranked (top_k > 0; version 4): each bin answers its top_k best by BM25
+  // with these parameters, best first, with scores. The client asks for
+  // the user's K plus the offset: any bin's K + offset best may be needed.
+  // Not with count_only, limit or limit_per_bin.
+  uint64_t top_k = 0;
+  Bm25Params bm25;
   QueryNode root;
 };
 
@@ -78,6 +85,7 @@ struct RemoteDoc {
   std::string id;
   std::string title;
   std::string snippet;  // marked (shards/snippet.h); empty unless the query asked
+  double score = 0;     // ranked answers only (ResultBatch::scored)
 };
 
 struct ResultBatch {
@@ -85,7 +93,10 @@ struct ResultBatch {
   uint32_t bin = 0;
   uint32_t tablet = 0;
   bool snippets = false;        // every doc carries a snippet
-  std::vector<RemoteDoc> docs;  // ascending docids
+  std::vector<RemoteDoc> docs;  // ascending docids, or in rank order when scored
+  // Every doc carries its score and docs are in rank order (score
+  // descending, then docid ascending: RanksBefore within one bin). Version 4.
+  bool scored = false;
 };
 
 struct BinStats {

@@ -53,6 +53,13 @@ std::shared_ptr<ServerQuery> ServerQuery::Start(const QueryHost* host, QueryRequ
     return nullptr;
   }
   r.plan_ = std::move(plan).value();
+  if (q.top_k > 0) {
+    const CollectionStats& stats = host->index->collection_stats();
+    r.rank_.emplace(r.plan_, stats, q.bm25);
+    // No bin holds more documents than the index: a larger K (a hostile
+    // or huge one) would only size the bins' collectors.
+    r.top_k_ = static_cast<size_t>(std::min<uint64_t>(q.top_k, std::max<uint64_t>(1, stats.documents)));
+  }
   const Manifest& manifest = host->index->manifest();
   std::vector<BinId> bins;
   if (!r.plan_.empty) {
@@ -104,9 +111,13 @@ ServerQuery::BinOutcome ServerQuery::Evaluate(BinId bin, uint32_t tablet) {
   BinTask task;
   task.bin = bin;
   task.count_only = count_only_;
+  task.top_k = top_k_;
+  task.rank = rank_ ? &*rank_ : nullptr;
+  task.threshold = rank_ ? &threshold_ : nullptr;
   task.limit = limit_;
   task.budget = budget_ ? &*budget_ : nullptr;
-  task.fetch = snippets_ ? Fetch::kSnippet : Fetch::kIdsAndTitles;
+  const Fetch fetch = snippets_ ? Fetch::kSnippet : Fetch::kIdsAndTitles;
+  task.fetch = top_k_ > 0 ? Fetch::kNone : fetch;  // ranked: fetched below, for fewer docs
   task.cancel = &cancel_;
   task.deadline = deadline_;
   task.queued = received_;
@@ -121,16 +132,24 @@ ServerQuery::BinOutcome ServerQuery::Evaluate(BinId bin, uint32_t tablet) {
     return out;
   }
   if (r.deadline_passed) deadline_hit_.store(true);
+  if (top_k_ > 0 && !r.cancelled) {
+    if (Status f = FetchRanked(bin, fetch, &r); !f.ok()) {
+      out.error = f.message();
+      return out;
+    }
+  }
   stats.queue_wait_us = ClampMicros(r.queue_wait_us);
   stats.service_us = ClampMicros(r.service_us);
   stats.cancelled = r.cancelled;
   stats.truncated = r.truncated;
   stats.fast_path = r.fast_path;
   stats.results = r.count;
-  ResultBatch batch{id_, bin.value, tablet, snippets_, {}};
+  // Ranked: the bin's best, best first, each with its score.
+  ResultBatch batch{id_, bin.value, tablet, snippets_, {}, top_k_ > 0};
   for (size_t i = 0; i < r.stored.size(); ++i) {
     StoredDoc& d = r.stored[i];
-    batch.docs.push_back({r.docs[i], std::move(d.id), std::move(d.title), snippets_ ? std::move(d.text) : ""});
+    batch.docs.push_back({r.docs[i], std::move(d.id), std::move(d.title), snippets_ ? std::move(d.text) : "",
+                          batch.scored ? r.scores[i] : 0.0});
     if (batch.docs.size() == kDocsPerFrame || i + 1 == r.stored.size()) {
       EncodeResults(batch, &out.frames);
       batch.docs.clear();
@@ -138,6 +157,29 @@ ServerQuery::BinOutcome ServerQuery::Evaluate(BinId bin, uint32_t tablet) {
   }
   stats.bytes = out.frames.size();
   return out;
+}
+
+// A ranked bin's best that can still be in the answer, with their stored
+// records. A full bin's K-th best score is a floor for the request's K-th
+// best, and so is the highest such floor of the request's bins so far
+// (threshold_): a document scoring below it is beaten by K others of this
+// request's bins, hence of the whole index, and is neither fetched nor
+// sent (ties are kept: (bin, docid) may still let them in). Fetching each
+// bin's K best whole read 160 stored records for gcide's top 10 over 16
+// bins; dropping them took a third off a ranked request's p50.
+Status ServerQuery::FetchRanked(BinId bin, Fetch fetch, BinResult* r) {
+  const auto start = Clock::now();
+  if (!r->scores.empty() && r->scores.size() == top_k_) threshold_.Raise(r->scores.back());
+  const double floor = threshold_.get();
+  size_t keep = 0;
+  while (keep < r->scores.size() && r->scores[keep] >= floor) ++keep;
+  r->docs.resize(keep);
+  r->scores.resize(keep);
+  r->count = keep;
+  DocBlockCache cache;
+  DPS_RETURN_IF_ERROR(host_->executor->FetchStored(bin, r->docs, fetch, plan_.highlight, &r->stored, &cache));
+  r->service_us += std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+  return Status::OK();
 }
 
 void ServerQuery::BinFinished(BinOutcome out) {

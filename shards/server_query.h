@@ -3,6 +3,9 @@
 // the network thread, others on the worker pool, injected delays as
 // cancellable timers), each bin run by the BinExecutor and turned into
 // Results and BinStats frames, then a Done frame (docs/PROTOCOL.md).
+// A ranked request scores with the server's own index-wide statistics
+// (every server of one index generation has the same N, avgdl and df, so
+// the same scores) and its bins share one threshold.
 //
 // Threads: everything runs on the network thread except bin evaluation,
 // which runs on a worker and hands its outcome back to the network thread.
@@ -27,6 +30,8 @@
 #include "shards/bin_executor.h"
 #include "shards/delay.h"
 #include "shards/protocol.h"
+#include "shards/ranking.h"
+#include "shards/top_k.h"
 
 namespace dps {
 
@@ -70,6 +75,7 @@ class ServerQuery : public std::enable_shared_from_this<ServerQuery> {
 
   void Schedule(BinId bin, uint32_t tablet, int64_t delay_us);
   BinOutcome Evaluate(BinId bin, uint32_t tablet);  // worker thread
+  Status FetchRanked(BinId bin, Fetch fetch, BinResult* r);  // worker thread
   void BinFinished(BinOutcome out);
 
   const QueryHost* host_;
@@ -78,6 +84,9 @@ class ServerQuery : public std::enable_shared_from_this<ServerQuery> {
   bool count_only_ = false;
   uint64_t limit_ = 0;
   bool snippets_ = false;
+  size_t top_k_ = 0;  // ranked: each bin's K best (0: unranked)
+  std::optional<RankContext> rank_;  // ranked: built with the plan
+  SharedThreshold threshold_;        // ranked: the request's bins prune together
   std::chrono::steady_clock::time_point received_;
   std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
   QueryPlan plan_;  // read-only once bins are scheduled

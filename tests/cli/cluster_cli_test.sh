@@ -30,11 +30,11 @@ other_id=$(awk '$1 == "index-id" { print $2 }' "$work/other/MANIFEST")
 [ -n "$id" ] && [ -n "$other_id" ] && [ "$id" != "$other_id" ] || { echo "FAIL: index ids '$id' '$other_id'"; exit 1; }
 stranger_identity="index $other_id generation 1 (16 bins, 8 tablets)"
 
-# serve NAME INDEX TABLETS: starts a server on a free port; its address in
-# the variable NAME once it listens.
+# serve NAME INDEX TABLETS [ARGS...]: starts a server on a free port; its
+# address in the variable NAME once it listens.
 serve() {
   local name=$1 log="$work/$1.log"
-  "$bin" serve --index "$2" --tablets "$3" --listen 127.0.0.1:0 --threads 1 2> "$log" &
+  "$bin" serve --index "$2" --tablets "$3" --listen 127.0.0.1:0 --threads 1 "${@:4}" 2> "$log" &
   pids+=($!)
   local i port=""
   for i in $(seq 100); do
@@ -49,6 +49,7 @@ serve low "$work/idx" 0-3
 serve high "$work/idx" 4-7
 serve all "$work/idx" 0-7
 serve stranger "$work/other" 0-7
+serve stalled "$work/idx" 0-3 --inject-delay 0:1:3000  # tablet 0 answers after 3 s
 
 queries="w1 w7 w2_w3 w10_-w1 w150 w5_OR_w250 nosuchword"
 printf '%s\n' $queries | tr '_' ' ' | awk '{ printf "q%d\t%s\n", NR, $0 }' > "$work/queries.tsv"
@@ -78,6 +79,47 @@ grep -q '"snippet":"[^"]' "$work/index.jsonl" && pass "snippets are not empty" |
 "$bin" query --index "$work/idx" --format tsv --offset 5 --limit 7 w2 > "$work/index_page.tsv"
 q "cluster page" 0 query --cluster "$work/full.txt" --format tsv --offset 5 --limit 7 w2
 same "cluster page = --index page" "$(cat "$work/index_page.tsv")" "$(cat "$work/out")"
+
+# Ranked (--top, protocol 4): the same ids, scores (the shortest text of
+# the same double), order and snippets as --index, in tsv (a fifth column)
+# and jsonl ("score"), with --offset and BM25's flags.
+for args in "--top 10" "--top 7 --offset 4" "--top 5 --bm25-k1 0.4 --bm25-b 0.2" "--top 100000"; do
+  for fmt in tsv jsonl; do
+    # shellcheck disable=SC2086
+    "$bin" query --index "$work/idx" --format $fmt $args "w3 OR w40 -w1" > "$work/index_top"
+    # shellcheck disable=SC2086
+    q "cluster $fmt $args" 0 query --cluster "$work/full.txt" --format $fmt $args "w3 OR w40 -w1"
+    same "cluster $fmt $args = --index" "$(cat "$work/index_top")" "$(cat "$work/out")"
+  done
+done
+"$bin" query --cluster "$work/full.txt" --format tsv --top 10 "w3 OR w40 -w1" > "$work/top10.tsv"
+same "cluster --top 10: 10 lines of five columns" "10 5" \
+  "$(wc -l < "$work/top10.tsv" | tr -d ' ') $(awk -F'\t' '{ print NF }' "$work/top10.tsv" | sort -u)"
+same "cluster --top 10: best first" "$(sort -t$'\t' -k5,5gr -k3,3n -k4,4n -s "$work/top10.tsv")" "$(cat "$work/top10.tsv")"
+"$bin" query --cluster "$work/full.txt" --format jsonl --top 2 "w3 OR w40 -w1" > "$work/top2.jsonl"
+python3 -c 'import json,sys; r=[json.loads(l) for l in open(sys.argv[1])]; assert [list(x) for x in r]==[["id","title","bin","docid","score","snippet"]]*2 and r[0]["score"]>=r[1]["score"], r' \
+  "$work/top2.jsonl" && pass "cluster --top jsonl fields and order" || flunk "cluster --top jsonl fields"
+# Batch mode and bench rank over the cluster too.
+"$bin" query --index "$work/idx" --queries "$work/queries.tsv" --top 3 --bm25-b 0.5 | cut -f1,2,5 > "$work/local_top.tsv"
+q "cluster batch --top" 0 query --cluster "$work/full.txt" --queries "$work/queries.tsv" --top 3 --bm25-b 0.5
+same "cluster batch --top: counts and the 3 best ids = --index's" "$(cat "$work/local_top.tsv")" "$(cut -f1,2,5 "$work/out")"
+q "cluster bench --top" 0 bench --cluster "$work/full.txt" --queries "$work/queries.tsv" --top 10 --json
+has "cluster bench --top: a ranked run" "$work/out" '{"mode":"ranked","top_k":10,"bm25_k1":1.2,"bm25_b":0.75,'
+has "cluster bench --top: no error" "$work/out" '"errors":0,'
+# A deadline: the 10 best of the tablets that answered, flagged partial.
+printf '0-3 %s\n4-7 %s\n' "$stalled" "$high" > "$work/stalled.txt"
+"$bin" query --index "$work/idx" --format tsv --top 100000 w3 | cut -f1,5 > "$work/w3_all.tsv"
+q "ranked deadline" 4 query --cluster "$work/stalled.txt" --deadline 300 --format jsonl --top 10 w3
+same "ranked deadline: 10 results and the marker" 11 "$(wc -l < "$work/out" | tr -d ' ')"
+has "ranked deadline: the marker" "$work/out" '{"partial":true,"missing_tablets":"0-3"}'
+has "ranked deadline: stderr names the tablets" "$work/err" "dpsearch: partial result: tablets 0-3 missing"
+python3 - "$work/out" "$work/w3_all.tsv" <<'PY' && pass "ranked deadline: the best of what came, scores as --index" || flunk "ranked deadline answer"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])][:-1]
+ref = dict(l.rstrip("\n").split("\t") for l in open(sys.argv[2]))
+assert all(float(ref[r["id"]]) == r["score"] for r in rows), rows
+assert [r["score"] for r in rows] == sorted((r["score"] for r in rows), reverse=True), rows
+PY
 
 # A cluster file leaving tablets 4-7 out: refused before any query runs.
 printf '0-3 %s\n' "$low" > "$work/incomplete.txt"

@@ -88,6 +88,19 @@ err_is "--top --count message" "dpsearch: Invalid argument: --count prints the e
 q "--top with --limit" 2 query --index "$work/idx" --top 3 --limit 2 common
 err_is "--top --limit message" "dpsearch: Invalid argument: --top K is the number of results; --limit does not apply"
 q "--top 0" 2 query --index "$work/idx" --top 0 common
+# BM25's parameters: checked as written, and only with --top (else ignored).
+q "--bm25-k1 without --top" 2 query --index "$work/idx" --bm25-k1 2 common
+err_is "--bm25-k1 without --top message" "dpsearch: Invalid argument: --bm25-k1 applies to ranked queries: give --top K"
+q "bench --bm25-b without --top" 2 bench --index "$work/idx" --queries "$docs" --bm25-b 0.5
+err_is "bench --bm25-b without --top message" "dpsearch: Invalid argument: --bm25-b applies to ranked queries: give --top K"
+for bad in -1 inf nan 1e400 0x2 ""; do
+  q "--bm25-k1 '$bad'" 2 query --index "$work/idx" --top 3 --bm25-k1 "$bad" common
+done
+err_is "--bm25-k1 message" "dpsearch: --bm25-k1: '' is not a finite number >= 0 (see dpsearch --help)"
+for bad in -0.1 1.5 nan; do
+  q "--bm25-b '$bad'" 2 query --index "$work/idx" --top 3 --bm25-b "$bad" common
+done
+err_is "--bm25-b message" "dpsearch: --bm25-b: 'nan' is not a finite number from 0 to 1 (see dpsearch --help)"
 
 # --- Missing input files are usage errors (2) in every command ---------------
 for cmd in "query --index $work/idx --queries $work/nosuch.tsv" "bench --index $work/idx --queries $work/nosuch.tsv" \
@@ -161,6 +174,17 @@ q "batch --top" 0 query --index "$work/idx8" --queries "$work/ranked.tsv" --top 
 same "batch --top: id, count, micros, ranked micros, the 3 best ids" \
   "r1 $or_total $(head -3 "$work/top30.tsv" | cut -f1 | tr '\n' ',' | sed 's/,$//')|r2 0 " \
   "$(awk -F'\t' '{ printf "%s %s %s|", $1, $2, $5 }' "$work/out" | sed 's/|$//')"
+
+# k1 = 0 scores a document by its terms' idf alone: one term, one score for
+# all, so the ranking is (bin, docid); the default separates them.
+q "--bm25-k1 0" 0 query --index "$work/idx8" --format tsv --top 5 --bm25-k1 0 --bm25-b 1 w1
+same "--bm25-k1 0: one score" 1 "$(cut -f5 "$work/out" | sort -u | wc -l | tr -d ' ')"
+same "--bm25-k1 0: (bin, docid) order" "$(sort -t$'\t' -k3,3n -k4,4n "$work/out")" "$(cat "$work/out")"
+q "default k1" 0 query --index "$work/idx8" --format tsv --top 5 w1
+[ "$(cut -f5 "$work/out" | sort -u | wc -l)" -gt 1 ] && pass "default k1: scores differ" || flunk "default k1: one score"
+q "batch --top --bm25-b 0" 0 query --index "$work/idx8" --queries "$work/ranked.tsv" --top 5 --bm25-b 0
+"$bin" query --index "$work/idx8" --format tsv --top 5 --bm25-b 0 "w1 OR w2" | cut -f1 | tr '\n' ',' | sed 's/,$//' >"$work/b0.ids"
+same "batch --top --bm25-b 0 ranks as the single query" "$(cat "$work/b0.ids")" "$(head -1 "$work/out" | cut -f5)"
 
 # --- scan --term goes through the analyzer ------------------------------------
 q "scan --term COMMON" 0 scan --index "$work/idx" --term COMMON

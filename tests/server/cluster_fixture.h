@@ -4,6 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include <utility>  // before Asio (common.md)
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/write.hpp>
+
+#include <atomic>
+#include <thread>
+
 #include <chrono>
 #include <map>
 #include <memory>
@@ -15,6 +23,7 @@
 #include "index/index_reader.h"
 #include "index/index_writer.h"
 #include "query/cluster_client.h"
+#include "shards/protocol.h"
 #include "shards/server.h"
 #include "tests/testing/test_util.h"
 
@@ -102,5 +111,48 @@ inline Answer Ask(ClusterClient* client, const QueryNode& q, bool count_only = f
   a.ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
   return a;
 }
+
+// A fake server: answers Hello with a copy of a real server's Welcome, then
+// `after_welcome` (garbage, or nothing at all).
+class FakeServer {
+ public:
+  FakeServer(const IndexReader& index, std::string after_welcome, bool answer_hello = true)
+      : acceptor_(io_, boost::asio::ip::tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), 0)) {
+    const Manifest& m = index.manifest();
+    EncodeWelcome({kWireVersion, m.index_id, m.generation, m.bins,
+                   static_cast<uint32_t>(m.tablets.size()), 0, static_cast<uint32_t>(m.tablets.size() - 1)},
+                  &welcome_);
+    thread_ = std::thread([this, after_welcome, answer_hello] {
+      boost::system::error_code ec;
+      while (!stop_) {
+        boost::asio::ip::tcp::socket s(io_);
+        acceptor_.accept(s, ec);
+        if (ec || stop_) break;
+        char header[kFrameHeaderSize + 64];
+        s.read_some(boost::asio::buffer(header), ec);  // the Hello
+        if (answer_hello) boost::asio::write(s, boost::asio::buffer(welcome_), ec);
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the Query arrives
+        boost::asio::write(s, boost::asio::buffer(after_welcome), ec);
+        sockets_.push_back(std::move(s));  // hold it open: hanging is the point
+      }
+    });
+  }
+  ~FakeServer() {
+    stop_ = true;
+    boost::system::error_code ec;
+    boost::asio::ip::tcp::socket poke(io_);
+    poke.connect(acceptor_.local_endpoint(), ec);
+    thread_.join();
+  }
+  uint16_t port() const { return acceptor_.local_endpoint().port(); }
+
+ private:
+  boost::asio::io_context io_;
+  boost::asio::ip::tcp::acceptor acceptor_;
+  std::string welcome_;
+  std::thread thread_;
+  std::atomic<bool> stop_{false};
+  std::vector<boost::asio::ip::tcp::socket> sockets_;
+};
 
 }  // namespace dps::cluster_testing

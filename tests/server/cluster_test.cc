@@ -10,6 +10,7 @@
 #include <boost/asio/write.hpp>
 
 #include <chrono>
+#include <limits>
 #include <map>
 #include <random>
 #include <set>
@@ -266,6 +267,15 @@ TEST(Server, MalformedTrafficClosesOnlyThatConnection) {
   std::string unknown_type("\x01\0\0\0\x7e", 5);
   std::string bad_payload = HelloFrame() + std::string("\x03\0\0\0\x10\x01\x02", 7);
   std::string hello_twice = HelloFrame() + HelloFrame();
+  // Ranked (protocol 4) with a k1 that is no number, and with K 0.
+  std::string nan_k1, zero_k;
+  QueryRequest ranked = qr;
+  ranked.top_k = 10;
+  ranked.bm25.k1 = std::numeric_limits<double>::quiet_NaN();
+  EncodeQuery(ranked, &nan_k1);
+  ranked.bm25 = Bm25Params();
+  EncodeQuery(ranked, &zero_k);
+  zero_k[kFrameHeaderSize + 22] = 0;  // request id, flags, limit, deadline, tablets: K
   std::string wrong_magic = HelloFrame();
   wrong_magic[5] ^= 1;
   const std::vector<std::pair<std::string, std::string>> cases = {
@@ -278,6 +288,8 @@ TEST(Server, MalformedTrafficClosesOnlyThatConnection) {
       {"hello twice", hello_twice},
       {"wrong magic", wrong_magic},
       {"wrong token", HelloFrame("nope")},
+      {"ranked query with k1 NaN", HelloFrame() + nan_k1},
+      {"ranked query with K 0", HelloFrame() + zero_k},
       {"server frame from client", HelloFrame() + [] { std::string d; EncodeDone({1, DoneCode::kOk, ""}, &d); return d; }()},
   };
   uint64_t errors = server->counters().protocol_errors;
@@ -355,49 +367,6 @@ TEST(Server, ManyConcurrentClientsAllAnsweredCorrectly) {
   EXPECT_EQ(done.load(), kClients * kQueriesEach);
   EXPECT_GE(server->counters().connections, uint64_t{kClients});
 }
-
-// A fake server: answers Hello with a copy of a real server's Welcome, then
-// `after_welcome` (garbage, or nothing at all).
-class FakeServer {
- public:
-  FakeServer(const IndexReader& index, std::string after_welcome, bool answer_hello = true)
-      : acceptor_(io_, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0)) {
-    const Manifest& m = index.manifest();
-    EncodeWelcome({kWireVersion, m.index_id, m.generation, m.bins,
-                   static_cast<uint32_t>(m.tablets.size()), 0, static_cast<uint32_t>(m.tablets.size() - 1)},
-                  &welcome_);
-    thread_ = std::thread([this, after_welcome, answer_hello] {
-      boost::system::error_code ec;
-      while (!stop_) {
-        tcp::socket s(io_);
-        acceptor_.accept(s, ec);
-        if (ec || stop_) break;
-        char header[kFrameHeaderSize + 64];
-        s.read_some(asio::buffer(header), ec);  // the Hello
-        if (answer_hello) asio::write(s, asio::buffer(welcome_), ec);
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the Query arrives
-        asio::write(s, asio::buffer(after_welcome), ec);
-        sockets_.push_back(std::move(s));  // hold it open: hanging is the point
-      }
-    });
-  }
-  ~FakeServer() {
-    stop_ = true;
-    boost::system::error_code ec;
-    tcp::socket poke(io_);
-    poke.connect(acceptor_.local_endpoint(), ec);
-    thread_.join();
-  }
-  uint16_t port() const { return acceptor_.local_endpoint().port(); }
-
- private:
-  asio::io_context io_;
-  tcp::acceptor acceptor_;
-  std::string welcome_;
-  std::thread thread_;
-  std::atomic<bool> stop_{false};
-  std::vector<tcp::socket> sockets_;
-};
 
 TEST(Cluster, GarbageFromAServerFailsOver) {
   Fixture f(12);

@@ -1,10 +1,13 @@
 // Ranked retrieval (issue 18) against brute force: random corpora (1 to 32
 // bins, several commits with replacements, deletes, sometimes a
 // compaction) x random AND/OR/NOT queries x K in {1, 10, 100, more than
-// the matches}. The in-process searcher (inline and fanned out) must
+// the matches}, with default and random BM25 parameters. The in-process
+// searcher (inline and fanned out) and a cluster of four shard servers
+// (two tablet ranges, two replicas each, over loopback: protocol 4) must
 // return exactly the brute-force BM25's K best (tests/testing/bm25_oracle,
 // the same formula and term order, so scores agree to the bit), best
-// first, ties by (bin, docid); every document carries its own score.
+// first, ties by (bin, docid); every document carries its own score; a
+// page (offset) is the same slice of that ranking everywhere.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,8 +19,10 @@
 #include "index/index_reader.h"
 #include "index/index_writer.h"
 #include "ingest/analyzer.h"
+#include "query/cluster_client.h"
 #include "query/coordinator.h"
 #include "query/parser.h"
+#include "shards/server.h"
 #include "tests/testing/bm25_oracle.h"
 #include "tests/testing/test_util.h"
 
@@ -103,13 +108,41 @@ TEST_P(RankedProperty, TopKEqualsBruteForceBm25) {
   fanned.threads = 2;
   fanned.parallel_threshold = 0;
   Coordinator inline_coordinator(index->get(), CoordinatorOptions{1}), parallel_coordinator(index->get(), fanned);
+  // Four servers: the tablets split in two ranges (one when there is a
+  // single tablet), each range on two servers hosting exactly it.
+  std::vector<std::unique_ptr<ShardServer>> servers;
+  std::vector<ClusterRange> ranges;
+  const uint32_t tablets = static_cast<uint32_t>((*index)->tablet_count());
+  for (auto [first, last] : {std::make_pair(0u, tablets / 2 - (tablets > 1 ? 1 : 0)),
+                             std::make_pair(tablets > 1 ? tablets / 2 : 0u, tablets - 1)}) {
+    ClusterRange r{first, last, {}};
+    for (int k = 0; k < 2; ++k) {
+      ServerOptions o;
+      o.workers = 2;
+      o.log = [](const std::string&) {};
+      auto server = ShardServer::Start(index->get(), first, last, o);
+      ASSERT_TRUE(server.ok()) << server.status().ToString();
+      r.replicas.push_back("127.0.0.1:" + std::to_string((*server)->port()));
+      servers.push_back(std::move(server).value());
+    }
+    ranges.push_back(r);
+    if (tablets == 1) break;
+  }
+  auto cluster = ClusterClient::Connect(ranges, ClusterOptions{});
+  ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
+  const std::vector<std::pair<const char*, Searcher*>> searchers = {
+      {"inline", &inline_coordinator}, {"parallel", &parallel_coordinator}, {"cluster", cluster->get()}};
 
   for (int q = 0; q < 60; ++q) {
     const QueryNode generated = testing::RandomQuery(rng, vocab);
     auto parsed = ParseQuery(generated.ToString(), analyzer->get());
     ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
     SCOPED_TRACE("query " + parsed->ToString());
-    const auto scores = testing::BruteForceScores(live, stored_ptrs, *parsed);
+    // Every third query with other BM25 parameters (k1 0 and b 0 and 1 included).
+    Bm25Params params;
+    if (q % 3 == 2) params = {static_cast<double>(rng() % 7) / 2, static_cast<double>(rng() % 5) / 4};
+    SCOPED_TRACE("k1 " + std::to_string(params.k1) + " b " + std::to_string(params.b));
+    const auto scores = testing::BruteForceScores(live, stored_ptrs, *parsed, params);
     std::vector<Ranked> want;
     for (const auto& [id, score] : scores) want.push_back({id, score, where.at(id).first, where.at(id).second});
     std::sort(want.begin(), want.end(), [](const Ranked& a, const Ranked& b) {
@@ -117,18 +150,22 @@ TEST_P(RankedProperty, TopKEqualsBruteForceBm25) {
     });
     for (size_t k : {size_t{1}, size_t{10}, size_t{100}, want.size() + 5}) {
       SCOPED_TRACE("k " + std::to_string(k));
-      for (auto [name, searcher] : {std::make_pair("inline", static_cast<Searcher*>(&inline_coordinator)),
-                                    std::make_pair("parallel", static_cast<Searcher*>(&parallel_coordinator))}) {
+      for (auto [name, searcher] : searchers) {
         SCOPED_TRACE(name);
         SearchOptions ranked;
         ranked.top_k = k;
+        ranked.bm25 = params;
         ranked.fetch = Fetch::kIdsAndTitles;
         std::vector<Ranked> got;
+        SearchStats stats;
         ASSERT_TRUE(searcher->Run(*parsed, ranked, [&](const BinResult& b) {
           EXPECT_EQ(b.scores.size(), b.docs.size());
+          EXPECT_EQ(b.stored.size(), b.docs.size());
           for (size_t i = 0; i < b.docs.size(); ++i) got.push_back({b.stored[i].id, b.scores[i], b.bin.value, b.docs[i]});
           return true;
-        }, nullptr).ok());
+        }, &stats).ok());
+        EXPECT_FALSE(stats.partial);
+        EXPECT_EQ(stats.results, got.size());
         ASSERT_EQ(got.size(), std::min(k, want.size()));
         for (size_t i = 0; i < got.size(); ++i) {
           EXPECT_EQ(got[i].id, want[i].id) << "rank " << i;
@@ -136,18 +173,27 @@ TEST_P(RankedProperty, TopKEqualsBruteForceBm25) {
           EXPECT_EQ(got[i].score, scores.at(got[i].id)) << got[i].id << " carries another document's score";
         }
       }
-      // A page of the ranking: --offset skips the best ones.
+      // A page of the ranking: --offset skips the best ones (here K
+      // after the offset; the servers are asked for K + offset a bin).
       SearchOptions page;
-      page.top_k = 3;
-      page.offset = 2;
-      std::vector<DocId> page_docs;
-      ASSERT_TRUE(inline_coordinator.Run(*parsed, page, [&](const BinResult& b) {
-        page_docs.insert(page_docs.end(), b.docs.begin(), b.docs.end());
-        return true;
-      }, nullptr).ok());
-      std::vector<DocId> want_page;
-      for (size_t i = 2; i < std::min<size_t>(5, want.size()); ++i) want_page.push_back(want[i].docid);
-      EXPECT_EQ(page_docs, want_page);
+      page.top_k = std::min<size_t>(k, 12);
+      page.offset = 1 + rng() % 9;
+      page.bm25 = params;
+      std::vector<std::pair<uint32_t, DocId>> want_page;
+      for (size_t i = page.offset; i < std::min(page.offset + page.top_k, want.size()); ++i) {
+        want_page.emplace_back(want[i].bin, want[i].docid);
+      }
+      for (auto [name, searcher] : searchers) {
+        SCOPED_TRACE(std::string(name) + " offset " + std::to_string(page.offset));
+        std::vector<std::pair<uint32_t, DocId>> page_docs;
+        SearchStats stats;
+        ASSERT_TRUE(searcher->Run(*parsed, page, [&](const BinResult& b) {
+          for (DocId d : b.docs) page_docs.emplace_back(b.bin.value, d);
+          return true;
+        }, &stats).ok());
+        EXPECT_EQ(page_docs, want_page);
+        EXPECT_EQ(stats.skipped, std::min(page.offset, want.size()));
+      }
     }
   }
 }

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <limits>
 #include <random>
 
 namespace dps {
@@ -41,11 +42,11 @@ void ExpectTruncationsFail(std::string_view payload,
 // the Hello frame to PROTOCOL.md's table (u32 length, u8 type, u32 magic,
 // u16 version, lp-string token; little-endian).
 TEST(Protocol, HelloBytesAreAsDocumented) {
-  ASSERT_EQ(kWireVersion, 3);  // PROTOCOL.md's version
+  ASSERT_EQ(kWireVersion, 4);  // PROTOCOL.md's version
   const std::string expected("\x0e\x00\x00\x00"  // length: type + 13 payload bytes
                              "\x01"              // Hello
                              "DPSW"               // magic 0x57535044
-                             "\x03\x00"          // version 3
+                             "\x04\x00"          // version 4
                              "\x06s3cret",        // token
                              18);
   std::string f;
@@ -53,7 +54,7 @@ TEST(Protocol, HelloBytesAreAsDocumented) {
   EXPECT_EQ(f, expected);
   Hello h;
   ASSERT_TRUE(DecodeHello(Payload(expected, FrameType::kHello), &h).ok());
-  EXPECT_EQ(h.version, 3);
+  EXPECT_EQ(h.version, 4);
   EXPECT_EQ(h.token, "s3cret");
 }
 
@@ -117,8 +118,9 @@ TEST(Protocol, QueryRoundTripAndLimits) {
   EXPECT_FALSE(got.count_only);
   EXPECT_TRUE(got.limit_per_bin);
   EXPECT_TRUE(got.snippets);
+  EXPECT_EQ(got.top_k, 0u);
   std::string unknown_flag(Payload(f, FrameType::kQuery));
-  unknown_flag[8] = 8;
+  unknown_flag[8] = 16;
   EXPECT_FALSE(DecodeQuery(unknown_flag, &got).ok());
 
   // A tree nested past the depth limit is refused, not recursed into.
@@ -130,6 +132,119 @@ TEST(Protocol, QueryRoundTripAndLimits) {
   Status s = DecodeQuery(Payload(f, FrameType::kQuery), &got);
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.message().find("deeper"), std::string::npos) << s.message();
+}
+
+// Version 4: a ranked Query carries K and BM25's k1 and b (f64, bit for
+// bit), after the tablet range.
+TEST(Protocol, RankedQueryBytesAndRoundTrip) {
+  QueryRequest q;
+  q.request_id = 1;
+  q.first_tablet = 0;
+  q.last_tablet = 2;
+  q.top_k = 13;
+  q.bm25 = {0.9, 0.4};
+  q.root = QueryNode::Term("ab");
+  std::string f;
+  EncodeQuery(q, &f);
+  const std::string_view p = Payload(f, FrameType::kQuery);
+  const std::string want_tail("\x00\x00\x00\x00"                  // first tablet
+                              "\x02\x00\x00\x00"                  // last tablet
+                              "\x0d"                              // K = 13
+                              "\xcd\xcc\xcc\xcc\xcc\xcc\xec\x3f"  // k1 = 0.9
+                              "\x9a\x99\x99\x99\x99\x99\xd9\x3f"  // b = 0.4
+                              "\x00\x02" "ab",                     // the term
+                              29);
+  ASSERT_GE(p.size(), want_tail.size());
+  EXPECT_EQ(p.substr(p.size() - want_tail.size()), want_tail);
+  EXPECT_EQ(p[8], 8) << "flag bit 3: ranked";
+  QueryRequest got;
+  ASSERT_TRUE(DecodeQuery(p, &got).ok());
+  EXPECT_EQ(got.top_k, 13u);
+  EXPECT_EQ(got.bm25.k1, 0.9);
+  EXPECT_EQ(got.bm25.b, 0.4);
+  EXPECT_EQ(got.root.ToString(), "ab");
+  ExpectTruncationsFail(p, [](std::string_view x) { QueryRequest y; return DecodeQuery(x, &y); });
+
+  // Malformed: K 0, k1 or b out of range (NaN too), and ranked with count
+  // only, a limit per bin or a limit.
+  auto refused = [&](const QueryRequest& bad, const std::string& what) {
+    std::string frame;
+    EncodeQuery(bad, &frame);
+    QueryRequest x;
+    Status s = DecodeQuery(Payload(frame, FrameType::kQuery), &x);
+    EXPECT_FALSE(s.ok()) << what;
+    EXPECT_NE(s.message().find(what), std::string::npos) << s.message();
+  };
+  QueryRequest bad = q;
+  bad.bm25.k1 = -0.5;
+  refused(bad, "k1");
+  bad.bm25.k1 = std::numeric_limits<double>::infinity();
+  refused(bad, "k1");
+  bad.bm25.k1 = std::numeric_limits<double>::quiet_NaN();
+  refused(bad, "k1");
+  bad = q;
+  bad.bm25.b = 1.5;
+  refused(bad, "bm25 b");
+  bad.bm25.b = std::numeric_limits<double>::quiet_NaN();
+  refused(bad, "bm25 b");
+  bad = q;
+  bad.count_only = true;
+  refused(bad, "ranked with count only");
+  bad = q;
+  bad.limit_per_bin = true;
+  refused(bad, "ranked with count only or limit per bin");
+  bad = q;
+  bad.limit = 5;
+  refused(bad, "limit");
+  std::string zero_k(p);
+  zero_k[8 + 1 + 1 + 4 + 4 + 4] = 0;  // flags, limit, deadline, tablets: K
+  EXPECT_FALSE(DecodeQuery(zero_k, &got).ok());
+}
+
+// Scored Results (version 4): whole docids in rank order, each with its
+// f64 score; a frame out of rank order or with a NaN score is refused.
+TEST(Protocol, ScoredResultsRoundTripAndOrder) {
+  ResultBatch b{4, 2, 1, true, {{900, "a", "A", "s1", 2.5}, {7, "b", "", "", 2.5}, {8, "c", "C", "", 2.5},
+                                {3, "d", "", "", -0.0}}, true};
+  b.docs[0].docid = 6;  // equal scores: docids ascend
+  std::string f;
+  EncodeResults(b, &f);
+  ResultBatch got;
+  const std::string_view p = Payload(f, FrameType::kResults);
+  ASSERT_TRUE(DecodeResults(p, &got).ok());
+  EXPECT_TRUE(got.scored);
+  EXPECT_TRUE(got.snippets);
+  ASSERT_EQ(got.docs.size(), 4u);
+  EXPECT_EQ(got.docs[0].docid, 6u);
+  EXPECT_EQ(got.docs[3].docid, 3u) << "a whole docid, not a delta";
+  EXPECT_EQ(got.docs[1].score, 2.5);
+  EXPECT_EQ(got.docs[0].snippet, "s1");
+  // Header (8 + 4 + 4), flags 3, count 4, then docid 6 and its score's bits.
+  EXPECT_EQ(p.substr(16, 3), std::string("\x03\x04\x06", 3));
+  EXPECT_EQ(p.substr(19, 8), std::string("\x00\x00\x00\x00\x00\x00\x04\x40", 8));  // 2.5
+  ExpectTruncationsFail(p, [](std::string_view x) { ResultBatch y; return DecodeResults(x, &y); });
+
+  auto decodes = [](ResultBatch batch) {
+    std::string frame;
+    EncodeResults(batch, &frame);
+    ResultBatch x;
+    return DecodeResults(Payload(frame, FrameType::kResults), &x);
+  };
+  ResultBatch bad = b;
+  std::swap(bad.docs[0], bad.docs[3]);  // a worse score first
+  EXPECT_NE(decodes(bad).message().find("rank order"), std::string::npos);
+  bad = b;
+  bad.docs[1].docid = 6;  // the same doc twice (equal score and docid)
+  EXPECT_FALSE(decodes(bad).ok());
+  bad = b;
+  bad.docs[2].docid = 5;  // equal scores, docids descending
+  EXPECT_FALSE(decodes(bad).ok());
+  bad = b;
+  bad.docs[3].score = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_NE(decodes(bad).message().find("not a number"), std::string::npos);
+  std::string unknown(p);
+  unknown[16] = 4;  // an unknown Results flag
+  EXPECT_FALSE(DecodeResults(unknown, &got).ok());
 }
 
 TEST(Protocol, ResultsStatsDoneCancelRoundTrip) {
@@ -156,7 +271,7 @@ TEST(Protocol, ResultsStatsDoneCancelRoundTrip) {
   EXPECT_EQ(gb.docs[1].snippet, "");
   ExpectTruncationsFail(Payload(f, FrameType::kResults), [](std::string_view p) { ResultBatch x; return DecodeResults(p, &x); });
   std::string bad(Payload(f, FrameType::kResults));
-  bad[16] = 2;  // an unknown Results flag
+  bad[16] = 5;  // an unknown Results flag
   EXPECT_FALSE(DecodeResults(bad, &gb).ok());
 
   BinStats st{9, 3, 1, 12345, 17, 250, 4096, true, true, true, true};
@@ -209,17 +324,22 @@ TEST(Protocol, MutatedPayloadsNeverCrash) {
   const uint64_t seed = std::random_device{}();
   std::mt19937_64 rng(seed);
   SCOPED_TRACE("seed " + std::to_string(seed));
-  QueryRequest q;
+  QueryRequest q, ranked;
   q.root = SampleQuery();
-  std::string qf, rf;
+  ranked.root = SampleQuery();
+  ranked.top_k = 10;
+  std::string qf, rf, rqf, rrf;
   EncodeQuery(q, &qf);
+  EncodeQuery(ranked, &rqf);
   EncodeResults({1, 2, 0, true, {{1, "a", "b", "s"}, {2, "cc", "dd", "\x01t\x02"}}}, &rf);
-  for (int i = 0; i < 20000; ++i) {
-    std::string p(i % 2 ? qf.substr(kFrameHeaderSize) : rf.substr(kFrameHeaderSize));
+  EncodeResults({1, 2, 0, false, {{9, "a", "b", "", 3.5}, {2, "cc", "dd", "", 1.25}}, true}, &rrf);
+  for (int i = 0; i < 40000; ++i) {
+    const std::string& frame = i % 4 == 0 ? qf : i % 4 == 1 ? rf : i % 4 == 2 ? rqf : rrf;
+    std::string p(frame.substr(kFrameHeaderSize));
     for (int flips = 1 + rng() % 3; flips > 0; --flips) p[rng() % p.size()] = static_cast<char>(rng());
     QueryRequest x;
     ResultBatch y;
-    if (i % 2) {
+    if (i % 2 == 0) {
       if (DecodeQuery(p, &x).ok()) {
         EXPECT_LE(x.root.ToString().size(), p.size() * 8);
       }
