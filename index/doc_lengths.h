@@ -29,7 +29,7 @@
 
 namespace dps {
 
-inline constexpr uint32_t kLengthsPerFrame = kDocsPerFrame;
+inline constexpr uint32_t kLengthsPerFrame = kPackedFrameSlots;
 
 // Sums weights by docid as posting lists are added (term after term, each
 // in docid order: consecutive postings mostly fall in one chunk).

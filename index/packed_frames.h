@@ -18,17 +18,17 @@
 
 namespace dps {
 
-inline constexpr uint32_t kDocsPerFrame = 128;
+inline constexpr uint32_t kPackedFrameSlots = 128;
 inline constexpr size_t kFramePadding = 8;
 
 // Frames for docids min..max (REQUIRES: min <= max).
 inline uint64_t FrameCount(DocId min_docid, DocId max_docid) {
-  return (uint64_t{max_docid} - min_docid + kDocsPerFrame) / kDocsPerFrame;
+  return (uint64_t{max_docid} - min_docid + kPackedFrameSlots) / kPackedFrameSlots;
 }
 // Slots of frame f of those frames: 128, the last one the rest.
 inline uint32_t FrameSlots(DocId min_docid, DocId max_docid, uint64_t f) {
-  const uint64_t left = uint64_t{max_docid} - min_docid + 1 - f * kDocsPerFrame;
-  return static_cast<uint32_t>(left < kDocsPerFrame ? left : kDocsPerFrame);
+  const uint64_t left = uint64_t{max_docid} - min_docid + 1 - f * kPackedFrameSlots;
+  return static_cast<uint32_t>(left < kPackedFrameSlots ? left : kPackedFrameSlots);
 }
 
 // Bytes of n values of `width` bits (0 to 64).

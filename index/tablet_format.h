@@ -11,7 +11,7 @@
 namespace dps {
 
 inline constexpr uint64_t kTabletMagic = 0x0031424154535044ULL;  // "DPSTAB1\0" little-endian
-inline constexpr uint32_t kTabletFormatVersion = 6;
+inline constexpr uint32_t kTabletFormatVersion = 7;
 // Header flag bits; the others are reserved and must be zero.
 inline constexpr uint32_t kTabletFlagStoredText = 1u << 0;
 inline constexpr uint32_t kTabletKnownFlags = kTabletFlagStoredText;
@@ -26,8 +26,10 @@ struct BinInfo {
   uint32_t reserved = 0;      // must be zero
   uint64_t num_postings = 0;  // (term, doc) pairs
   uint64_t postings_offset = 0, postings_len = 0;
-  uint64_t dict_offset = 0, dict_len = 0;
   uint64_t docs_offset = 0, docs_len = 0;
+  // The id column (index/id_column.h); both 0 iff num_docs == 0. (Version
+  // 6 and earlier reserved these bytes, before docs_offset, for a dictionary.)
+  uint64_t ids_offset = 0, ids_len = 0;
   // The document lengths region (index/doc_lengths.h); both 0 iff
   // num_docs == 0. (Version 4 kept an id index here.)
   uint64_t lengths_offset = 0, lengths_len = 0;
