@@ -16,6 +16,39 @@ bool Present(const uint8_t* presence, uint32_t slot) {
   return presence == nullptr || (presence[slot / 8] >> (slot % 8) & 1);
 }
 
+// A decimal frame's body starts with base and slope (u64 each).
+constexpr size_t kDecimalHead = 16;
+
+// A decimal frame's line: slot i's id is base + i * slope + (value i).
+struct Line {
+  uint64_t base = 0, slope = 0;
+  unsigned width = 0;
+};
+
+// The line through the frame's first and last present ids, when every id
+// lies on or above it and the values then take fewer bits than around the
+// smallest id (ids ascending with their docids: serial numbers, offsets).
+Line FitLine(const uint64_t* values, const bool* present, uint32_t slots, const Line& flat) {
+  uint32_t first = slots, last = 0;
+  for (uint32_t i = 0; i < slots; ++i) {
+    if (!present[i]) continue;
+    first = std::min(first, i);
+    last = i;
+  }
+  if (first >= last || values[last] <= values[first]) return flat;
+  const uint64_t slope = (values[last] - values[first]) / (last - first);
+  uint64_t low = UINT64_MAX, high = 0;
+  for (uint32_t i = first; i <= last; ++i) {
+    if (!present[i]) continue;
+    uint64_t on_line;
+    if (__builtin_mul_overflow(uint64_t{i}, slope, &on_line) || values[i] < on_line) return flat;
+    low = std::min(low, values[i] - on_line);
+    high = std::max(high, values[i] - on_line);
+  }
+  const unsigned width = static_cast<unsigned>(std::bit_width(high - low));
+  return width < flat.width ? Line{low, slope, width} : flat;
+}
+
 }  // namespace
 
 bool IsCanonicalDecimal(std::string_view s, uint64_t* value) {
@@ -60,8 +93,9 @@ void IdColumnWriter::FlushFrame(uint32_t slots) {
     max = std::max(max, values[i]);
   }
   if (present == 0) base = max = 0;
-  const unsigned width = static_cast<unsigned>(std::bit_width(max - base));
-  uint8_t head = decimal ? static_cast<uint8_t>(width) : kIdFrameStrings;
+  Line line{base, 0, static_cast<unsigned>(std::bit_width(max - base))};
+  if (decimal) line = FitLine(values, present_.data(), slots, line);
+  uint8_t head = decimal ? static_cast<uint8_t>(line.width) : kIdFrameStrings;
   if (present < slots) head |= kIdFramePresence;
   frames_.push_back(static_cast<char>(head));
   if (present < slots) {
@@ -70,9 +104,10 @@ void IdColumnWriter::FlushFrame(uint32_t slots) {
     frames_.append(reinterpret_cast<const char*>(bitmap), sizeof bitmap);
   }
   if (decimal) {
-    PutFixed64(&frames_, base);
-    for (uint32_t i = 0; i < slots; ++i) values[i] = present_[i] ? values[i] - base : 0;
-    AppendPacked(values, slots, width, &frames_);
+    PutFixed64(&frames_, line.base);
+    PutFixed64(&frames_, line.slope);
+    for (uint32_t i = 0; i < slots; ++i) values[i] = present_[i] ? values[i] - i * line.slope - line.base : 0;
+    AppendPacked(values, slots, line.width, &frames_);
   } else {
     std::string_view prev;
     for (uint32_t i = 0; i < slots; ++i) {
@@ -129,9 +164,11 @@ Status IdColumnReader::Open(std::string_view region, DocId min_docid, DocId max_
           // Each slot takes at least two bytes (shared, suffix length).
           return span >= size + 2 * uint64_t{n} ? "" : "size " + std::to_string(span);
         }
-        if (span != size + 8 + PackedBytes(n, width)) return "size " + std::to_string(span);
-        if (DecodeFixed64(frame + size) > kMaxDecimalId) return "base over 19 digits";
-        return PackedTailIsZero(frame + size + 8, n, width) ? "" : "padding bits";
+        if (span != size + kDecimalHead + PackedBytes(n, width)) return "size " + std::to_string(span);
+        if (DecodeFixed64(frame + size) > kMaxDecimalId || DecodeFixed64(frame + size + 8) > kMaxDecimalId) {
+          return "base or slope over 19 digits";
+        }
+        return PackedTailIsZero(frame + size + kDecimalHead, n, width) ? "" : "padding bits";
       },
       &frame_offsets_);
   if (!error.empty()) return Status::Corruption(where_ + ": id column: " + error);
@@ -163,10 +200,15 @@ Status IdColumnReader::Malformed(uint64_t f, const std::string& what) const {
 }
 
 Status IdColumnReader::Decimal(const Frame& fr, uint64_t f, uint32_t slot, std::string* id) const {
-  const uint64_t base = DecodeFixed64(fr.body), delta = LoadPacked(fr.body + 8, slot, fr.head);
-  if (delta > kMaxDecimalId - base) return Malformed(f, "decimal id over 19 digits");
+  const uint64_t base = DecodeFixed64(fr.body), slope = DecodeFixed64(fr.body + 8);
+  uint64_t value;
+  if (__builtin_mul_overflow(uint64_t{slot}, slope, &value) || __builtin_add_overflow(value, base, &value) ||
+      __builtin_add_overflow(value, LoadPacked(fr.body + kDecimalHead, slot, fr.head), &value) ||
+      value > kMaxDecimalId) {
+    return Malformed(f, "decimal id over 19 digits");
+  }
   char digits[20];
-  const auto r = std::to_chars(digits, digits + sizeof digits, base + delta);
+  const auto r = std::to_chars(digits, digits + sizeof digits, value);
   id->assign(digits, r.ptr);
   return Status::OK();
 }
@@ -204,7 +246,7 @@ Status IdColumnReader::ForEach(const std::function<void(DocId, std::string_view)
         if (id.empty() == present) return Malformed(f, present ? "empty id" : "an id in an absent slot");
       } else if (present) {
         DPS_RETURN_IF_ERROR(Decimal(fr, f, s, &id));
-      } else if (LoadPacked(fr.body + 8, s, fr.head) != 0) {
+      } else if (LoadPacked(fr.body + kDecimalHead, s, fr.head) != 0) {
         return Malformed(f, "a value in an absent slot");
       }
       if (present) fn(static_cast<DocId>(min_docid_ + f * kPackedFrameSlots + s), id);

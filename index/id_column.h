@@ -4,8 +4,9 @@
 // in frames of 128 slots (index/packed_frames.h):
 //   frame = head (u8) | presence bitmap (16 bytes, iff head bit 7) | body
 //   head bits 0-6: width 0-64 = decimal frame, 127 = strings frame
-//   decimal body = base (u64) | 128 (the last frame: the rest) values of
-//                  `width` bits; an id is base + value, printed in decimal
+//   decimal body = base (u64) | slope (u64) | 128 (the last frame: the
+//                  rest) values of `width` bits; slot i's id is
+//                  base + i * slope + value i, printed in decimal
 //   strings body = the slots' ids front-coded, absent slots empty
 // The bitmap is there only when some docid of the frame is absent (a
 // compaction drops deleted documents and leaves gaps). Layout, and what

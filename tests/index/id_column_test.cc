@@ -52,11 +52,12 @@ void ExpectColumn(const Ids& ids, const std::string& trace) {
   EXPECT_EQ(seen, ids);
 }
 
-std::string RandomId(std::mt19937_64& rng, int kind) {
+std::string RandomId(std::mt19937_64& rng, int kind, DocId d) {
   switch (kind) {
     case 0: return std::to_string(rng() % 1000);
     case 1: return std::to_string(rng() >> (rng() % 64));  // every width, up to 20 digits (a string)
     case 2: return std::string(rng() % 2 ? "0" : "-").append(std::to_string(rng() % 100));
+    case 3: return std::to_string(uint64_t{d} * 1000 + rng() % 5000);  // ascending with the docid: a line
     default: {
       std::string s(1 + rng() % 12, 'a');
       for (char& c : s) c = "ab/\xff."[rng() % 5];
@@ -73,10 +74,22 @@ TEST(IdColumn, BytesAreAsDocumented) {
                                  "\xa0"                                    // presence bitmap, width 32
                                  "\x0d\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"    // slots 0, 2, 3 present
                                  "\x0a\0\0\0\0\0\0\0"                      // base 10
+                                 "\0\0\0\0\0\0\0\0"                        // slope 0
                                  "\x02\0\0\0" "\0\0\0\0" "\0\0\0\0" "\xf6\x27\x6b\xee"  // 2, 0, 0, 3999999990
                                  "\0\0\0\0\0\0\0\0",                       // padding
-                                 53);
+                                 61);
   EXPECT_EQ(Encode(decimal), want_decimal);
+  // Ascending ids: 100 + 3 i, plus 0, 0, 1, 1.
+  const Ids line = {{0, "100"}, {1, "103"}, {2, "107"}, {3, "110"}};
+  const std::string want_line("\x04\0\0\0"
+                              "\x01"                  // no bitmap, width 1
+                              "\x64\0\0\0\0\0\0\0"  // base 100
+                              "\x03\0\0\0\0\0\0\0"  // slope 3
+                              "\x0c"                  // 0, 0, 1, 1
+                              "\0\0\0\0\0\0\0\0",
+                              30);
+  EXPECT_EQ(Encode(line), want_line);
+  ExpectColumn(line, "line");
   const Ids strings = {{0, "doc/a"}, {1, "doc/b"}};
   const std::string want_strings("\x04\0\0\0"                // frame 0 at byte 4
                                  "\x7f"                      // strings, every slot present
@@ -94,9 +107,9 @@ TEST(IdColumn, RandomFramesRoundTrip) {
     Ids ids;
     DocId d = static_cast<DocId>(rng() % 3000);
     const size_t n = 1 + rng() % 900;
-    const int mix = static_cast<int>(rng() % 5);  // 4: every kind in one column
+    const int mix = static_cast<int>(rng() % 6);  // 5: every kind in one column
     for (size_t i = 0; i < n; ++i) {
-      ids.emplace(d, RandomId(rng, mix == 4 ? static_cast<int>(rng() % 4) : mix));
+      ids.emplace(d, RandomId(rng, mix == 5 ? static_cast<int>(rng() % 5) : mix, d));
       // Mostly dense, some gaps, now and then a gap of whole frames.
       const uint64_t r = rng() % 20;
       d += 1 + (r == 0 ? static_cast<DocId>(rng() % 600) : r < 4 ? static_cast<DocId>(rng() % 5) : 0);
@@ -138,7 +151,7 @@ Ids MixedIds() {
   Ids ids;
   for (DocId d = 0; d < 1000; ++d) {
     if (d % 7 == 3 || (d >= 400 && d < 600)) continue;
-    ids.emplace(d, RandomId(rng, d < 256 ? 1 : d < 700 ? 3 : 0));
+    ids.emplace(d, RandomId(rng, d < 256 ? 1 : d < 700 ? 4 : d < 850 ? 3 : 0, d));
   }
   return ids;
 }
@@ -226,6 +239,19 @@ TEST(IdColumn, ValueFaultsAreCorruptionOnAccess) {
     EXPECT_TRUE(r.ForEach([](DocId, std::string_view) {}).IsCorruption());
   }
   {
+    // A slope that carries slot 1 past 19 digits (slot 0 stays readable).
+    const Ids ids = {{0, "100"}, {1, "103"}, {2, "107"}, {3, "110"}};
+    std::string region = Encode(ids);
+    std::string slope;
+    PutFixed64(&slope, kMaxDecimalId);
+    region.replace(13, 8, slope);
+    IdColumnReader r;
+    ASSERT_TRUE(OpenColumn(&r, region, ids).ok());
+    ASSERT_TRUE(r.Get(0, &got).ok());
+    EXPECT_EQ(got, "100");
+    EXPECT_TRUE(r.Get(1, &got).IsCorruption());
+  }
+  {
     // "a", "xy" rewritten as two empty ids and bytes after them.
     const Ids ids = {{0, "a"}, {1, "xy"}};
     std::string region = Encode(ids);
@@ -238,11 +264,11 @@ TEST(IdColumn, ValueFaultsAreCorruptionOnAccess) {
     EXPECT_TRUE(r.ForEach([](DocId, std::string_view) {}).IsCorruption());
   }
   {
-    // A value in an absent slot (ids 7 and 9 around absent 8).
-    const Ids ids = {{7, "7"}, {9, "9"}};
+    // A value in an absent slot (ids 9 and 7 around absent 8).
+    const Ids ids = {{7, "9"}, {9, "7"}};
     std::string region = Encode(ids);
-    const size_t values = 4 + 1 + kIdPresenceBytes + 8;
-    ASSERT_EQ(static_cast<uint8_t>(region[4]), kIdFramePresence | 2);  // width 2: 0, 0, 2
+    const size_t values = 4 + 1 + kIdPresenceBytes + 16;
+    ASSERT_EQ(static_cast<uint8_t>(region[4]), kIdFramePresence | 2);  // width 2: 2, 0, 0
     region[values] = static_cast<char>(region[values] | 0x04);         // slot 1 := 1
     IdColumnReader r;
     ASSERT_TRUE(OpenColumn(&r, region, ids).ok());
