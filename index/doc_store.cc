@@ -97,7 +97,7 @@ Status DocStoreWriter::FlushBlock() {
 
 Status DocStoreWriter::Finish(std::string* id_column) {
   DPS_RETURN_IF_ERROR(FlushBlock());
-  ids_.Finish(id_column);
+  DPS_RETURN_IF_ERROR(ids_.Finish(id_column));
   std::string tail = std::move(index_);
   PutFixed32(&tail, blocks_);
   Status s = sink_(tail);

@@ -64,10 +64,12 @@ bool IsCanonicalDecimal(std::string_view s, uint64_t* value) {
 
 Status IdColumnWriter::Add(DocId docid, std::string_view id) {
   if (id.empty()) return Status::InvalidArgument("docid " + std::to_string(docid) + ": empty external id");
+  if (any_ && docid <= last_docid_) return Status::InvalidArgument("id column: docids must ascend");
   if (!any_) {
     any_ = true;
     min_docid_ = docid;
   }
+  last_docid_ = docid;
   const uint64_t slot = uint64_t{docid} - min_docid_;
   while (slot / kPackedFrameSlots > frame_) {
     FlushFrame(kPackedFrameSlots);
@@ -120,15 +122,22 @@ void IdColumnWriter::FlushFrame(uint32_t slots) {
   used_ = 0;
 }
 
-void IdColumnWriter::Finish(std::string* out) {
+Status IdColumnWriter::Finish(std::string* out) {
+  Status s;
   if (any_) {
     FlushFrame(used_);
-    AppendFrameRegion({}, frames_, starts_, out);
+    // Frame offsets are u32.
+    if (frames_.size() + 4 * starts_.size() + kFramePadding > UINT32_MAX) {
+      s = Status::InvalidArgument("a bin's external ids over 4 GiB in one file");
+    } else {
+      AppendFrameRegion({}, frames_, starts_, out);
+    }
   }
   any_ = false;
   frame_ = 0;
   frames_.clear();
   starts_.clear();
+  return s;
 }
 
 Status IdColumnReader::Open(std::string_view region, DocId min_docid, DocId max_docid, uint32_t num_docs,

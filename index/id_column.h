@@ -39,17 +39,17 @@ bool IsCanonicalDecimal(std::string_view s, uint64_t* value);
 
 class IdColumnWriter {
  public:
-  // REQUIRES: docid strictly greater than the previous one since Finish.
-  // An empty id is InvalidArgument (a reader takes it for corruption).
+  // Docids strictly ascending since the last Finish, else InvalidArgument;
+  // so is an empty id (a reader takes it for corruption).
   Status Add(DocId docid, std::string_view id);
   // Appends the region for the docids added since the last Finish (none:
   // appends nothing) and resets for the next bin.
-  void Finish(std::string* out);
+  Status Finish(std::string* out);
 
  private:
   void FlushFrame(uint32_t slots);
   bool any_ = false;
-  DocId min_docid_ = 0;
+  DocId min_docid_ = 0, last_docid_ = 0;
   uint64_t frame_ = 0;  // the frame being filled
   uint32_t used_ = 0;   // its slots up to the last one added
   std::array<std::string, 128> ids_;

@@ -18,7 +18,7 @@ std::string Encode(const Ids& ids) {
   IdColumnWriter w;
   for (const auto& [d, id] : ids) EXPECT_TRUE(w.Add(d, id).ok());
   std::string region;
-  w.Finish(&region);
+  EXPECT_TRUE(w.Finish(&region).ok());
   return region;
 }
 
@@ -140,9 +140,15 @@ TEST(IdColumn, EveryWidthAndTheBoundaries) {
   ExpectColumn({{kMaxDocId - 200, "a"}, {kMaxDocId, "b"}}, "the largest docids");
 }
 
-TEST(IdColumn, AnEmptyIdIsRefused) {
+TEST(IdColumn, EmptyIdsAndDescendingDocidsAreRefused) {
   IdColumnWriter w;
   EXPECT_TRUE(w.Add(3, "").IsInvalidArgument());
+  EXPECT_TRUE(w.Add(3, "a").ok());
+  EXPECT_TRUE(w.Add(3, "b").IsInvalidArgument());
+  EXPECT_TRUE(w.Add(2, "b").IsInvalidArgument());
+  std::string region;
+  ASSERT_TRUE(w.Finish(&region).ok());
+  EXPECT_EQ(region, std::string("\x04\0\0\0\x7f\x00\x01" "a" "\0\0\0\0\0\0\0\0", 16));
 }
 
 // A region mixing every frame kind (a gap of whole frames too).
