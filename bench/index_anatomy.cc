@@ -132,7 +132,7 @@ int main(int argc, char** argv) {
       total += f->file_size();
       page_tables += 8 * ((f->file().body_size() + 32767) / 32768) + 56;
       for (size_t i = 0; i < f->bin_count(); ++i) {
-        docstore += f->bin(i).docs_len;
+        docstore += f->bin(i).docs_len + f->bin(i).ids_len;  // ids are stored documents too
         tombstones += f->bin(i).tombstones_len;
         postings_regions += f->bin(i).postings_len;
       }

@@ -88,7 +88,7 @@ int main(int argc, char** argv) {
     for (const auto& f : (*index)->tablet(t).files()) {
       total += f->file_size();
       for (size_t i = 0; i < f->bin_count(); ++i) {
-        docstore += f->bin(i).docs_len;
+        docstore += f->bin(i).docs_len + f->bin(i).ids_len;  // ids are stored documents too
       }
     }
   }

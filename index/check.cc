@@ -20,6 +20,8 @@ Status CheckIndex(const std::string& dir, CheckReport* report) {
       report->bytes += file->file_size();
       report->pages += file->file().page_count();
       for (size_t i = 0; i < file->bin_count(); ++i) {
+        // ReadAll decodes every id column value too (absent slots 0 or
+        // empty) and checks the column holds exactly the meta frames' docids.
         std::vector<StoredDoc> docs;
         DPS_RETURN_IF_ERROR(file->docs(i).ReadAll(&docs));
         if (docs.size() != file->bin(i).num_docs) {

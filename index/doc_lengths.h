@@ -5,8 +5,9 @@
 // postings' weights (title and text tokens), counted by the writer itself
 // as the posting lists go by: it cannot disagree with the postings.
 //
-// Region (docs/FORMAT.md "Document lengths"), for docids min..max of the
-// bin record (absent docids have length 0):
+// Region (docs/FORMAT.md "Document lengths"; the frame table and packing of
+// index/packed_frames.h), for docids min..max of the bin record (absent
+// docids have length 0):
 //   total_tokens (u64) | frame offsets (u32 x F) | F frames | 8 zero bytes
 //   frame = width (u8, 0-32) | ceil(n * width / 8) bytes: n lengths (128,
 //   the last frame the rest), LSB first.
@@ -23,11 +24,12 @@
 #include <vector>
 
 #include "common/status.h"
+#include "index/packed_frames.h"
 #include "index/types.h"
 
 namespace dps {
 
-inline constexpr uint32_t kLengthsPerFrame = 128;
+inline constexpr uint32_t kLengthsPerFrame = kPackedFrameSlots;
 // A document's length is a u32 (the 64 MiB document limit keeps real ones
 // far below).
 inline constexpr uint64_t kMaxDocLength = UINT32_MAX;

@@ -3,170 +3,32 @@
 #include <zstd.h>
 
 #include <algorithm>
-#include <bit>
-#include <charconv>
-#include <cstring>
 #include <memory>
 
 #include "common/coding.h"
+#include "index/front_coding.h"
 
 namespace dps {
 
 namespace {
 
-enum IdKind : uint8_t { kIdStrings = 0, kIdDecimal = 1, kIdDecimalRice = 2 };
-
-// Rice codes (Golomb codes with a power-of-two divisor 2^k) of zigzagged
-// deltas: a quotient below kRiceEscape in unary (ones, then a zero), then
-// the k low bits; a larger quotient as kRiceEscape ones and the 64-bit
-// value. Ids like byte offsets or sparse serial numbers have deltas of
-// similar size that zstd cannot shrink much as varints (gcide: 10-11 bits
-// of information, 16 bits of varint).
-constexpr int kRiceEscape = 48;
-constexpr int kMaxRiceK = 56;
-
-class BitWriter {
- public:
-  explicit BitWriter(std::string* out) : out_(out) {}
-  void Put(uint64_t v, int bits) {  // LSB first, bits <= 64
-    for (int i = 0; i < bits; i += 32) {
-      const int take = std::min(32, bits - i);
-      acc_ |= ((v >> i) & ((uint64_t{1} << take) - 1)) << used_;
-      used_ += take;
-      while (used_ >= 8) {
-        out_->push_back(static_cast<char>(acc_));
-        acc_ >>= 8;
-        used_ -= 8;
-      }
-    }
-  }
-  void Flush() {
-    if (used_ > 0) out_->push_back(static_cast<char>(acc_));
-    acc_ = 0;
-    used_ = 0;
-  }
-
- private:
-  std::string* out_;
-  uint64_t acc_ = 0;
-  int used_ = 0;
-};
-
-// Reads an LSB-first bit stream through a 56-bit window.
-class BitReader {
- public:
-  BitReader(const uint8_t* p, const uint8_t* end) : p_(p), bits_(8 * static_cast<size_t>(end - p)) {}
-  // The next (at least 56) bits, zero past the end.
-  uint64_t Window() const {
-    const size_t byte = pos_ >> 3;
-    uint64_t w = 0;
-    std::memcpy(&w, p_ + byte, std::min<size_t>(8, bits_ / 8 - byte));
-    return w >> (pos_ & 7);
-  }
-  bool Skip(size_t bits) {
-    if (bits > bits_ - pos_) return false;
-    pos_ += bits;
-    return true;
-  }
-  bool Get(int bits, uint64_t* v) {  // bits <= 56
-    *v = Window() & ((uint64_t{1} << bits) - 1);
-    return Skip(static_cast<size_t>(bits));
-  }
-  // The byte after the last bit read (the stream is padded to a byte).
-  const uint8_t* End() const { return p_ + (pos_ + 7) / 8; }
-  size_t Position() const { return pos_; }
-
- private:
-  const uint8_t* p_;
-  size_t bits_;
-  size_t pos_ = 0;
-};
-
-void PutRice(std::string* out, const std::vector<uint64_t>& zigzags) {
-  // k near log2 of the median: most quotients are then 0 or 1, and a few
-  // outliers take the escape rather than widening every code.
-  std::vector<uint64_t> sorted = zigzags;
-  std::nth_element(sorted.begin(), sorted.begin() + sorted.size() / 2, sorted.end());
-  const int k = std::min(kMaxRiceK, std::max(0, static_cast<int>(std::bit_width(sorted[sorted.size() / 2])) - 1));
-  out->push_back(static_cast<char>(k));
-  BitWriter w(out);
-  for (uint64_t z : zigzags) {
-    const uint64_t q = z >> k;
-    if (q < kRiceEscape) {
-      w.Put((uint64_t{1} << q) - 1, static_cast<int>(q) + 1);  // q ones, a zero
-      w.Put(z, k);
-    } else {
-      w.Put((uint64_t{1} << kRiceEscape) - 1, kRiceEscape);
-      w.Put(z, 64);
-    }
-  }
-  w.Flush();
-}
-
-const uint8_t* GetRice(const uint8_t* p, const uint8_t* end, size_t n, std::vector<uint64_t>* out) {
-  if (p == end || *p > kMaxRiceK) return nullptr;
-  const int k = *p++;
-  if (n > 8 * static_cast<size_t>(end - p)) return nullptr;  // a code takes at least a bit
-  BitReader r(p, end);
-  for (size_t i = 0; i < n; ++i) {
-    const int q = std::min(std::countr_one(r.Window()), kRiceEscape);
-    uint64_t z, low, high;
-    if (q == kRiceEscape) {
-      if (!r.Skip(kRiceEscape) || !r.Get(32, &low) || !r.Get(32, &high)) return nullptr;
-      z = high << 32 | low;
-    } else {
-      if (!r.Skip(static_cast<size_t>(q) + 1) || !r.Get(k, &low)) return nullptr;
-      z = uint64_t{static_cast<uint32_t>(q)} << k | low;
-    }
-    out->push_back(z);
-  }
-  // The padding to the byte must be zero bits.
-  uint64_t pad;
-  if (!r.Get(static_cast<int>((8 - r.Position() % 8) % 8), &pad) || pad != 0) return nullptr;
-  return r.End();
-}
-
-// "0" or up to 19 digits without a leading zero: the ids that print back
-// exactly from their value (every such value fits a uint64).
-constexpr uint64_t kMaxDecimalId = 9'999'999'999'999'999'999ull;
-bool IsCanonicalDecimal(std::string_view s, uint64_t* value) {
-  if (s.empty() || s.size() > 19 || (s[0] == '0' && s.size() > 1)) return false;
-  uint64_t v = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') return false;
-    v = v * 10 + static_cast<uint64_t>(c - '0');
-  }
-  *value = v;
-  return true;
-}
-
-uint64_t ZigZag(uint64_t delta) { return (delta << 1) ^ (0 - (delta >> 63)); }
-uint64_t UnZigZag(uint64_t z) { return (z >> 1) ^ (0 - (z & 1)); }
-
-void PutFrontCoded(std::string* out, const std::vector<std::string>& column) {
+// The titles of a block, front-coded (index/front_coding.h).
+void PutTitles(std::string* out, const std::vector<std::string>& column) {
   std::string_view prev;
   for (const std::string& s : column) {
-    const size_t shared = SharedPrefixLength(prev, s);
-    PutVarint64(out, shared);
-    PutLengthPrefixed(out, std::string_view(s).substr(shared));
+    PutFrontCoded(out, prev, s);
     prev = s;
   }
 }
 
 // Decodes n front-coded strings from [p, end), appending them to `strings`
 // and their spans to `spans`. nullptr on malformed input.
-const uint8_t* GetFrontCoded(const uint8_t* p, const uint8_t* end, size_t n, std::string* strings,
-                             std::vector<std::pair<uint32_t, uint32_t>>* spans) {
+const uint8_t* GetTitles(const uint8_t* p, const uint8_t* end, size_t n, std::string* strings,
+                         std::vector<std::pair<uint32_t, uint32_t>>* spans) {
   std::string cur;
   for (size_t i = 0; i < n; ++i) {
-    uint64_t shared;
-    std::string_view suffix;
-    p = GetVarint64(p, end, &shared);
-    if (p == nullptr || shared > cur.size()) return nullptr;
-    p = GetLengthPrefixed(p, end, &suffix);
-    if (p == nullptr || strings->size() + shared + suffix.size() > kMaxDocBlockRaw) return nullptr;
-    cur.resize(shared);
-    cur.append(suffix);
+    p = GetFrontCoded(p, end, &cur);
+    if (p == nullptr || strings->size() + cur.size() > kMaxDocBlockRaw) return nullptr;
     spans->emplace_back(static_cast<uint32_t>(strings->size()), static_cast<uint32_t>(cur.size()));
     strings->append(cur);
   }
@@ -189,8 +51,9 @@ std::string_view Span(const std::string& s, std::pair<uint32_t, uint32_t> span) 
 
 Status DocStoreWriter::Add(DocId docid, std::string_view id, std::string_view title,
                            std::string_view text) {
+  DPS_RETURN_IF_ERROR(ids_.Add(docid, id));
+  last_id_.assign(id);
   docids_.push_back(docid);
-  ids_.emplace_back(id);
   titles_.emplace_back(title);
   PutLengthPrefixed(&texts_, text);
   any_text_ |= !text.empty();
@@ -205,43 +68,11 @@ Status DocStoreWriter::FlushBlock() {
   std::string meta;
   PutVarint64(&meta, n);
   for (size_t i = 1; i < n; ++i) PutVarint32(&meta, docids_[i] - docids_[i - 1]);
-  bool decimal = true;
-  std::vector<uint64_t> values(n);
-  for (size_t i = 0; i < n && decimal; ++i) decimal = IsCanonicalDecimal(ids_[i], &values[i]);
-  std::string meta_z;
-  if (decimal) {
-    // Varint deltas compress well when they repeat (serial ids), Rice codes
-    // when they vary: write both, keep the smaller.
-    std::vector<uint64_t> zigzags;
-    uint64_t prev = 0;
-    for (uint64_t v : values) {
-      zigzags.push_back(ZigZag(v - prev));
-      prev = v;
-    }
-    std::string titles;
-    PutFrontCoded(&titles, titles_);
-    std::string rice = meta;
-    meta.push_back(static_cast<char>(kIdDecimal));
-    for (uint64_t z : zigzags) PutVarint64(&meta, z);
-    meta.append(titles);
-    rice.push_back(static_cast<char>(kIdDecimalRice));
-    PutRice(&rice, zigzags);
-    rice.append(titles);
-    meta_z = Compress(meta, kDocMetaZstdLevel);
-    std::string rice_z = Compress(rice, kDocMetaZstdLevel);
-    if (rice_z.size() < meta_z.size()) {
-      meta.swap(rice);
-      meta_z.swap(rice_z);
-    }
-  } else {
-    meta.push_back(static_cast<char>(kIdStrings));
-    PutFrontCoded(&meta, ids_);
-    PutFrontCoded(&meta, titles_);
-    meta_z = Compress(meta, kDocMetaZstdLevel);
-  }
+  PutTitles(&meta, titles_);
+  const std::string meta_z = Compress(meta, kDocMetaZstdLevel);
   // What a reader would refuse must not be written.
   if (meta.size() > kMaxDocBlockRaw || texts_.size() > kMaxDocBlockRaw) {
-    return Status::InvalidArgument("document " + ids_.back() + ": over 256 MiB of stored text");
+    return Status::InvalidArgument("document " + last_id_ + ": over 256 MiB of stored text");
   }
   const std::string text_z = any_text_ ? Compress(texts_, zstd_level_) : std::string();
   if (region_bytes_ + meta_z.size() + text_z.size() > UINT32_MAX) {
@@ -255,7 +86,6 @@ Status DocStoreWriter::FlushBlock() {
   PutFixed32(&index_, any_text_ ? static_cast<uint32_t>(texts_.size()) : 0);
   region_bytes_ += meta_z.size() + text_z.size();
   docids_.clear();
-  ids_.clear();
   titles_.clear();
   texts_.clear();
   any_text_ = false;
@@ -265,8 +95,9 @@ Status DocStoreWriter::FlushBlock() {
   return text_z.empty() ? Status::OK() : sink_(text_z);
 }
 
-Status DocStoreWriter::Finish() {
+Status DocStoreWriter::Finish(std::string* id_column) {
   DPS_RETURN_IF_ERROR(FlushBlock());
+  DPS_RETURN_IF_ERROR(ids_.Finish(id_column));
   std::string tail = std::move(index_);
   PutFixed32(&tail, blocks_);
   Status s = sink_(tail);
@@ -280,8 +111,9 @@ std::string DocStoreReader::Where(uint64_t rel) const {
   return file_->path() + ": doc store at offset " + std::to_string(offset_ + rel);
 }
 
-Status DocStoreReader::Open(const PagedFileReader* file, uint64_t offset, uint64_t len,
+Status DocStoreReader::Open(const PagedFileReader* file, const DocStoreRegions& regions,
                             const DocStoreShape& shape) {
+  const uint64_t offset = regions.docs_offset, len = regions.docs_len;
   file_ = file;
   offset_ = offset;
   blocks_ = 0;
@@ -290,7 +122,14 @@ Status DocStoreReader::Open(const PagedFileReader* file, uint64_t offset, uint64
     return Status::Corruption(Where(0) + ": " + std::to_string(len) + " bytes for " +
                               std::to_string(shape.num_docs) + " documents");
   }
+  if ((regions.ids_len == 0) != (shape.num_docs == 0) || shape.min_docid > shape.max_docid) {
+    return Status::Corruption(Where(0) + ": an id column of " + std::to_string(regions.ids_len) + " bytes for " +
+                              std::to_string(shape.num_docs) + " documents");
+  }
   if (len == 0) return Status::OK();
+  DPS_ASSIGN_OR_RETURN(std::string_view ids, file->Read(regions.ids_offset, regions.ids_len));
+  DPS_RETURN_IF_ERROR(ids_.Open(ids, shape.min_docid, shape.max_docid, shape.num_docs,
+                                file->path() + ": offset " + std::to_string(regions.ids_offset)));
   if (len < 4) return Status::Corruption(Where(0) + ": region too short");
   DPS_ASSIGN_OR_RETURN(std::string_view count, file->Read(offset + len - 4, 4));
   const uint32_t blocks = DecodeFixed32(reinterpret_cast<const uint8_t*>(count.data()));
@@ -347,12 +186,10 @@ bool Decompress(std::string_view frame, uint32_t raw_len, std::string* out, std:
 
 }  // namespace
 
-Status DocStoreReader::ReadMeta(uint32_t block, DocBlockCache* cache, bool with_titles) const {
+Status DocStoreReader::ReadMeta(uint32_t block, DocBlockCache* cache) const {
   cache->reader = nullptr;
-  cache->titles_loaded = false;
   cache->docids.clear();
   cache->strings.clear();
-  cache->ids.clear();
   cache->titles.clear();
   cache->text_loaded = false;
   cache->texts.clear();
@@ -386,40 +223,8 @@ Status DocStoreReader::ReadMeta(uint32_t block, DocBlockCache* cache, bool with_
                           ? DecodeFixed32(index_ + (block + 1) * kDocBlockIndexEntrySize) - 1
                           : shape_.max_docid;
   if (cache->docids.back() > limit) return malformed("docids past the block's range");
-  if (p == end || *p > kIdDecimalRice) return malformed("bad id kind");
-  const uint8_t kind = *p++;
-  if (kind != kIdStrings) {
-    std::vector<uint64_t> zigzags;
-    if (kind == kIdDecimalRice) {
-      p = GetRice(p, end, n, &zigzags);
-      if (p == nullptr) return malformed("bad Rice-coded id");
-    }
-    uint64_t value = 0;
-    char digits[20];
-    for (uint64_t i = 0; i < n; ++i) {
-      uint64_t z;
-      if (kind == kIdDecimalRice) {
-        z = zigzags[i];
-      } else {
-        p = GetVarint64(p, end, &z);
-        if (p == nullptr) return malformed("bad decimal id");
-      }
-      value += UnZigZag(z);
-      if (value > kMaxDecimalId) return malformed("decimal id over 19 digits");
-      const auto r = std::to_chars(digits, digits + sizeof digits, value);
-      cache->ids.emplace_back(static_cast<uint32_t>(cache->strings.size()),
-                              static_cast<uint32_t>(r.ptr - digits));
-      cache->strings.append(digits, r.ptr);
-    }
-  } else {
-    p = GetFrontCoded(p, end, n, &cache->strings, &cache->ids);
-    if (p == nullptr) return malformed("bad id");
-  }
-  if (with_titles) {
-    p = GetFrontCoded(p, end, n, &cache->strings, &cache->titles);
-    if (p != end) return malformed(p == nullptr ? "bad title" : "bytes after the titles");
-    cache->titles_loaded = true;
-  }
+  p = GetTitles(p, end, n, &cache->strings, &cache->titles);
+  if (p != end) return malformed(p == nullptr ? "bad title" : "bytes after the titles");
   cache->reader = this;
   cache->block = block;
   return Status::OK();
@@ -462,7 +267,13 @@ Status DocStoreReader::ReadText(DocBlockCache* cache) const {
 
 Status DocStoreReader::Get(DocId docid, StoredDoc* doc, DocBlockCache* cache, bool with_text,
                            bool with_titles) const {
-  // Last block whose first docid <= docid.
+  if (blocks_ == 0) return Status::NotFound("docid " + std::to_string(docid));
+  DPS_RETURN_IF_ERROR(ids_.Get(docid, &doc->id));
+  doc->docid = docid;
+  doc->title.clear();
+  doc->text.clear();
+  if (!with_titles && !with_text) return Status::OK();
+  // Last block whose first docid <= docid (the id column found it, so one is).
   uint32_t lo = 0, hi = blocks_;
   while (lo < hi) {
     uint32_t mid = lo + (hi - lo) / 2;
@@ -472,23 +283,16 @@ Status DocStoreReader::Get(DocId docid, StoredDoc* doc, DocBlockCache* cache, bo
       hi = mid;
     }
   }
-  if (lo == 0) return Status::NotFound("docid " + std::to_string(docid));
   DocBlockCache local;
   DocBlockCache& c = cache != nullptr ? *cache : local;
-  if (c.reader != this || c.block != lo - 1 || (with_titles && !c.titles_loaded)) {
-    DPS_RETURN_IF_ERROR(ReadMeta(lo - 1, &c, with_titles));
-  }
+  if (lo > 0 && (c.reader != this || c.block != lo - 1)) DPS_RETURN_IF_ERROR(ReadMeta(lo - 1, &c));
   auto it = std::lower_bound(c.docids.begin(), c.docids.end(), docid);
-  if (it == c.docids.end() || *it != docid) return Status::NotFound("docid " + std::to_string(docid));
-  const size_t i = static_cast<size_t>(it - c.docids.begin());
-  doc->docid = docid;
-  doc->id.assign(Span(c.strings, c.ids[i]));
-  if (with_titles) {
-    doc->title.assign(Span(c.strings, c.titles[i]));
-  } else {
-    doc->title.clear();
+  if (lo == 0 || it == c.docids.end() || *it != docid) {
+    return Status::Corruption(Where(0) + ": docid " + std::to_string(docid) +
+                              " is in the id column but in no block");
   }
-  doc->text.clear();
+  const size_t i = static_cast<size_t>(it - c.docids.begin());
+  if (with_titles) doc->title.assign(Span(c.strings, c.titles[i]));
   if (with_text) {
     if (!c.text_loaded) DPS_RETURN_IF_ERROR(ReadText(&c));
     doc->text.assign(Span(c.text, c.texts[i]));
@@ -504,34 +308,36 @@ Status DocStoreReader::CheckWhole(uint64_t records, DocId last) const {
 }
 
 Status DocStoreReader::ReadAll(std::vector<StoredDoc>* docs) const {
-  DocBlockCache c;
-  uint64_t records = 0;
-  for (uint32_t b = 0; b < blocks_; ++b) {
-    DPS_RETURN_IF_ERROR(ReadMeta(b, &c));
-    DPS_RETURN_IF_ERROR(ReadText(&c));
-    for (size_t i = 0; i < c.docids.size(); ++i) {
-      StoredDoc& doc = docs->emplace_back();
-      doc.docid = c.docids[i];
-      doc.id.assign(Span(c.strings, c.ids[i]));
-      doc.title.assign(Span(c.strings, c.titles[i]));
-      doc.text.assign(Span(c.text, c.texts[i]));
-    }
-    records += c.docids.size();
-  }
-  return CheckWhole(records, records > 0 ? docs->back().docid : 0);
-}
-
-Status DocStoreReader::ForEachId(const std::function<void(DocId, std::string_view)>& fn) const {
+  const size_t first = docs->size();
+  DPS_RETURN_IF_ERROR(ForEachId([&](DocId d, std::string_view id) {
+    StoredDoc& doc = docs->emplace_back();
+    doc.docid = d;
+    doc.id.assign(id);
+  }));
   DocBlockCache c;
   uint64_t records = 0;
   DocId last = 0;
   for (uint32_t b = 0; b < blocks_; ++b) {
     DPS_RETURN_IF_ERROR(ReadMeta(b, &c));
-    for (size_t i = 0; i < c.docids.size(); ++i) fn(c.docids[i], Span(c.strings, c.ids[i]));
-    records += c.docids.size();
+    DPS_RETURN_IF_ERROR(ReadText(&c));
     last = c.docids.back();
+    for (size_t i = 0; i < c.docids.size(); ++i, ++records) {
+      // The id column and the meta frames must name the same docids.
+      if (first + records >= docs->size() || (*docs)[first + records].docid != c.docids[i]) {
+        return Status::Corruption(Where(0) + ": block " + std::to_string(b) + " holds docid " +
+                                  std::to_string(c.docids[i]) + ", the id column does not");
+      }
+      StoredDoc& doc = (*docs)[first + records];
+      doc.title.assign(Span(c.strings, c.titles[i]));
+      doc.text.assign(Span(c.text, c.texts[i]));
+    }
   }
   return CheckWhole(records, last);
+}
+
+Status DocStoreReader::ForEachId(const std::function<void(DocId, std::string_view)>& fn) const {
+  // The id column's Open checked its documents against the bin's.
+  return blocks_ == 0 ? Status::OK() : ids_.ForEach(fn);
 }
 
 }  // namespace dps

@@ -1,9 +1,11 @@
 // The stored documents of one bin: external id, title and (optionally) text
-// per docid, in blocks of about kDocBlockTarget raw bytes. A block is two
-// zstd frames: its ids and titles as columns (decimal ids as deltas, titles
-// front-coded), then its texts, so that reading ids never decompresses
-// text. A block index ends the region so a lookup decompresses one block.
-// Layout: docs/FORMAT.md ("Doc store").
+// per docid. Ids live in the bin's id column (index/id_column.h: one id
+// costs a load, no decompression); titles and texts in blocks of about
+// kDocBlockTarget raw bytes, each two zstd frames: its docids and titles
+// (the meta frame, titles front-coded), then its texts, so that reading
+// titles never decompresses text. A block index ends the region so a
+// lookup decompresses one block. Layout: docs/FORMAT.md ("Doc store",
+// "Id column").
 //
 // Writer: one thread. Reader: immutable, shareable; callers pass a
 // DocBlockCache to keep the last decoded block.
@@ -17,6 +19,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "index/id_column.h"
 #include "index/paged_file.h"
 #include "index/types.h"
 
@@ -31,9 +34,8 @@ inline constexpr uint32_t kMaxDocBlockRaw = 256u << 20;
 // bytes, each record counting at least 3, so it writes at most 21,846;
 // readers refuse more than this.
 inline constexpr uint64_t kMaxDocBlockRecords = 65536;
-// Ids and titles are a few percent of a block's bytes, read whenever a
-// result is shown or an id is looked for: worth a slower, tighter level
-// (gcide: 725 KB at level 3, 682 KB at 9).
+// Docids and titles are a few percent of a block's bytes, read whenever a
+// result is shown with its title: worth a slower, tighter level.
 inline constexpr int kDocMetaZstdLevel = 9;
 
 struct StoredDoc {
@@ -43,17 +45,20 @@ struct StoredDoc {
   std::string text;
 };
 
-// Builds one bin's doc store region. Compressed blocks are handed to `sink`
-// as soon as they fill (so a bin's stored text never sits in memory whole);
-// Finish hands over the block index and count that end the region.
+// Builds one bin's doc store region and id column. Compressed blocks are
+// handed to `sink` as soon as they fill (so a bin's stored text never sits
+// in memory whole); Finish hands over the block index and count that end
+// the region, and returns the id column (written after the region).
 class DocStoreWriter {
  public:
   using Sink = std::function<Status(std::string_view bytes)>;
   DocStoreWriter(int zstd_level, Sink sink) : zstd_level_(zstd_level), sink_(std::move(sink)) {}
-  // REQUIRES: docid strictly greater than the previous one.
+  // REQUIRES: docid strictly greater than the previous one. An empty id
+  // is InvalidArgument.
   Status Add(DocId docid, std::string_view id, std::string_view title, std::string_view text);
-  // Writes the last block, the index and the count; resets for the next bin.
-  Status Finish();
+  // Writes the last block, the index and the count, appends the bin's id
+  // column region to *id_column; resets for the next bin.
+  Status Finish(std::string* id_column);
   // Bytes handed to the sink since the last Finish.
   uint64_t region_bytes() const { return region_bytes_; }
 
@@ -64,9 +69,10 @@ class DocStoreWriter {
   uint64_t region_bytes_ = 0;
   std::string index_;
   uint32_t blocks_ = 0;
+  IdColumnWriter ids_;
+  std::string last_id_;  // for errors
   // The block being filled.
   std::vector<DocId> docids_;
-  std::vector<std::string> ids_;
   std::vector<std::string> titles_;
   std::string texts_;  // length-prefixed, in docid order
   bool any_text_ = false;
@@ -81,9 +87,8 @@ struct DocBlockCache {
   const void* reader = nullptr;
   uint32_t block = UINT32_MAX;
   std::vector<DocId> docids;
-  std::string strings;                                    // ids and titles
-  std::vector<std::pair<uint32_t, uint32_t>> ids, titles;  // offset, length in strings
-  bool titles_loaded = false;  // titles are parsed only when asked for (ids alone: a ranked id list)
+  std::string strings;                                // titles
+  std::vector<std::pair<uint32_t, uint32_t>> titles;  // offset, length in strings
   bool text_loaded = false;
   std::string text;
   std::vector<std::pair<uint32_t, uint32_t>> texts;  // offset, length in text
@@ -99,25 +104,31 @@ struct DocStoreShape {
   bool stores_text = false;  // else no block may have a text frame
 };
 
+// Where a bin's doc store region and id column are in the file.
+struct DocStoreRegions {
+  uint64_t docs_offset = 0, docs_len = 0;
+  uint64_t ids_offset = 0, ids_len = 0;
+};
+
 class DocStoreReader {
  public:
-  Status Open(const PagedFileReader* file, uint64_t offset, uint64_t len, const DocStoreShape& shape);
-  // NotFound if docid is not stored here. With a cache, a lookup in the
-  // block of the previous one decompresses nothing. Without `with_text`,
-  // doc->text is left empty and no text is decompressed; without
-  // `with_titles`, doc->title too, and the block's titles are not parsed.
+  Status Open(const PagedFileReader* file, const DocStoreRegions& regions, const DocStoreShape& shape);
+  // NotFound if docid is not stored here. The id comes from the id column.
+  // Without `with_titles` and `with_text` nothing else is read (no block is
+  // decompressed, `cache` is untouched); doc->title and doc->text are left
+  // empty. With titles, a lookup in the cached block of the previous one
+  // decompresses nothing; text is decompressed only `with_text`.
   Status Get(DocId docid, StoredDoc* doc, DocBlockCache* cache = nullptr,
              bool with_text = true, bool with_titles = true) const;
-  // Every document in docid order (scan, compaction).
+  // Every document in docid order (scan, compaction, check), checking that
+  // the id column holds exactly the meta frames' docids.
   Status ReadAll(std::vector<StoredDoc>* docs) const;
-  // Every (docid, external id) in docid order, decompressing no text.
+  // Every (docid, external id) in docid order, from the id column alone.
   Status ForEachId(const std::function<void(DocId, std::string_view)>& fn) const;
 
  private:
-  // Decompresses and validates one block's ids and titles into `cache`.
-  // Without titles the meta frame is parsed up to the ids column: titles
-  // are front-coded, so one title costs the parse of every one before it.
-  Status ReadMeta(uint32_t block, DocBlockCache* cache, bool with_titles = true) const;
+  // Decompresses and validates one block's docids and titles into `cache`.
+  Status ReadMeta(uint32_t block, DocBlockCache* cache) const;
   // Decompresses and validates the cached block's texts.
   Status ReadText(DocBlockCache* cache) const;
   // After a scan of every block: were they the bin's documents?
@@ -128,6 +139,7 @@ class DocStoreReader {
   uint32_t blocks_ = 0;
   const uint8_t* index_ = nullptr;
   DocStoreShape shape_;
+  IdColumnReader ids_;
 };
 
 }  // namespace dps

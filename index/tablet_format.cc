@@ -8,7 +8,7 @@ void EncodeBinInfo(const BinInfo& b, std::string* out) {
   for (uint32_t v : {b.bin, b.num_docs, b.num_terms, b.min_docid, b.max_docid, b.reserved}) {
     PutFixed32(out, v);
   }
-  for (uint64_t v : {b.num_postings, b.postings_offset, b.postings_len, b.dict_offset, b.dict_len,
+  for (uint64_t v : {b.num_postings, b.postings_offset, b.postings_len, b.ids_offset, b.ids_len,
                      b.docs_offset, b.docs_len, b.lengths_offset, b.lengths_len, b.tombstones_offset,
                      b.tombstones_len}) {
     PutFixed64(out, v);
@@ -22,8 +22,8 @@ BinInfo DecodeBinInfo(const uint8_t* p) {
     *v = DecodeFixed32(p);
     p += 4;
   }
-  uint64_t* u64[] = {&b.num_postings, &b.postings_offset, &b.postings_len, &b.dict_offset,
-                     &b.dict_len, &b.docs_offset, &b.docs_len, &b.lengths_offset, &b.lengths_len,
+  uint64_t* u64[] = {&b.num_postings, &b.postings_offset, &b.postings_len, &b.ids_offset,
+                     &b.ids_len, &b.docs_offset, &b.docs_len, &b.lengths_offset, &b.lengths_len,
                      &b.tombstones_offset, &b.tombstones_len};
   for (uint64_t* v : u64) {
     *v = DecodeFixed64(p);

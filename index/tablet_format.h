@@ -26,8 +26,10 @@ struct BinInfo {
   uint32_t reserved = 0;      // must be zero
   uint64_t num_postings = 0;  // (term, doc) pairs
   uint64_t postings_offset = 0, postings_len = 0;
-  uint64_t dict_offset = 0, dict_len = 0;
   uint64_t docs_offset = 0, docs_len = 0;
+  // The id column (index/id_column.h); both 0 iff num_docs == 0. (Version
+  // 6 and earlier reserved these bytes, before docs_offset, for a dictionary.)
+  uint64_t ids_offset = 0, ids_len = 0;
   // The document lengths region (index/doc_lengths.h); both 0 iff
   // num_docs == 0. (Version 4 kept an id index here.)
   uint64_t lengths_offset = 0, lengths_len = 0;

@@ -53,15 +53,15 @@ Status TabletReader::OpenBin(Bin* bin) {
   const BinInfo& b = bin->info;
   const uint64_t body = file_->body_size();
   auto in_body = [body](uint64_t off, uint64_t len) { return off <= body && len <= body - off; };
-  // dict_offset/dict_len are reserved (0): a tablet's dictionaries live in the global index.
-  if (!in_body(b.postings_offset, b.postings_len) || b.dict_offset != 0 || b.dict_len != 0 ||
+  if (!in_body(b.postings_offset, b.postings_len) || !in_body(b.ids_offset, b.ids_len) ||
+      (b.num_docs == 0 && b.ids_offset != 0) ||
       !in_body(b.docs_offset, b.docs_len) || !in_body(b.lengths_offset, b.lengths_len) ||
       (b.lengths_len == 0) != (b.num_docs == 0) || (b.num_docs == 0 && b.lengths_offset != 0) ||
       !in_body(b.tombstones_offset, b.tombstones_len) || b.reserved != 0 ||
       (b.docs_len == 0) != (b.num_docs == 0)) {
     return Status::Corruption(Where(file_->directory_offset()) + ": bad directory entry");
   }
-  DPS_RETURN_IF_ERROR(bin->docs.Open(file_.get(), b.docs_offset, b.docs_len,
+  DPS_RETURN_IF_ERROR(bin->docs.Open(file_.get(), DocStoreRegions{b.docs_offset, b.docs_len, b.ids_offset, b.ids_len},
                                      DocStoreShape{b.num_docs, b.min_docid, b.max_docid, stores_text_}));
   if (b.num_docs > 0) {
     DPS_ASSIGN_OR_RETURN(std::string_view lengths, file_->Read(b.lengths_offset, b.lengths_len));

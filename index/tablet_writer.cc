@@ -133,9 +133,13 @@ Status TabletWriter::FinishBin() {
   if (!in_bin_) return Status::InvalidArgument("FinishBin: not inside a bin");
   if (!docs_started_) bin_.postings_len = file_->offset() - bin_.postings_offset;
   if (bin_.num_docs > 0) {
-    DPS_RETURN_IF_ERROR(docs_.Finish());
-    bin_.docs_len = file_->offset() - bin_.docs_offset;
     std::string region;
+    DPS_RETURN_IF_ERROR(docs_.Finish(&region));
+    bin_.docs_len = file_->offset() - bin_.docs_offset;
+    bin_.ids_offset = file_->offset();
+    bin_.ids_len = region.size();
+    DPS_RETURN_IF_ERROR(Append(region));
+    region.clear();
     EncodeDocLengths(doc_lengths_, &region);
     bin_.lengths_offset = file_->offset();
     bin_.lengths_len = region.size();

@@ -44,7 +44,7 @@ inline constexpr uint64_t kInlinePlanPostings = 20'000;
 // What of each matching document's stored record a search returns.
 enum class Fetch : uint8_t {
   kNone,           // docids only
-  kIds,            // external ids alone (a ranked id list): titles not even parsed
+  kIds,            // external ids alone (a ranked id list): the id column only, no block decompressed
   kIdsAndTitles,   // what a result line shows; no text is decompressed
   kSnippet,        // also a snippet of the text around the query's terms, in
                    // StoredDoc::text with its matches marked (shards/snippet.h)

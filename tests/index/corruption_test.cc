@@ -149,12 +149,13 @@ std::vector<size_t> Probes(const std::string& path, size_t size) {
   if (reader.ok()) {
     for (size_t b = 0; b < (*reader)->bin_count(); ++b) {
       const BinInfo& info = (*reader)->bin(b);
-      for (uint64_t off : {info.postings_offset, info.docs_offset,
+      for (uint64_t off : {info.postings_offset, info.docs_offset, info.ids_offset, info.lengths_offset,
                            info.tombstones_offset}) {
         if (off < size) at.insert(off);
         if (off + 1 < size) at.insert(off + 1);
       }
       if (info.docs_len > 0) at.insert(info.docs_offset + info.docs_len - 1);  // doc index
+      if (info.ids_len > 0) at.insert(info.ids_offset + info.ids_len - 1);     // id column padding
     }
     const auto& f = (*reader)->file();
     at.insert(f.directory_offset());

@@ -18,6 +18,7 @@ namespace {
 struct StoreFixture {
   testing::TempDir dir;
   std::string region;
+  std::string ids;  // the id column, written after the region
   std::unique_ptr<PagedFileReader> file;
   DocStoreReader reader;
   DocStoreShape shape;
@@ -35,22 +36,24 @@ struct StoreFixture {
       return Status::OK();
     });
     for (const StoredDoc& d : docs) EXPECT_TRUE(w.Add(d.docid, d.id, d.title, d.text).ok());
-    EXPECT_TRUE(w.Finish().ok());
+    EXPECT_TRUE(w.Finish(&ids).ok());
     Reopen(region);
   }
-  void Reopen(const std::string& bytes) {
+  void Reopen(const std::string& bytes, const std::string& id_column) {
     const std::string path = dir.path() + "/store";
     auto w = PagedFileWriter::Create(path);
     EXPECT_TRUE(w.ok());
     EXPECT_TRUE((*w)->Append("pad!").ok());
     EXPECT_TRUE((*w)->Append(bytes).ok());
+    EXPECT_TRUE((*w)->Append(id_column).ok());
     EXPECT_TRUE((*w)->Finish(0, 0, 1).ok());
     auto r = PagedFileReader::Open(path);
     EXPECT_TRUE(r.ok());
     file = std::move(r).value();
     reader = DocStoreReader();
-    open_status = reader.Open(file.get(), 4, bytes.size(), shape);
+    open_status = reader.Open(file.get(), DocStoreRegions{4, bytes.size(), 4 + bytes.size(), id_column.size()}, shape);
   }
+  void Reopen(const std::string& bytes) { Reopen(bytes, ids); }
 };
 
 std::string RandomString(std::mt19937_64& rng, size_t max_len, std::string_view alphabet) {
@@ -66,9 +69,13 @@ std::string RandomId(std::mt19937_64& rng, int shape, uint64_t* counter) {
   switch (shape) {
     case 0: return std::to_string(*counter += 1 + rng() % 5000);
     case 1: return std::to_string(rng() % 3 == 0 ? rng() % 10 : rng() % 10'000'000'000'000'000'000ull);
-    case 2: return rng() % 4 == 0 ? "0" + std::to_string(rng() % 1000) : std::to_string(rng() % 100);
+    case 2: return rng() % 4 == 0 ? std::string("0").append(std::to_string(rng() % 1000)) : std::to_string(rng() % 100);
     case 3: return rng() % 8 == 0 ? "18446744073709551615" : std::to_string(rng());
-    default: return RandomString(rng, 24, std::string("ab/\0\xff.", 6));
+    default: {
+      std::string id = RandomString(rng, 24, std::string("ab/\0\xff.", 6));
+      id.push_back('/');  // never empty
+      return id;
+    }
   }
 }
 
@@ -80,7 +87,8 @@ std::vector<StoredDoc> RandomDocs(std::mt19937_64& rng, size_t n, int shape, boo
   for (size_t i = 0; i < n; ++i) {
     StoredDoc doc;
     doc.docid = d;
-    d += 1 + (rng() % 4 == 0 ? static_cast<DocId>(rng() % 100000) : 0);
+    // Gaps (compaction drops deleted documents), some of whole id column frames.
+    d += 1 + (rng() % 4 == 0 ? static_cast<DocId>(rng() % 1000) : 0);
     doc.id = RandomId(rng, shape, &counter);
     // Titles that share prefixes of every length with their predecessor.
     title = title.substr(0, rng() % (title.size() + 1)) + RandomString(rng, 12, "abcxyz ");
@@ -152,40 +160,52 @@ TEST(DocStore, EveryDocumentRoundTripsWithEveryIdShape) {
   }
 }
 
-// Ids alone (a ranked id list) leave titles unparsed; a later lookup that
-// wants titles in the same cached block parses them then.
-TEST(DocStore, IdsWithoutTitlesThenTitlesFromTheSameCache) {
+// Ids alone (a ranked id list) come from the id column: no block is read,
+// the cache stays empty; a later lookup with titles fills it.
+TEST(DocStore, IdsAloneReadNoBlock) {
   std::mt19937_64 rng(13);
   for (int shape : {0, 4}) {
     const auto docs = RandomDocs(rng, 3000, shape, /*text=*/true);
     StoreFixture f(docs);
     ASSERT_TRUE(f.open_status.ok());
-    DocBlockCache cache;
     for (size_t i = 0; i < docs.size(); i += 97) {
+      DocBlockCache cache;
       StoredDoc got;
       ASSERT_TRUE(f.reader.Get(docs[i].docid, &got, &cache, /*with_text=*/false, /*with_titles=*/false).ok());
       EXPECT_EQ(got.id, docs[i].id);
       EXPECT_EQ(got.title, "");
-      EXPECT_FALSE(cache.titles_loaded);
+      EXPECT_EQ(cache.reader, nullptr);
+      EXPECT_TRUE(cache.docids.empty());
       ASSERT_TRUE(f.reader.Get(docs[i].docid, &got, &cache, /*with_text=*/true, /*with_titles=*/true).ok());
       EXPECT_EQ(got.id, docs[i].id);
       EXPECT_EQ(got.title, docs[i].title);
       EXPECT_EQ(got.text, docs[i].text);
+      EXPECT_NE(cache.reader, nullptr);
     }
   }
 }
 
+// A reader takes an empty id for corruption, so the writer refuses one.
+TEST(DocStore, AnEmptyIdIsRefused) {
+  DocStoreWriter w(3, [](std::string_view) { return Status::OK(); });
+  EXPECT_TRUE(w.Add(1, "a", "", "").ok());
+  EXPECT_TRUE(w.Add(2, "", "t", "x").IsInvalidArgument());
+}
+
 TEST(DocStore, MixedBlocksAndTheLargestDocids) {
-  // Decimal and string ids in one store (each block picks its own kind), and
-  // docids up to the largest storable one.
+  // Decimal and string ids in one store (decimal and strings frames of the
+  // id column), and docids up to the largest storable one.
   std::mt19937_64 rng(11);
   std::vector<StoredDoc> docs = RandomDocs(rng, 3000, 0, true);
   auto more = RandomDocs(rng, 3000, 4, true);
   DocId d = docs.back().docid + 1;
   for (auto& doc : more) doc.docid = d++;
   docs.insert(docs.end(), more.begin(), more.end());
-  docs.push_back(StoredDoc{kMaxDocId - 1, "007", "", ""});
-  docs.push_back(StoredDoc{kMaxDocId, "", "", "last"});
+  docs.push_back(StoredDoc{d + 1, "007", "", ""});
+  docs.push_back(StoredDoc{d + 2, "9999999999999999999", "", "last"});
+  // The id column is dense over the bin's docids: move them to the top
+  // rather than span the whole docid range.
+  for (auto& doc : docs) doc.docid += kMaxDocId - (d + 2);
   StoreFixture f(docs);
   ExpectStores(f, docs);
 }
@@ -201,12 +221,11 @@ std::string MetaFrame(const StoreFixture& f) {
 }
 
 TEST(DocStore, MetaFrameBytesMatchFormatMd) {
-  // docs/FORMAT.md "Doc store": count, docid gaps, id kind, ids, titles.
+  // docs/FORMAT.md "Doc store": count, docid gaps, titles (the ids are in
+  // the id column: tests/index/id_column_test.cc has its bytes).
   {
     StoreFixture f({{5, "12", "ab", ""}, {7, "10", "ac", ""}, {8, "4000000000", "", ""}});
-    const std::string want = std::string("\x03\x02\x01\x01", 4) +   // n = 3, gaps 2 and 1, decimal
-                             "\x18\x03" +                         // zigzag(12) = 24, zigzag(-2) = 3
-                             "\xec\x9f\xd9\xe6\x1d" +             // zigzag(3,999,999,990)
+    const std::string want = std::string("\x03\x02\x01", 3) +   // n = 3, gaps 2 and 1
                              std::string("\x00\x02" "ab" "\x01\x01" "c" "\x00\x00", 9);
     EXPECT_EQ(MetaFrame(f), want);
     // No text anywhere: no text frame, both text lengths 0.
@@ -219,34 +238,23 @@ TEST(DocStore, MetaFrameBytesMatchFormatMd) {
   }
   {
     StoreFixture f({{0, "doc/a", "", "x"}, {1, "doc/b", "t", ""}});
-    EXPECT_EQ(MetaFrame(f), std::string("\x02\x01\x00"                // n = 2, gap 1, strings
-                                        "\x00\x05" "doc/a" "\x04\x01" "b"  // front-coded ids
-                                        "\x00\x00" "\x00\x01" "t", 18));
+    EXPECT_EQ(MetaFrame(f), std::string("\x02\x01"  // n = 2, gap 1
+                                        "\x00\x00" "\x00\x01" "t", 7));
   }
 }
 
-// The id kind byte of the only block of `f`: after n and n - 1 docid gaps
-// of 1 (every docid in these tests follows the previous one).
-uint8_t IdKind(const StoreFixture& f, size_t n) {
-  const std::string meta = MetaFrame(f);
-  return static_cast<uint8_t>(meta[static_cast<size_t>(VarintLength(n)) + n - 1]);
-}
-
-TEST(DocStore, DecimalIdsTakeTheSmallerOfVarintsAndRiceCodes) {
-  std::mt19937_64 rng(13);
-  // Byte-offset-like ids (deltas of 100-2,000) with a few huge jumps (the
-  // Rice escape): Rice codes win. Serial ids (deltas of 1): varints do.
-  for (bool serial : {false, true}) {
-    std::vector<StoredDoc> docs;
-    uint64_t id = 5;
-    for (DocId d = 0; d < 3000; ++d) {
-      id += serial ? 1 : 100 + rng() % 1900 + (d % 1000 == 999 ? uint64_t{1} << 50 : 0);
-      docs.push_back(StoredDoc{d, std::to_string(id), "", ""});
-    }
-    StoreFixture f(docs);
-    ExpectStores(f, docs);
-    EXPECT_EQ(IdKind(f, docs.size()), serial ? 1 : 2);
-  }
+// The id column and the meta frames must agree on the docids: an id column
+// of other docids (here: of another store of as many documents in the same
+// range) is corruption for ReadAll, the scan `dpsearch check` runs.
+TEST(DocStore, AnIdColumnOfOtherDocidsIsCorruption) {
+  StoreFixture f({{5, "a", "", ""}, {7, "b", "", ""}, {9, "c", "", ""}});
+  StoreFixture other({{5, "a", "", ""}, {8, "b", "", ""}, {9, "c", "", ""}});
+  f.Reopen(f.region, other.ids);
+  ASSERT_TRUE(f.open_status.ok());  // each is well formed on its own
+  std::vector<StoredDoc> all;
+  EXPECT_TRUE(f.reader.ReadAll(&all).IsCorruption());
+  StoredDoc got;
+  EXPECT_TRUE(f.reader.Get(8, &got, nullptr, /*with_text=*/false).IsCorruption());  // in the column, in no block
 }
 
 // The doc store must hold exactly the documents the bin directory names
