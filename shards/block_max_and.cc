@@ -50,31 +50,37 @@ Status RankBinBlockMax(const Tablet& tablet, const QueryPlan& plan, BinId bin, c
   bool located = false;
   DocId d = terms[lead].cursor->doc();
   while (d != kEndDoc) {
-    if (!located || d > range_end) {
-      // Locate every term's block for d (skip tables only) and add bounds.
-      bool exhausted = false;
-      range_end = kEndDoc;
-      bound = 0;
-      for (size_t h = 0; h < n && !exhausted; ++h) {
-        BoundedTerm& t = terms[h];
-        bool found;
-        DPS_RETURN_IF_ERROR(pruned::LocateBlock(bm25, d, &t, &found));
-        if (!found) {
-          exhausted = true;
-          break;
-        }
-        range_end = std::min(range_end, t.block_last);
-        bound += t.bound;
-      }
-      if (exhausted) break;
-      located = true;
-    }
     if (shared != nullptr) threshold = std::max(threshold, shared->get());
-    if (bound < threshold) {
-      // Nothing in [d, range_end] can enter: every term stays in its block.
-      ++local.skipped_ranges;
-      d = terms[lead].cursor->Seek(range_end + 1);  // range_end < kEndDoc: docids stop at 2^32 - 2
-      continue;
+    // Until there is a threshold nothing can be skipped: blocks are
+    // located only then (a rare lead may jump far into a frequent list, and
+    // its impact entries are read forward: a selective query that never
+    // fills its K pays nothing for them).
+    if (threshold != pruned::kNoThreshold) {
+      if (!located || d > range_end) {
+        // Locate every term's block for d (skip tables only) and add bounds.
+        bool exhausted = false;
+        range_end = kEndDoc;
+        bound = 0;
+        for (size_t h = 0; h < n && !exhausted; ++h) {
+          BoundedTerm& t = terms[h];
+          bool found;
+          DPS_RETURN_IF_ERROR(pruned::LocateBlock(bm25, d, &t, &found));
+          if (!found) {
+            exhausted = true;
+            break;
+          }
+          range_end = std::min(range_end, t.block_last);
+          bound += t.bound;
+        }
+        if (exhausted) break;
+        located = true;
+      }
+      if (bound < threshold) {
+        // Nothing in [d, range_end] can enter: every term stays in its block.
+        ++local.skipped_ranges;
+        d = terms[lead].cursor->Seek(range_end + 1);  // range_end < kEndDoc: docids stop at 2^32 - 2
+        continue;
+      }
     }
     // The leapfrog: all terms on d, or a new candidate.
     DocId next = d;
