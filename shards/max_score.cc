@@ -44,15 +44,22 @@ Status RankBinMaxScore(const Tablet& tablet, const QueryPlan& plan, BinId bin, c
   for (size_t h = 0; h < n; ++h) {
     bool present;
     DPS_RETURN_IF_ERROR(pruned::OpenBoundedTerm(tablet, plan, bin, one, rank, h, pruned::Cursor(m), &terms[m], &present));
-    if (!present) continue;
-    DPS_RETURN_IF_ERROR(pruned::ListBound(bm25, &terms[m], &list_bound[m]));
-    ++m;
+    if (present) ++m;
   }
   size_t order[pruned::kMaxTerms];
   for (size_t i = 0; i < m; ++i) order[i] = i;
-  std::sort(order, order + m, [&](size_t a, size_t b) { return list_bound[a] < list_bound[b]; });
   double prefix[pruned::kMaxTerms];
-  for (size_t i = 0; i < m; ++i) prefix[i] = (i == 0 ? 0 : prefix[i - 1]) + list_bound[order[i]];
+  // The bounds are read once there is a threshold to compare them with
+  // (every impact entry of each list: a bin that never fills its K, or is
+  // never outscored, pays nothing for them).
+  bool bounded = false;
+  auto take_bounds = [&]() -> Status {
+    for (size_t i = 0; i < m; ++i) DPS_RETURN_IF_ERROR(pruned::ListBound(bm25, &terms[i], &list_bound[i]));
+    std::sort(order, order + m, [&](size_t a, size_t b) { return list_bound[a] < list_bound[b]; });
+    for (size_t i = 0; i < m; ++i) prefix[i] = (i == 0 ? 0 : prefix[i - 1]) + list_bound[order[i]];
+    bounded = true;
+    return Status::OK();
+  };
 
   TopK top(k);
   double threshold = pruned::kNoThreshold;
@@ -63,7 +70,8 @@ Status RankBinMaxScore(const Tablet& tablet, const QueryPlan& plan, BinId bin, c
   size_t essential = 0;
   for (;;) {
     if (shared != nullptr) threshold = std::max(threshold, shared->get());
-    while (essential < m && prefix[essential] * kSlack < threshold) ++essential;
+    if (!bounded && threshold != pruned::kNoThreshold) DPS_RETURN_IF_ERROR(take_bounds());
+    while (bounded && essential < m && prefix[essential] * kSlack < threshold) ++essential;
     if (essential == m) break;
     DocId d = kEndDoc;
     for (size_t i = essential; i < m; ++i) d = std::min(d, terms[order[i]].cursor->doc());
