@@ -41,7 +41,7 @@ size_t SkipTableSize(size_t blocks, uint8_t layout) {
   if (blocks < 2) return 0;
   const size_t row = (layout & kSkipShortLast ? 2 : 4) + (layout & kSkipNarrowParts ? 6 : 12) +
                      (layout & kSkipShortEnds ? 2 : 4);
-  return 1 + blocks * row;
+  return 1 + blocks * row + 4 * WeightMarks(blocks);
 }
 
 void EncodePostingList(std::span<const DocId> docs, std::span<const uint32_t> weights,
@@ -49,12 +49,13 @@ void EncodePostingList(std::span<const DocId> docs, std::span<const uint32_t> we
   const size_t n = docs.size();
   const size_t blocks = (n + kBlockSize - 1) / kBlockSize;
   std::string doc_bytes, weight_bytes, impact_bytes;
-  std::vector<uint32_t> last_doc(blocks), part_last(3 * blocks), doc_end(blocks);
+  std::vector<uint32_t> last_doc(blocks), part_last(3 * blocks), doc_end(blocks), weight_start;
   uint32_t prev = UINT32_MAX;
   for (size_t b = 0; b < blocks; ++b) {
     const size_t begin = b * kBlockSize;
     const size_t len = std::min(kBlockSize, n - begin);
     EncodeDocBlock(docs.data() + begin, len, prev, &doc_bytes);
+    if (b % kWeightMarkEvery == 0) weight_start.push_back(static_cast<uint32_t>(weight_bytes.size()));
     EncodeWeightBlock(weights.data() + begin, len, &weight_bytes);
     Impact impacts[kMaxImpacts];
     EncodeImpacts(impacts, ComputeImpacts(weights.data() + begin, lengths.data() + begin, len, impacts), &impact_bytes);
@@ -77,6 +78,7 @@ void EncodePostingList(std::span<const DocId> docs, std::span<const uint32_t> we
       }
     }
     for (uint32_t v : doc_end) PutColumn(out, v, layout & kSkipShortEnds);
+    for (size_t j = 1; j <= WeightMarks(blocks); ++j) PutFixed32(out, weight_start[j]);
     PutVarint32(out, static_cast<uint32_t>(impact_bytes.size()));
   }
   out->append(impact_bytes);
@@ -136,6 +138,7 @@ Status PostingCursor::Init(const uint8_t* data, size_t len, uint32_t df, const s
     }
     parts_at_ = data + 1 + last_width_ * size_t{num_blocks_};
     ends_at_ = parts_at_ + (narrow_ ? 6 : 12) * size_t{num_blocks_};
+    marks_at_ = ends_at_ + end_width_ * size_t{num_blocks_};
     uint32_t impacts_len;
     impacts_at_ = GetVarint32(data + table, end_, &impacts_len);
     if (impacts_at_ == nullptr || impacts_len > static_cast<size_t>(end_ - impacts_at_)) {
@@ -359,23 +362,44 @@ DocId PostingCursor::SeekSlow(DocId target) {
   return LoadBlockFor(BlockFor(target, block_ + 1), target);
 }
 
+bool PostingCursor::MarkAgrees(size_t block, const uint8_t* start) {
+  if (block % kWeightMarkEvery != 0 || block / kWeightMarkEvery > WeightMarks(num_blocks_)) return true;
+  if (weights_at_ + DecodeFixed32(marks_at_ + 4 * (block / kWeightMarkEvery - 1)) == start) return true;
+  Fail("weight mark disagrees with the weight blocks", block);
+  return false;
+}
+
 uint32_t PostingCursor::weight() {
   if (!weights_loaded_) {
-    // Weight blocks have no offsets in the skip table: walk their headers
-    // from the last one decoded (a cursor only moves forward, so the walk
-    // over a whole list costs one header per block).
+    // Weight blocks have an offset every kWeightMarkEvery blocks: jump to
+    // the last mark at or before the block when it is ahead of the walk,
+    // then walk the headers from there (a cursor only moves forward, so a
+    // whole list's walk costs one header per block). A walk passing a mark
+    // checks it.
+    const size_t mark = block_ / kWeightMarkEvery;
+    if (mark > 0 && mark * kWeightMarkEvery > weight_block_ && mark <= WeightMarks(num_blocks_)) {
+      const uint32_t offset = DecodeFixed32(marks_at_ + 4 * (mark - 1));
+      if (offset >= static_cast<size_t>(end_ - weights_at_)) {
+        Fail("weight mark past the list", block_);
+        return 0;
+      }
+      weight_block_ = static_cast<uint32_t>(mark * kWeightMarkEvery);
+      weight_next_ = weights_at_ + offset;
+    }
     for (; weight_block_ < block_; ++weight_block_) {
       weight_next_ = SkipBlock(weight_next_, end_, BlockPostings(weight_block_));
       if (weight_next_ == nullptr) {
         Fail("malformed weight block", weight_block_);
         return 0;
       }
+      if (!MarkAgrees(weight_block_ + 1, weight_next_)) return 0;
     }
     const uint8_t* after = DecodeWeightBlock(weight_next_, end_, BlockPostings(block_), weights_);
     if (after == nullptr) {
       Fail("malformed weight block", block_);
       return 0;
     }
+    if (!MarkAgrees(block_ + 1, after)) return 0;
     weight_next_ = after;
     weight_block_ = block_ + 1;
     weights_loaded_ = true;

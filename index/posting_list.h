@@ -29,6 +29,12 @@ inline constexpr uint8_t kSkipNarrowParts = 1;  // parts: u16 distances back fro
 inline constexpr uint8_t kSkipShortLast = 2;    // last_doc: u16 (every docid < 65,536; else u32)
 inline constexpr uint8_t kSkipShortEnds = 4;    // doc_end: u16 (doc blocks < 65,536 bytes; else u32)
 inline constexpr uint8_t kSkipKnownFlags = 7;
+// A list of more than kWeightMarkEvery blocks keeps, after its skip
+// table's columns, the offset of weight block kWeightMarkEvery * j for
+// each j >= 1 (weight blocks have no per-block offsets: a cursor landing
+// far into a list walks at most kWeightMarkEvery - 1 headers, not all).
+inline constexpr size_t kWeightMarkEvery = 16;
+constexpr size_t WeightMarks(size_t blocks) { return blocks > 1 ? (blocks - 1) / kWeightMarkEvery : 0; }
 // Bytes of the skip table of a list of `blocks` blocks (none for one block).
 size_t SkipTableSize(size_t blocks, uint8_t layout);
 
@@ -153,6 +159,9 @@ class PostingCursor {
   }
   uint32_t DocEnd(size_t b) const { return DecodeFixed32(ends_at_ + end_width_ * b) & end_mask_; }
   DocId Fail(const char* what, size_t block);
+  // A walk reaching weight block `block` at `start`: when the block has a
+  // mark, they must agree (else the cursor fails).
+  bool MarkAgrees(size_t block, const uint8_t* start);
 
   // docs_[block_len_] is kEndDoc so doc() after exhaustion needs no branch.
   alignas(16) uint32_t docs_[kBlockSize + 4] = {kEndDoc};
@@ -171,6 +180,7 @@ class PostingCursor {
   const uint8_t* data_ = nullptr;   // start of the list
   const uint8_t* parts_at_ = nullptr;  // skip table: part lasts
   const uint8_t* ends_at_ = nullptr;   // skip table: doc_end
+  const uint8_t* marks_at_ = nullptr;  // skip table: weight marks
   const uint8_t* impacts_at_ = nullptr;  // block impacts (the first entry)
   const uint8_t* impact_next_ = nullptr;  // entry of block impact_block_
   uint32_t impact_block_ = 0;

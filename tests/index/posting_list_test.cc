@@ -80,6 +80,36 @@ TEST(PostingCursor, SeekMatchesLowerBoundAndNeverMovesBack) {
   }
 }
 
+// Lists of more than 16 blocks mark every 16th weight block's offset: a
+// seek far ahead reads the right weights from the mark, and a walk that
+// passes a wrong mark reports it instead of reading other weights.
+TEST(PostingCursor, WeightMarksServeFarSeeksAndAreChecked) {
+  std::mt19937_64 rng(9);
+  List l = MakeList(rng, 20000, 40);
+  const size_t blocks = (l.docs.size() + 127) / 128;
+  ASSERT_GT(WeightMarks(blocks), 5u);
+  for (int round = 0; round < 50; ++round) {
+    PostingCursor c;
+    ASSERT_TRUE(c.Init(reinterpret_cast<const uint8_t*>(l.bytes.data()), l.bytes.size(),
+                       static_cast<uint32_t>(l.docs.size()), nullptr, 0).ok());
+    for (size_t at = rng() % 3000; at < l.docs.size(); at += 1 + rng() % 4000) {
+      ASSERT_EQ(c.Seek(l.docs[at]), l.docs[at]);
+      ASSERT_EQ(c.weight(), l.weights[at]) << "posting " << at;
+    }
+    ASSERT_TRUE(c.status().ok());
+  }
+  // The first mark (weight block 16) is the first u32 after the doc_end column.
+  const uint8_t layout = static_cast<uint8_t>(l.bytes[0]);
+  const size_t marks_at = SkipTableSize(blocks, layout) - 4 * WeightMarks(blocks);
+  std::string bad = l.bytes;
+  bad[marks_at] = static_cast<char>(bad[marks_at] ^ 1);
+  PostingCursor c;
+  ASSERT_TRUE(c.Init(reinterpret_cast<const uint8_t*>(bad.data()), bad.size(),
+                     static_cast<uint32_t>(l.docs.size()), nullptr, 0).ok());
+  for (DocId d = c.doc(); d != kEndDoc; d = c.Next()) c.weight();
+  EXPECT_TRUE(c.status().IsCorruption()) << c.status().ToString();
+}
+
 // A block whose part lasts lie up to 65,535 docids below its last docid gets
 // narrow rows; one more docid of span makes the whole table wide. Both decode.
 TEST(PostingCursor, SkipRowsNarrowUpTo65535DocidsOfSpan) {
