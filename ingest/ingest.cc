@@ -152,8 +152,9 @@ Status IngestRun::Place(RawDocument& raw, AnalyzedDoc& doc) {
   const DocId docid = static_cast<DocId>(next_doc_[bin]++);
   it->second = docid;
   buffer_.Add(bin, docid, doc.terms);
-  uint64_t length = 0;  // BM25's dl: the sum of the document's weights, as the tablet writer counts it
-  for (const auto& term : doc.terms) length += term.second;
+  // BM25's dl: every token counted once into doc.terms, so the sum of its
+  // weights, which the tablet writer checks.
+  const uint64_t length = doc.tokens;
   if (length > kMaxDocLength) {
     return Status::InvalidArgument(raw.source + ": document '" + raw.id + "' has " + std::to_string(length) +
                                    " tokens, more than " + std::to_string(kMaxDocLength));

@@ -40,9 +40,7 @@ Status RankBinBlockMax(const Tablet& tablet, const QueryPlan& plan, BinId bin, c
   for (size_t h = 1; h < n; ++h) {
     if (terms[h].cursor->df() < terms[lead].cursor->df()) lead = h;
   }
-  TopK top(k);
-  double threshold = pruned::kNoThreshold;
-  RankStats local;
+  pruned::PrunedTopK top(k, shared);
   // [.., range_end]: the docids every term's located block covers, whose
   // scores `bound` bounds; located again once the candidate passes it.
   DocId range_end = 0;
@@ -50,7 +48,7 @@ Status RankBinBlockMax(const Tablet& tablet, const QueryPlan& plan, BinId bin, c
   bool located = false;
   DocId d = terms[lead].cursor->doc();
   while (d != kEndDoc) {
-    if (shared != nullptr) threshold = std::max(threshold, shared->get());
+    const double threshold = top.Refresh();
     // Until there is a threshold nothing can be skipped: blocks are
     // located only then (a rare lead may jump far into a frequent list, and
     // its impact entries are read forward: a selective query that never
@@ -77,7 +75,7 @@ Status RankBinBlockMax(const Tablet& tablet, const QueryPlan& plan, BinId bin, c
       }
       if (bound < threshold) {
         // Nothing in [d, range_end] can enter: every term stays in its block.
-        ++local.skipped_ranges;
+        top.Skipped();
         d = terms[lead].cursor->Seek(range_end + 1);  // range_end < kEndDoc: docids stop at 2^32 - 2
         continue;
       }
@@ -99,19 +97,11 @@ Status RankBinBlockMax(const Tablet& tablet, const QueryPlan& plan, BinId bin, c
     const double norm = bm25.Norm(one.lengths->Get(d));
     double score = 0;
     for (size_t h = 0; h < n; ++h) score += Bm25::ScoreWithNorm(terms[h].idf, tf[h], norm);
-    ++local.scored;
-    if (top.Offer({score, bin.value, d}) && top.full()) {
-      threshold = std::max(threshold, top.threshold());
-      if (shared != nullptr) shared->Raise(top.threshold());
-    }
+    top.Offer(score, bin, d);
     d = terms[lead].cursor->Next();
   }
   for (size_t h = 0; h < n; ++h) DPS_RETURN_IF_ERROR(terms[h].cursor->status());
-  *out = top.Take();
-  if (stats != nullptr) {
-    stats->scored += local.scored;
-    stats->skipped_ranges += local.skipped_ranges;
-  }
+  top.Finish(out, stats);
   return Status::OK();
 }
 

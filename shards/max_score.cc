@@ -61,15 +61,13 @@ Status RankBinMaxScore(const Tablet& tablet, const QueryPlan& plan, BinId bin, c
     return Status::OK();
   };
 
-  TopK top(k);
-  double threshold = pruned::kNoThreshold;
-  RankStats local;
+  pruned::PrunedTopK top(k, shared);
   // Terms order[0 .. essential) cannot make a document enter on their own:
   // only the others' documents are candidates, and those terms are only
   // probed for a candidate that can still enter.
   size_t essential = 0;
   for (;;) {
-    if (shared != nullptr) threshold = std::max(threshold, shared->get());
+    const double threshold = top.Refresh();
     if (!bounded && threshold != pruned::kNoThreshold) DPS_RETURN_IF_ERROR(take_bounds());
     while (bounded && essential < m && prefix[essential] * kSlack < threshold) ++essential;
     if (essential == m) break;
@@ -102,24 +100,16 @@ Status RankBinMaxScore(const Tablet& tablet, const QueryPlan& plan, BinId bin, c
       for (size_t h = 0; h < n; ++h) {
         if (tf[h] != 0) score += Bm25::ScoreWithNorm(rank.idf[h], tf[h], norm);
       }
-      ++local.scored;
-      if (top.Offer({score, bin.value, d}) && top.full()) {
-        threshold = std::max(threshold, top.threshold());
-        if (shared != nullptr) shared->Raise(top.threshold());
-      }
+      top.Offer(score, bin, d);
     } else {
-      ++local.skipped_ranges;
+      top.Skipped();
     }
     for (size_t i = essential; i < m; ++i) {
       if (terms[order[i]].cursor->doc() == d) terms[order[i]].cursor->Next();
     }
   }
   for (size_t i = 0; i < m; ++i) DPS_RETURN_IF_ERROR(terms[i].cursor->status());
-  *out = top.Take();
-  if (stats != nullptr) {
-    stats->scored += local.scored;
-    stats->skipped_ranges += local.skipped_ranges;
-  }
+  top.Finish(out, stats);
   return Status::OK();
 }
 

@@ -5,6 +5,7 @@
 // there with its idf and a bound on its scores.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <limits>
 
@@ -65,6 +66,40 @@ Status LocateBlock(const Bm25& bm25, DocId d, BoundedTerm* t, bool* found);
 // The bound of the whole list: the best of its blocks' (every impact entry
 // read once) or the inline list's.
 Status ListBound(const Bm25& bm25, BoundedTerm* t, double* bound);
+
+// A pruned bin's K best, and the threshold its bounds are compared with:
+// the higher of the bin's own K-th best score and the query's shared one.
+class PrunedTopK {
+ public:
+  PrunedTopK(size_t k, SharedThreshold* shared) : top_(k), shared_(shared) {}
+  // The threshold, refreshed from the shared one (other bins raise it).
+  double Refresh() {
+    if (shared_ != nullptr) threshold_ = std::max(threshold_, shared_->get());
+    return threshold_;
+  }
+  void Offer(double score, BinId bin, DocId docid) {
+    ++stats_.scored;
+    if (top_.Offer({score, bin.value, docid}) && top_.full()) {
+      threshold_ = std::max(threshold_, top_.threshold());
+      if (shared_ != nullptr) shared_->Raise(top_.threshold());
+    }
+  }
+  void Skipped() { ++stats_.skipped_ranges; }
+  // The K best, best first, into *out; the counts added to *stats if given.
+  void Finish(std::vector<ScoredDoc>* out, RankStats* stats) {
+    *out = top_.Take();
+    if (stats != nullptr) {
+      stats->scored += stats_.scored;
+      stats->skipped_ranges += stats_.skipped_ranges;
+    }
+  }
+
+ private:
+  TopK top_;
+  SharedThreshold* shared_;
+  double threshold_ = kNoThreshold;
+  RankStats stats_;
+};
 
 // A posting's docid must be a document of the file (lengths are read there).
 Status CheckDocInFile(const OneFileBin& one, BinId bin, DocId d);
