@@ -17,6 +17,7 @@
 #include "index/global_index.h"
 #include "index/index_reader.h"
 #include "index/posting_codec.h"
+#include "index/block_impacts.h"
 #include "index/posting_list.h"
 #include "index/term_dict.h"
 
@@ -35,8 +36,7 @@ struct Anatomy {
       singleton_w1, singleton_w, inline_lists;
   Tally small_df[5];  // one-block lists of df 2, 3, 4, 5-16, 17-128
   Tally lists_one_block, lists_multi, skip_narrow, skip_wide, doc_blocks, doc_with_exceptions,
-      weight_blocks,
-      weight_no_exceptions, weight_all_ones;
+      weight_blocks, weight_no_exceptions, weight_all_ones, impact_scores, impact_corners;
 
   bool plain_for = false;
   uint64_t for_doc_bytes = 0;  // doc blocks if coded without exceptions
@@ -77,10 +77,21 @@ struct Anatomy {
       const size_t table = dps::SkipTableSize(blocks, p[0]);
       (narrow ? skip_narrow : skip_wide).Add(table);
       lists_multi.Add(end - p);
-      docs = p + table;
+      // FORMAT.md "Posting list": impacts_len, the scores, the corners.
+      uint32_t impacts_len;
+      const uint8_t* scores = dps::GetVarint32(p + table, end, &impacts_len);
+      if (scores == nullptr || impacts_len < 2 * blocks || impacts_len > static_cast<size_t>(end - scores)) return false;
+      impact_scores.Add(scores - (p + table) + 2 * blocks);
+      impact_corners.Add(impacts_len - 2 * blocks);
+      docs = scores + impacts_len;
     } else {
       lists_one_block.Add(end - p);
       small_df[df == 2 ? 0 : df == 3 ? 1 : df == 4 ? 2 : df <= 16 ? 3 : 4].Add(end - p);
+      dps::Impact corner;
+      docs = end - p < 2 ? nullptr : dps::DecodeCorner(p + 2, end, &corner);
+      if (docs == nullptr) return false;
+      impact_scores.Add(2);
+      impact_corners.Add(docs - (p + 2));
     }
     const uint8_t* q = docs;
     for (size_t b = 0; b < blocks; ++b) {
@@ -220,6 +231,8 @@ int main(int argc, char** argv) {
   Print("  multi-block lists", a.lists_multi, total);
   Print("    skip tables, narrow", a.skip_narrow, total);
   Print("    skip tables, wide", a.skip_wide, total);
+  Print("  block scores (with impacts_len)", a.impact_scores, total);
+  Print("  block corners", a.impact_corners, total);
   Print("  doc blocks", a.doc_blocks, total);
   Print("    of which with exceptions", a.doc_with_exceptions, total);
   if (a.plain_for) Print("    as plain FOR (estimate)", Tally{0, a.for_doc_bytes}, total);

@@ -48,7 +48,7 @@ struct EncodedList {
 EncodedList Encode(std::vector<DocId> docs) {
   EncodedList e;
   std::vector<uint32_t> weights(docs.size(), 1);
-  EncodePostingList(docs, weights, /*lengths=*/weights, &e.bytes);
+  EncodePostingList(docs, weights, /*lengths=*/weights, /*score_avgdl=*/1.0, &e.bytes);
   e.docs = std::move(docs);
   return e;
 }

@@ -34,7 +34,7 @@ const TestList& List(size_t n, uint32_t gap) {
       l.docs.push_back(d);
       weights.push_back(rng() % 8 == 0 ? 2 + static_cast<uint32_t>(rng() % 5) : 1);
     }
-    EncodePostingList(l.docs, weights, /*lengths=*/weights, &l.bytes);
+    EncodePostingList(l.docs, weights, /*lengths=*/weights, /*score_avgdl=*/1.0, &l.bytes);
   }
   return l;
 }

@@ -1,12 +1,19 @@
-// Block impacts (issue 18, block-max pruning): for each block of 128
-// postings, the (tf, dl) pairs no other posting of the block beats (the
-// Pareto frontier: a higher tf or a shorter document scores higher under
-// BM25 for every k1, b >= 0), at most kMaxImpacts of them. The best of
-// their scores bounds every posting of the block, for whatever k1, b and
-// avgdl the query uses (a stored score would go stale at the next commit).
-// Lucene keeps all competitive (freq, norm) pairs per skip level; here two
-// (gcide: impacts of at most 1, 2 and 4 pairs take 2.1%, 3.6% and 4.7% of
-// the index).
+// Block impacts (issue 18, block-max pruning): two upper bounds on the BM25
+// scores of each block of 128 postings, stored beside the skip table.
+//
+// - The score byte: the block's best tf part r = tf / (tf + k1 (1 - b + b
+//   dl / A)) at the default k1 = 1.2, b = 0.75 and a reference avgdl A (the
+//   bin's mean length when the file was written), rounded up to a multiple
+//   of 1/255. Tight for the default parameters (a term's score is idf * r),
+//   and still a bound when the index's avgdl has moved since the file was
+//   written (Bm25::BlockScoreBound). PISA stores quantized block maxima the
+//   same way (Mallia et al., "An experimental study of index compression
+//   and DAAT query processing methods", ECIR 2019); an exact avgdl would go
+//   stale at the next commit.
+// - The corner: the block's largest tf and smallest dl. BM25 grows with tf
+//   and falls with dl for every k1, b >= 0 and any avgdl, so the score at
+//   the corner bounds the block under whatever parameters a query asks for.
+//   Looser than the byte (the two need not come from one posting).
 // Layout: docs/FORMAT.md ("Block impacts").
 #pragma once
 
@@ -17,26 +24,34 @@
 namespace dps {
 
 struct Impact {
-  uint32_t tf = 0;
-  uint32_t dl = 0;
+  uint32_t tf = 0;  // the block's largest tf
+  uint32_t dl = 0;  // the block's smallest document length
   bool operator==(const Impact&) const = default;
 };
 
-inline constexpr size_t kMaxImpacts = 2;
 inline constexpr size_t kMaxBlockPostings = 128;  // posting_codec.h's kBlockSize
 
-// The block's impacts into out[0..return): tf and dl both strictly
-// ascending. When the frontier has more than kMaxImpacts pairs, adjacent
-// pairs are merged into (the higher tf, the lower dl), which dominates
-// both: the pair with the smallest tf step first (the lowest such), until
-// kMaxImpacts remain. REQUIRES: 1 <= n <= kMaxBlockPostings, every tf >= 1.
-size_t ComputeImpacts(const uint32_t* tfs, const uint32_t* dls, size_t n, Impact (&out)[kMaxImpacts]);
+// The parameters score bytes are computed for (Bm25Params' defaults).
+inline constexpr double kBlockScoreK1 = 1.2;
+inline constexpr double kBlockScoreB = 0.75;
+// A block score q bounds r by q / kBlockScoreSteps.
+inline constexpr double kBlockScoreSteps = 65535;
+// The reference avgdl is stored in 1/256ths of a token (docs/FORMAT.md:
+// the bin record's score_avgdl), so writer and reader use one exact value.
+inline constexpr double kScoreAvgdlUnit = 1.0 / 256;
+// The stored units of a mean document length (at least 1 unit).
+uint32_t ScoreAvgdlUnits(double mean_length);
+inline double ScoreAvgdl(uint32_t units) { return units * kScoreAvgdlUnit; }
 
-// Appends `count - 1 (u8) | tf (varint) | dl (varint) | then per further
-// pair: tf step (varint, >= 1) | dl step (varint, >= 1)`.
-void EncodeImpacts(const Impact* impacts, size_t count, std::string* out);
+// REQUIRES: 1 <= n <= kMaxBlockPostings, every tf >= 1, every dl >= its tf.
+Impact BlockCorner(const uint32_t* tfs, const uint32_t* dls, size_t n);
+// REQUIRES as BlockCorner, and score_avgdl > 0. The result is 1 to 65535.
+uint16_t BlockScore(const uint32_t* tfs, const uint32_t* dls, size_t n, double score_avgdl);
 
-// Decodes one entry; nullptr when [p, end) does not hold a valid one.
-const uint8_t* DecodeImpacts(const uint8_t* p, const uint8_t* end, Impact (&out)[kMaxImpacts], size_t* count);
+// Appends `tf (varint) | dl (varint)`.
+void EncodeCorner(const Impact& corner, std::string* out);
+// Decodes one corner; nullptr when [p, end) does not start with a valid
+// one (tf and dl >= 1; the corner's dl may be below its tf).
+const uint8_t* DecodeCorner(const uint8_t* p, const uint8_t* end, Impact* out);
 
 }  // namespace dps

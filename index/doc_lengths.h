@@ -77,16 +77,25 @@ class BinLengthTable {
     if (lengths_.empty()) first_ = docid;
     lengths_.resize(docid - first_, 0);  // docids skipped in between: none
     lengths_.push_back(length);
+    ++count_;
+    total_ += length;
   }
+  // The mean length of the documents set (0 when none is): the block
+  // impacts' reference avgdl.
+  double mean() const { return count_ == 0 ? 0.0 : static_cast<double>(total_) / static_cast<double>(count_); }
   // 0 for a docid not set.
   uint32_t Of(DocId docid) const {
     return docid >= first_ && docid - first_ < lengths_.size() ? lengths_[docid - first_] : 0;
   }
   size_t memory_bytes() const { return lengths_.capacity() * sizeof(uint32_t); }
-  void Clear() { lengths_.clear(); }
+  void Clear() {
+    lengths_.clear();
+    count_ = total_ = 0;
+  }
 
  private:
   DocId first_ = 0;
+  uint64_t count_ = 0, total_ = 0;
   std::vector<uint32_t> lengths_;
 };
 

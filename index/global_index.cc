@@ -6,6 +6,7 @@
 #include "common/file_header.h"
 #include "common/coding.h"
 #include "index/inline_postings.h"
+#include "index/posting_codec.h"
 
 namespace dps {
 
@@ -92,6 +93,9 @@ Status GlobalIndexWriter::Add(std::string_view term, const GlobalTermInfo& info)
         (r.df == 1 && r.inline_weight == 0)) {
       return Status::InvalidArgument("GlobalIndexWriter: refs must ascend by (bin, file)");
     }
+    if (r.in_file() && r.df > kBlockSize && (r.max_score == 0 || r.max_score > UINT16_MAX)) {
+      return Status::InvalidArgument("GlobalIndexWriter: a list of several blocks needs its max score (1 to 65535)");
+    }
     // head = bin gap (the first bin absolute) << 3 | has_file << 2 | kind;
     // without has_file the ref is in the bin's oldest file (position 0).
     // kind 0: a list in the file (df, offset, len follow); 3: a short list
@@ -115,6 +119,7 @@ Status GlobalIndexWriter::Add(std::string_view term, const GlobalTermInfo& info)
       PutVarint32(&scratch_, r.df);
       PutVarint64(&scratch_, r.offset);
       PutVarint64(&scratch_, r.len);
+      if (r.df > kBlockSize) PutFixed16(&scratch_, static_cast<uint16_t>(r.max_score));
     } else if (kind == 3) {
       PutVarint64(&scratch_, uint64_t{r.df} << 1 | (r.inline_weights ? 1 : 0));
       scratch_.append(r.inline_postings);
@@ -217,6 +222,12 @@ Status GlobalIndexReader::ParseValue(std::string_view value, GlobalTermInfo* inf
       if (p != nullptr) p = GetVarint64(p, end, &r.offset);
       if (p != nullptr) p = GetVarint64(p, end, &r.len);
       if (p == nullptr || r.df < 2 || r.len == 0) return bad("posting list");
+      if (r.df > kBlockSize) {
+        // The term's bound in the bin: its largest block score (u16, >= 1).
+        if (end - p < 2 || DecodeFixed16(p) == 0) return bad("posting list");
+        r.max_score = DecodeFixed16(p);
+        p += 2;
+      }
     } else if (kind == 3) {
       uint64_t df_flag;
       p = GetVarint64(p, end, &df_flag);

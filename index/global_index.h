@@ -25,7 +25,7 @@
 namespace dps {
 
 inline constexpr uint64_t kGlobalIndexMagic = 0x0031584947535044ULL;  // "DPSGIX1\0"
-inline constexpr uint32_t kGlobalIndexVersion = 6;
+inline constexpr uint32_t kGlobalIndexVersion = 7;
 
 // A term's postings in one (bin, file): the tablet dictionary's value, with
 // the file named by its position in its tablet's MANIFEST file list.
@@ -42,6 +42,7 @@ struct TermRef {
   bool inline_weights = false;
   uint64_t offset = 0;        // a list in the file: relative to the bin's postings region
   uint64_t len = 0;
+  uint32_t max_score = 0;     // a list of more than one block: its largest block score (PostingRef's)
   bool in_file() const { return df >= 2 && inline_postings.empty(); }
 };
 

@@ -450,6 +450,7 @@ Status IndexWriter::RebuildGlobalIndex(Manifest* next, const std::vector<AddedFi
       if (ref.in_file()) {
         r.offset = ref.offset - bin.postings_offset;
         r.len = ref.len;
+        r.max_score = ref.max_score;
       }
       info.refs.push_back(r);
     }

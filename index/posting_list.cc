@@ -44,21 +44,24 @@ size_t SkipTableSize(size_t blocks, uint8_t layout) {
   return 1 + blocks * row + 4 * WeightMarks(blocks);
 }
 
-void EncodePostingList(std::span<const DocId> docs, std::span<const uint32_t> weights,
-                       std::span<const uint32_t> lengths, std::string* out, PostingSizes* sizes) {
+uint32_t EncodePostingList(std::span<const DocId> docs, std::span<const uint32_t> weights,
+                       std::span<const uint32_t> lengths, double score_avgdl, std::string* out,
+                       PostingSizes* sizes) {
   const size_t n = docs.size();
   const size_t blocks = (n + kBlockSize - 1) / kBlockSize;
-  std::string doc_bytes, weight_bytes, impact_bytes;
+  std::string doc_bytes, weight_bytes, score_bytes, corner_bytes;
   std::vector<uint32_t> last_doc(blocks), part_last(3 * blocks), doc_end(blocks), weight_start;
-  uint32_t prev = UINT32_MAX;
+  uint32_t prev = UINT32_MAX, max_score = 0;
   for (size_t b = 0; b < blocks; ++b) {
     const size_t begin = b * kBlockSize;
     const size_t len = std::min(kBlockSize, n - begin);
     EncodeDocBlock(docs.data() + begin, len, prev, &doc_bytes);
     if (b % kWeightMarkEvery == 0) weight_start.push_back(static_cast<uint32_t>(weight_bytes.size()));
     EncodeWeightBlock(weights.data() + begin, len, &weight_bytes);
-    Impact impacts[kMaxImpacts];
-    EncodeImpacts(impacts, ComputeImpacts(weights.data() + begin, lengths.data() + begin, len, impacts), &impact_bytes);
+    const uint16_t score = BlockScore(weights.data() + begin, lengths.data() + begin, len, score_avgdl);
+    max_score = std::max<uint32_t>(max_score, score);
+    PutFixed16(&score_bytes, score);
+    EncodeCorner(BlockCorner(weights.data() + begin, lengths.data() + begin, len), &corner_bytes);
     prev = docs[begin + len - 1];
     last_doc[b] = prev;
     for (size_t part = 0; part + 1 < kBlockParts; ++part) {
@@ -79,19 +82,22 @@ void EncodePostingList(std::span<const DocId> docs, std::span<const uint32_t> we
     }
     for (uint32_t v : doc_end) PutColumn(out, v, layout & kSkipShortEnds);
     for (size_t j = 1; j <= WeightMarks(blocks); ++j) PutFixed32(out, weight_start[j]);
-    PutVarint32(out, static_cast<uint32_t>(impact_bytes.size()));
+    PutVarint32(out, static_cast<uint32_t>(score_bytes.size() + corner_bytes.size()));
   }
-  out->append(impact_bytes);
+  out->append(score_bytes);
+  out->append(corner_bytes);
+  const size_t impact_bytes = score_bytes.size() + corner_bytes.size();
   if (sizes != nullptr) {
     ++sizes->lists;
     sizes->postings += n;
     sizes->doc_bytes += doc_bytes.size();
     sizes->weight_bytes += weight_bytes.size();
     sizes->skip_bytes += SkipTableSize(blocks, layout);
-    sizes->impact_bytes += impact_bytes.size() + (blocks > 1 ? VarintLength(impact_bytes.size()) : 0);
+    sizes->impact_bytes += impact_bytes + (blocks > 1 ? VarintLength(impact_bytes) : 0);
   }
   out->append(doc_bytes);
   out->append(weight_bytes);
+  return max_score;
 }
 
 DocId PostingCursor::Fail(const char* what, size_t block) {
@@ -140,12 +146,13 @@ Status PostingCursor::Init(const uint8_t* data, size_t len, uint32_t df, const s
     ends_at_ = parts_at_ + (narrow_ ? 6 : 12) * size_t{num_blocks_};
     marks_at_ = ends_at_ + end_width_ * size_t{num_blocks_};
     uint32_t impacts_len;
-    impacts_at_ = GetVarint32(data + table, end_, &impacts_len);
-    if (impacts_at_ == nullptr || impacts_len > static_cast<size_t>(end_ - impacts_at_)) {
+    scores_at_ = GetVarint32(data + table, end_, &impacts_len);
+    if (scores_at_ == nullptr || impacts_len > static_cast<size_t>(end_ - scores_at_) || impacts_len < 2 * size_t{num_blocks_}) {
       Fail("block impacts run past the list", 0);
       return status_;
     }
-    docs_at_ = impacts_at_ + impacts_len;
+    corners_at_ = scores_at_ + 2 * size_t{num_blocks_};
+    docs_at_ = scores_at_ + impacts_len;
     const uint32_t docs_len = DocEnd(num_blocks_ - 1);
     if (docs_len > static_cast<size_t>(end_ - docs_at_)) {
       Fail("doc blocks run past the list", 0);
@@ -153,8 +160,9 @@ Status PostingCursor::Init(const uint8_t* data, size_t len, uint32_t df, const s
     }
     weights_at_ = docs_at_ + docs_len;
   } else {
-    impacts_at_ = data;
-    docs_at_ = DecodeImpacts(data, end_, first_impacts_, &first_impacts_count_);
+    scores_at_ = data;
+    corners_at_ = data + 2;
+    docs_at_ = len < 2 ? nullptr : DecodeCorner(corners_at_, end_, &first_corner_);
     if (docs_at_ == nullptr) {
       Fail("malformed block impacts", 0);
       return status_;
@@ -163,8 +171,8 @@ Status PostingCursor::Init(const uint8_t* data, size_t len, uint32_t df, const s
   }
   weight_block_ = 0;
   weight_next_ = weights_at_;
-  impact_block_ = 0;
-  impact_next_ = impacts_at_;
+  corner_block_ = 0;
+  corner_next_ = corners_at_;
   LoadBlock(0);
   return status_;
 }
@@ -238,26 +246,25 @@ size_t PostingCursor::BlockFor(DocId target, size_t from) const {
   return lo;
 }
 
-bool PostingCursor::ReadImpacts(size_t b, Impact (&out)[kMaxImpacts], size_t* count) {
+bool PostingCursor::ReadCorner(size_t b, Impact* out) {
   if (!status_.ok() || data_ == nullptr || b >= num_blocks_) return false;
   if (num_blocks_ == 1) {
-    std::copy(first_impacts_, first_impacts_ + first_impacts_count_, out);
-    *count = first_impacts_count_;
+    *out = first_corner_;
     return true;
   }
-  if (b < impact_block_) {  // asked backwards: walk again from the first entry
-    impact_block_ = 0;
-    impact_next_ = impacts_at_;
+  if (b < corner_block_) {  // asked backwards: walk again from the first corner
+    corner_block_ = 0;
+    corner_next_ = corners_at_;
   }
   for (;;) {
-    const uint8_t* next = DecodeImpacts(impact_next_, docs_at_, out, count);
-    if (next == nullptr || (impact_block_ + 1 == num_blocks_) != (next == docs_at_)) {
-      Fail("malformed block impacts", impact_block_);
+    const uint8_t* next = DecodeCorner(corner_next_, docs_at_, out);
+    if (next == nullptr || (corner_block_ + 1 == num_blocks_) != (next == docs_at_)) {
+      Fail("malformed block impacts", corner_block_);
       return false;
     }
-    if (impact_block_ == b) return true;
-    impact_next_ = next;
-    ++impact_block_;
+    if (corner_block_ == b) return true;
+    corner_next_ = next;
+    ++corner_block_;
   }
 }
 

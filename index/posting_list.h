@@ -57,12 +57,14 @@ struct PostingSizes {
 };
 
 // Appends the encoding of a list. `lengths`: each posting's document
-// length (BM25's dl), for the block impacts. REQUIRES: docs, weights and
-// lengths of one size >= 1, docs strictly increasing and <= kMaxDocId,
-// every weight >= 1, every length >= its weight. Adds the list's byte
-// counts to *sizes when given.
-void EncodePostingList(std::span<const DocId> docs, std::span<const uint32_t> weights,
-                       std::span<const uint32_t> lengths, std::string* out, PostingSizes* sizes = nullptr);
+// length (BM25's dl), and `score_avgdl` the reference avgdl, for the block
+// impacts (index/block_impacts.h). REQUIRES: docs, weights and lengths of
+// one size >= 1, docs strictly increasing and <= kMaxDocId, every weight
+// >= 1, every length >= its weight, score_avgdl > 0. Adds the list's byte
+// counts to *sizes when given. Returns the largest of its block scores.
+uint32_t EncodePostingList(std::span<const DocId> docs, std::span<const uint32_t> weights,
+                       std::span<const uint32_t> lengths, double score_avgdl, std::string* out,
+                       PostingSizes* sizes = nullptr);
 
 // Iterates one posting list: a term source in the sense of PISA's cursors
 // and tantivy's DocSet. doc() is kEndDoc once exhausted; Seek never moves
@@ -120,20 +122,23 @@ class PostingCursor {
   const Status& status() const { return status_; }
 
   // Block-max pruning (shards/ranking): the list's blocks, their last
-  // docids and impacts, read from the skip table and the impacts without
-  // decoding a block. Lists kept in the dictionary (inline, singletons)
-  // have no stored impacts: has_impacts() is false and the caller bounds
-  // them from their few postings.
+  // docids and impacts (index/block_impacts.h), read from the skip table
+  // and the impacts without decoding a block. Lists kept in the dictionary
+  // (inline, singletons) have no stored impacts: has_impacts() is false and
+  // the caller bounds them from their few postings.
   bool has_impacts() const { return data_ != nullptr; }
   uint32_t num_blocks() const { return num_blocks_; }
   DocId block_last(size_t b) const;
   // The first block at or after `from` whose last docid is >= target;
   // num_blocks() when none is.
   size_t BlockFor(DocId target, size_t from) const;
-  // Block b's impacts. Cheapest asked in ascending b (entries are read
+  // Block b's score (index/block_impacts.h). REQUIRES has_impacts(),
+  // b < num_blocks().
+  uint32_t block_score(size_t b) const { return DecodeFixed16(scores_at_ + 2 * b); }
+  // Block b's corner. Cheapest asked in ascending b (corners are read
   // forward from the last one asked). False on corruption (status() says
   // why; the cursor is then exhausted).
-  bool ReadImpacts(size_t b, Impact (&out)[kMaxImpacts], size_t* count);
+  bool ReadCorner(size_t b, Impact* out);
 
  private:
   DocId NextBlock();
@@ -181,11 +186,11 @@ class PostingCursor {
   const uint8_t* parts_at_ = nullptr;  // skip table: part lasts
   const uint8_t* ends_at_ = nullptr;   // skip table: doc_end
   const uint8_t* marks_at_ = nullptr;  // skip table: weight marks
-  const uint8_t* impacts_at_ = nullptr;  // block impacts (the first entry)
-  const uint8_t* impact_next_ = nullptr;  // entry of block impact_block_
-  uint32_t impact_block_ = 0;
-  Impact first_impacts_[kMaxImpacts];  // a one-block list's, parsed by Init
-  size_t first_impacts_count_ = 0;
+  const uint8_t* scores_at_ = nullptr;   // block impacts: the block scores (u16)
+  const uint8_t* corners_at_ = nullptr;  // block impacts: the first corner
+  const uint8_t* corner_next_ = nullptr;  // corner of block corner_block_
+  uint32_t corner_block_ = 0;
+  Impact first_corner_;  // a one-block list's, parsed by Init
   const uint8_t* docs_at_ = nullptr;   // start of doc blocks
   const uint8_t* weights_at_ = nullptr;  // start of weight blocks
   const uint8_t* weight_next_ = nullptr;  // start of block weight_block_'s weights

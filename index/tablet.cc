@@ -56,6 +56,7 @@ Status Tablet::ResolveRef(const TermRef& ref, const TabletReader** file, Posting
   out->inline_postings = ref.inline_postings;
   out->inline_weights = ref.inline_weights;
   out->len = ref.len;
+  out->max_score = ref.max_score;
   out->offset = 0;
   if (ref.in_file()) {
     if (ref.offset > b.postings_len || ref.len > b.postings_len - ref.offset) {

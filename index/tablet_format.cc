@@ -5,7 +5,7 @@
 namespace dps {
 
 void EncodeBinInfo(const BinInfo& b, std::string* out) {
-  for (uint32_t v : {b.bin, b.num_docs, b.num_terms, b.min_docid, b.max_docid, b.reserved}) {
+  for (uint32_t v : {b.bin, b.num_docs, b.num_terms, b.min_docid, b.max_docid, b.score_avgdl}) {
     PutFixed32(out, v);
   }
   for (uint64_t v : {b.num_postings, b.postings_offset, b.postings_len, b.ids_offset, b.ids_len,
@@ -17,7 +17,7 @@ void EncodeBinInfo(const BinInfo& b, std::string* out) {
 
 BinInfo DecodeBinInfo(const uint8_t* p) {
   BinInfo b;
-  uint32_t* u32[] = {&b.bin, &b.num_docs, &b.num_terms, &b.min_docid, &b.max_docid, &b.reserved};
+  uint32_t* u32[] = {&b.bin, &b.num_docs, &b.num_terms, &b.min_docid, &b.max_docid, &b.score_avgdl};
   for (uint32_t* v : u32) {
     *v = DecodeFixed32(p);
     p += 4;

@@ -11,7 +11,7 @@
 namespace dps {
 
 inline constexpr uint64_t kTabletMagic = 0x0031424154535044ULL;  // "DPSTAB1\0" little-endian
-inline constexpr uint32_t kTabletFormatVersion = 7;
+inline constexpr uint32_t kTabletFormatVersion = 8;
 // Header flag bits; the others are reserved and must be zero.
 inline constexpr uint32_t kTabletFlagStoredText = 1u << 0;
 inline constexpr uint32_t kTabletKnownFlags = kTabletFlagStoredText;
@@ -23,7 +23,10 @@ struct BinInfo {
   uint32_t num_terms = 0;
   uint32_t min_docid = 0;     // of the stored documents; 0 when num_docs == 0
   uint32_t max_docid = 0;
-  uint32_t reserved = 0;      // must be zero
+  // The reference avgdl of the bin's block score bytes in units of
+  // kScoreAvgdlUnit (index/block_impacts.h); >= 1 when the bin has posting
+  // lists in the file (not inline), else 0. (Version 7 and earlier: zero.)
+  uint32_t score_avgdl = 0;
   uint64_t num_postings = 0;  // (term, doc) pairs
   uint64_t postings_offset = 0, postings_len = 0;
   uint64_t docs_offset = 0, docs_len = 0;

@@ -57,7 +57,7 @@ Status TabletReader::OpenBin(Bin* bin) {
       (b.num_docs == 0 && b.ids_offset != 0) ||
       !in_body(b.docs_offset, b.docs_len) || !in_body(b.lengths_offset, b.lengths_len) ||
       (b.lengths_len == 0) != (b.num_docs == 0) || (b.num_docs == 0 && b.lengths_offset != 0) ||
-      !in_body(b.tombstones_offset, b.tombstones_len) || b.reserved != 0 ||
+      !in_body(b.tombstones_offset, b.tombstones_len) || (b.score_avgdl == 0) != (b.postings_len == 0) ||
       (b.docs_len == 0) != (b.num_docs == 0)) {
     return Status::Corruption(Where(file_->directory_offset()) + ": bad directory entry");
   }
@@ -127,6 +127,12 @@ Status TabletReader::ParsePostingRef(size_t i, std::string_view value, PostingRe
     p = GetVarint64(p, end, &rel);
     if (p != nullptr) p = GetVarint64(p, end, &ref->len);
     if (p != nullptr && (rel > b.postings_len || ref->len > b.postings_len - rel)) p = nullptr;
+    ref->max_score = 0;
+    if (p != nullptr && df > kBlockSize) {
+      // A list of several blocks: its largest block score (u16, >= 1).
+      ref->max_score = end - p < 2 ? 0 : DecodeFixed16(p);
+      p = ref->max_score == 0 ? nullptr : p + 2;
+    }
     ref->offset = b.postings_offset + rel;
   } else {
     p = nullptr;

@@ -30,6 +30,9 @@ struct PostingRef {
   bool inline_weights = false;
   uint64_t offset = 0;  // a list in the file: absolute file offset
   uint64_t len = 0;
+  // A list in the file of more than one block: the largest of its block
+  // scores (index/block_impacts.h), the term's bound in the bin; else 0.
+  uint32_t max_score = 0;
   bool in_file() const { return df >= 2 && inline_postings.empty(); }
 };
 

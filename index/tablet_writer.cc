@@ -4,6 +4,7 @@
 
 #include "common/file_header.h"
 #include "common/coding.h"
+#include "index/block_impacts.h"
 #include "index/inline_postings.h"
 #include "index/posting_list.h"
 
@@ -84,11 +85,15 @@ Status TabletWriter::AddPostingList(std::string_view term, std::span<const DocId
                                        std::to_string(weights[i]) + " (SetDocLengths)");
       }
     }
+    // The block impacts' reference avgdl: the mean of the lengths given
+    // for the bin, fixed at its first list in the file.
+    if (bin_.score_avgdl == 0) bin_.score_avgdl = ScoreAvgdlUnits(given_lengths_->mean());
     std::string list;
-    EncodePostingList(docs, weights, list_lengths_, &list, &sizes_);
+    const uint32_t max_score = EncodePostingList(docs, weights, list_lengths_, ScoreAvgdl(bin_.score_avgdl), &list, &sizes_);
     PutVarint64(&scratch_, uint64_t{docs.size()} << 2);
     PutVarint64(&scratch_, file_->offset() - bin_.postings_offset);
     PutVarint64(&scratch_, list.size());
+    if (docs.size() > kBlockSize) PutFixed16(&scratch_, static_cast<uint16_t>(max_score));
     DPS_RETURN_IF_ERROR(Append(list));
   }
   DPS_RETURN_IF_ERROR(term_list_->Add(term, scratch_));

@@ -20,7 +20,7 @@
 namespace dps {
 
 inline constexpr uint64_t kTermListMagic = 0x0031434944535044ULL;  // "DPSDIC1\0"
-inline constexpr uint32_t kTermListVersion = 4;
+inline constexpr uint32_t kTermListVersion = 5;
 
 // "000007.tab" -> "000007.dic" (same directory).
 std::string TermListPathFor(const std::string& tablet_path);

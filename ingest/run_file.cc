@@ -51,7 +51,7 @@ Status RunWriter::Add(uint32_t bin, std::string_view term, std::span<const DocId
     PutVarint32(&block_, weights[0]);
   } else {
     list_.clear();
-    EncodePostingList(docs, weights, /*lengths=*/weights, &list_);  // a run knows no lengths: its impacts are never read
+    EncodePostingList(docs, weights, /*lengths=*/weights, /*score_avgdl=*/1.0, &list_);  // a run knows no lengths: its impacts are never read
     PutLengthPrefixed(&block_, list_);
   }
   if (block_.size() >= kBlockTarget) return FlushBlock();

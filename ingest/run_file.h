@@ -21,7 +21,7 @@
 namespace dps {
 
 inline constexpr uint64_t kRunMagic = 0x00314e5552535044ULL;  // "DPSRUN1\0"
-inline constexpr uint32_t kRunVersion = 2;
+inline constexpr uint32_t kRunVersion = 3;
 
 class RunWriter {
  public:

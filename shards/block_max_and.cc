@@ -28,6 +28,11 @@ Status RankBinBlockMax(const Tablet& tablet, const QueryPlan& plan, BinId bin, c
   if (!pruned::FindOneFileBin(tablet, bin, &one)) return Status::OK();
   *handled = true;
   if (one.file == nullptr || one.info->num_docs == 0) return Status::OK();
+  if (shared != nullptr && pruned::BinBound(plan, bin, one, rank) < shared->get()) {
+    // Other bins already hold K documents this one cannot beat: no list opened.
+    if (stats != nullptr) ++stats->skipped_ranges;
+    return Status::OK();
+  }
   BoundedTerm terms[pruned::kMaxTerms];
   for (size_t h = 0; h < n; ++h) {
     bool present;

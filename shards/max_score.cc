@@ -35,6 +35,11 @@ Status RankBinMaxScore(const Tablet& tablet, const QueryPlan& plan, BinId bin, c
   if (!pruned::FindOneFileBin(tablet, bin, &one)) return Status::OK();
   *handled = true;
   if (one.file == nullptr || one.info->num_docs == 0) return Status::OK();
+  if (shared != nullptr && pruned::BinBound(plan, bin, one, rank) < shared->get()) {
+    // Other bins already hold K documents this one cannot beat: no list opened.
+    if (stats != nullptr) ++stats->skipped_ranges;
+    return Status::OK();
+  }
   const Bm25& bm25 = rank.bm25;
   // The terms present in the bin, by ascending list bound; prefix[i]: the
   // bounds of the first i + 1 added.

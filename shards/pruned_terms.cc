@@ -20,6 +20,19 @@ bool FindOneFileBin(const Tablet& tablet, BinId bin, OneFileBin* out) {
   return true;
 }
 
+double BinBound(const QueryPlan& plan, BinId bin, const OneFileBin& one, const RankContext& rank) {
+  const bool scores = rank.bm25.UsesBlockScores();
+  double bound = 0;
+  for (size_t h = 0; h < plan.terms.entries.size() && h < rank.idf.size(); ++h) {
+    const auto span = plan.terms.entries[h].second.RefsOf(bin);
+    if (span.empty()) continue;
+    bound += scores && span[0].max_score > 0
+                 ? rank.bm25.BlockScoreBound(rank.idf[h], span[0].max_score, ScoreAvgdl(one.info->score_avgdl))
+                 : rank.idf[h];
+  }
+  return bound;
+}
+
 PostingCursor* Cursor(size_t i) {
   thread_local std::vector<std::unique_ptr<PostingCursor>> pool;
   while (pool.size() <= i) pool.push_back(std::make_unique<PostingCursor>());
@@ -51,6 +64,8 @@ Status OpenBoundedTerm(const Tablet& tablet, const QueryPlan& plan, BinId bin, c
   t->idf = rank.idf[highlight];
   DPS_RETURN_IF_ERROR(one.file->OpenCursor(ref, cursor));
   t->stored_impacts = cursor->has_impacts();
+  t->score_avgdl = ScoreAvgdl(one.info->score_avgdl);
+  t->max_score = ref.max_score;
   if (!t->stored_impacts) {
     // Kept in the dictionary (at most a block): bounded by its own
     // postings, then started again.
@@ -66,10 +81,15 @@ Status OpenBoundedTerm(const Tablet& tablet, const QueryPlan& plan, BinId bin, c
   return Status::OK();
 }
 
-double ImpactBound(const Bm25& bm25, double idf, const Impact* impacts, size_t count) {
-  double best = 0;
-  for (size_t i = 0; i < count; ++i) best = std::max(best, bm25.Bound(idf, impacts[i].tf, impacts[i].dl));
-  return best;
+Status BlockBound(const Bm25& bm25, size_t b, BoundedTerm* t, double* bound) {
+  if (bm25.UsesBlockScores()) {
+    *bound = bm25.BlockScoreBound(t->idf, t->cursor->block_score(b), t->score_avgdl);
+    return Status::OK();
+  }
+  Impact corner;
+  if (!t->cursor->ReadCorner(b, &corner)) return t->cursor->status();
+  *bound = bm25.Bound(t->idf, corner.tf, corner.dl);
+  return Status::OK();
 }
 
 Status LocateBlock(const Bm25& bm25, DocId d, BoundedTerm* t, bool* found) {
@@ -84,12 +104,9 @@ Status LocateBlock(const Bm25& bm25, DocId d, BoundedTerm* t, bool* found) {
     *found = false;
     return Status::OK();
   }
-  Impact impacts[kMaxImpacts];
-  size_t count = 0;
-  if (!t->cursor->ReadImpacts(b, impacts, &count)) return t->cursor->status();
+  DPS_RETURN_IF_ERROR(BlockBound(bm25, b, t, &t->bound));
   t->block = b;
   t->block_last = t->cursor->block_last(b);
-  t->bound = ImpactBound(bm25, t->idf, impacts, count);
   return Status::OK();
 }
 
@@ -98,12 +115,18 @@ Status ListBound(const Bm25& bm25, BoundedTerm* t, double* bound) {
     *bound = t->bound;
     return Status::OK();
   }
+  const size_t blocks = t->cursor->num_blocks();
+  if (bm25.UsesBlockScores()) {
+    uint32_t best = t->max_score;  // the global index's, for a list of several blocks
+    for (size_t b = 0; best == 0 && b < blocks; ++b) best = std::max(best, t->cursor->block_score(b));
+    *bound = bm25.BlockScoreBound(t->idf, best, t->score_avgdl);
+    return Status::OK();
+  }
   *bound = 0;
-  for (size_t b = 0; b < t->cursor->num_blocks(); ++b) {
-    Impact impacts[kMaxImpacts];
-    size_t count = 0;
-    if (!t->cursor->ReadImpacts(b, impacts, &count)) return t->cursor->status();
-    *bound = std::max(*bound, ImpactBound(bm25, t->idf, impacts, count));
+  for (size_t b = 0; b < blocks; ++b) {
+    double block = 0;
+    DPS_RETURN_IF_ERROR(BlockBound(bm25, b, t, &block));
+    *bound = std::max(*bound, block);
   }
   return Status::OK();
 }

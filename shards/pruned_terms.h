@@ -38,10 +38,20 @@ struct BoundedTerm {
   size_t highlight = 0;         // its index in plan.highlight: scores add in that order
   double idf = 0;
   bool stored_impacts = false;  // else `bound` is the whole (short, inline) list's
+  double score_avgdl = 0;       // the reference avgdl of its block scores
+  uint32_t max_score = 0;       // the global index's bound of a list of several blocks (0: none)
   size_t block = SIZE_MAX;      // the located block; SIZE_MAX: none yet
   DocId block_last = 0;
   double bound = 0;
 };
+
+// A bound of any score the bin can give, from the global index alone (no
+// list opened): each present term's max score where its ref has one and
+// the query uses the default k1 and b, else its idf (a term never scores
+// above its idf). Added in the plan's highlight order, as scores are.
+// REQUIRES: plan.terms.entries[h] is the entry of plan.highlight[h] (a
+// conjunction or disjunction of plain terms).
+double BinBound(const QueryPlan& plan, BinId bin, const OneFileBin& one, const RankContext& rank);
 
 // This thread's cursors (about 1 KiB each: reused, not allocated per bin).
 PostingCursor* Cursor(size_t i);
@@ -54,9 +64,10 @@ Status OpenBoundedTerm(const Tablet& tablet, const QueryPlan& plan, BinId bin, c
                        const RankContext& rank, size_t highlight, PostingCursor* cursor, BoundedTerm* t,
                        bool* present);
 
-// The best score any of `impacts` can give (the score is monotone in tf
-// and dl, so this bounds each posting they cover, to the last bit).
-double ImpactBound(const Bm25& bm25, double idf, const Impact* impacts, size_t count);
+// Block b's bound: from its score byte when the query uses the default k1
+// and b, else from its corner (the score is monotone in tf and dl, so the
+// corner's bounds each posting of the block, to the last bit).
+Status BlockBound(const Bm25& bm25, size_t b, BoundedTerm* t, double* bound);
 
 // Locates the block holding docid `d` or the first after it (skip table
 // only) and sets its bound; false when the list ends before d. An inline

@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <random>
+#include <vector>
 
 #include "index/query_node.h"
 #include "tests/testing/bm25_oracle.h"
@@ -53,6 +56,53 @@ TEST(Bm25, TheCornerBoundsEveryPosting) {
       EXPECT_LE(bm25.TermScore(idf, tf, dl), bound) << "k1 " << params.k1 << " b " << params.b;
     }
   }
+}
+
+// The block score bound: a block's score, written for one reference
+// avgdl, bounds every posting of the block at the query's avgdl, whether
+// the index's avgdl has since risen or fallen (bit for bit: the bound is
+// compared with the computed scores). Blocks mix short and long documents
+// and low and high tfs, so the best posting moves as avgdl does.
+TEST(Bm25, TheBlockScoreBoundsEveryPostingAtAnyAvgdl) {
+  std::mt19937_64 rng(5);
+  size_t tight = 0;
+  for (int round = 0; round < 3000; ++round) {
+    const size_t n = 1 + rng() % kMaxBlockPostings;
+    std::vector<uint32_t> tfs(n), dls(n);
+    for (size_t i = 0; i < n; ++i) {
+      tfs[i] = 1 + static_cast<uint32_t>(rng() % (round % 2 ? 4 : 60));
+      dls[i] = tfs[i] + static_cast<uint32_t>(rng() % (round % 3 ? 100 : 5000));
+    }
+    const uint32_t units = ScoreAvgdlUnits(1.0 + static_cast<double>(rng() % 200000) / 100.0);
+    const double written_avgdl = ScoreAvgdl(units);
+    const uint32_t q = BlockScore(tfs.data(), dls.data(), n, written_avgdl);
+    ASSERT_GE(q, 1u);
+    for (double drift : {0.25, 0.9, 0.999, 1.0, 1.001, 1.1, 4.0}) {
+      // An index of 256 documents whose avgdl is about written_avgdl * drift
+      // (exactly it at drift 1).
+      const uint64_t docs = 256;
+      const CollectionStats stats{docs, static_cast<uint64_t>(std::llround(units * drift))};
+      const Bm25 bm25(Bm25Params{}, stats);
+      ASSERT_TRUE(bm25.UsesBlockScores());
+      const double idf = Bm25Idf(docs, 1 + rng() % docs);
+      const double bound = bm25.BlockScoreBound(idf, q, written_avgdl);
+      double best = 0;
+      for (size_t i = 0; i < n; ++i) best = std::max(best, bm25.TermScore(idf, tfs[i], dls[i]));
+      ASSERT_LE(best, bound) << "round " << round << " drift " << drift;
+      if (drift == 1.0 && bound <= best + idf * 1.001 / kBlockScoreSteps) ++tight;  // one step above at most
+    }
+  }
+  EXPECT_EQ(tight, 3000u);  // at the written avgdl the bound is the block's best, rounded up
+}
+
+// The corner bounds a block whatever the parameters; the block score only
+// under the defaults it was computed for.
+TEST(Bm25, BlockScoresApplyOnlyToTheDefaultParameters) {
+  const CollectionStats stats{100, 4000};
+  EXPECT_TRUE(Bm25(Bm25Params{}, stats).UsesBlockScores());
+  EXPECT_FALSE(Bm25(Bm25Params{1.2, 0.7}, stats).UsesBlockScores());
+  EXPECT_FALSE(Bm25(Bm25Params{0.9, 0.75}, stats).UsesBlockScores());
+  EXPECT_FALSE(Bm25(Bm25Params{}, CollectionStats{}).UsesBlockScores());
 }
 
 // The tests' oracle on a corpus small enough to score by hand: three

@@ -33,6 +33,8 @@ TermRef List(uint32_t bin, uint32_t file, uint32_t df, uint64_t offset, uint64_t
   r.df = df;
   r.offset = offset;
   r.len = len;
+  // A list of several blocks carries its largest block score.
+  r.max_score = df > kBlockSize ? static_cast<uint32_t>(1 + (df * 7919u) % UINT16_MAX) : 0;
   return r;
 }
 
@@ -58,7 +60,8 @@ TermRef InlineList(uint32_t bin, uint32_t file, std::mt19937_64& rng, std::deque
 bool SameRef(const TermRef& a, const TermRef& b) {
   return a.bin == b.bin && a.file == b.file && a.df == b.df && a.inline_doc == b.inline_doc &&
          a.inline_weight == b.inline_weight && a.offset == b.offset && a.len == b.len &&
-         a.inline_postings == b.inline_postings && a.inline_weights == b.inline_weights;
+         a.inline_postings == b.inline_postings && a.inline_weights == b.inline_weights &&
+         a.max_score == b.max_score;
 }
 
 TEST(GlobalIndex, RefsRoundTripWithBinsAndFrequency) {
@@ -146,6 +149,11 @@ TEST(GlobalIndex, WriterRefusesUnorderedOrEmptyRefs) {
   EXPECT_FALSE((*w)->Add("a", info).ok());  // df 0
   info.refs = {Inline(3, 0, 1, 0)};
   EXPECT_FALSE((*w)->Add("a", info).ok());  // weight 0
+  info.refs = {List(3, 0, 200, 0, 9)};
+  info.refs[0].max_score = 0;
+  EXPECT_FALSE((*w)->Add("a", info).ok());  // several blocks without a max score
+  info.refs[0].max_score = 1;
+  EXPECT_TRUE((*w)->Add("a", info).ok());
 }
 
 TEST(GlobalIndex, ReaderRefusesMalformedValues) {
@@ -188,6 +196,12 @@ TEST(GlobalIndex, ReaderRefusesMalformedValues) {
     EXPECT_TRUE(c.InitInline(info.refs[0].inline_postings, 2, info.refs[0].inline_weights).IsCorruption());
   }
   EXPECT_FALSE(parses("\x00\x01\x00\x01"s));   // a list of df 1
+  // A list of 129 postings (two blocks) carries its max score (u16, >= 1).
+  EXPECT_TRUE(parses("\x00\x81\x01\x00\x07\x34\x12"s));
+  EXPECT_EQ(info.refs[0].max_score, 0x1234u);
+  EXPECT_FALSE(parses("\x00\x81\x01\x00\x07\x00\x00"s));  // max score 0
+  EXPECT_FALSE(parses("\x00\x81\x01\x00\x07\x34"s));      // truncated
+  EXPECT_FALSE(parses("\x00\x80\x01\x00\x07\x34\x12"s));  // one block (128): no max score, 2 bytes left over
   EXPECT_FALSE(parses("\x00\x02\x00\x00"s));   // a list of 0 bytes
   EXPECT_FALSE(parses("\xc2\x02\x01"s));       // weight 1 in the weighted kind
   EXPECT_FALSE(parses("\xc2\x02"s));           // truncated

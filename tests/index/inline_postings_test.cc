@@ -63,7 +63,7 @@ TEST(InlinePostings, RandomListsRoundTripAndCursorsAgreeWithBlocks) {
     // The same seeks on an inline cursor and a block cursor meet the same
     // docids and weights.
     std::string blocks;
-    EncodePostingList(docs, weights, /*lengths=*/weights, &blocks, nullptr);
+    EncodePostingList(docs, weights, /*lengths=*/weights, /*score_avgdl=*/1.0, &blocks, nullptr);
     PostingCursor inline_cursor, block_cursor;
     ASSERT_TRUE(inline_cursor.InitInline(payload, df, has_weights).ok());
     ASSERT_TRUE(block_cursor.Init(reinterpret_cast<const uint8_t*>(blocks.data()), blocks.size(), df,

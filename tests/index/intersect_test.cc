@@ -27,7 +27,7 @@ List RandomList(std::mt19937_64& rng, size_t n, uint32_t base, uint32_t universe
   }
   if (l.docs.size() < 2) l.docs = {base, base + universe};
   std::vector<uint32_t> weights(l.docs.size(), 1);
-  EncodePostingList(l.docs, weights, /*lengths=*/weights, &l.bytes);
+  EncodePostingList(l.docs, weights, /*lengths=*/weights, /*score_avgdl=*/1.0, &l.bytes);
   return l;
 }
 

@@ -23,7 +23,7 @@ List MakeList(std::mt19937_64& rng, size_t n, uint32_t max_gap) {
     l.weights.push_back(i % 97 == 3 ? 100000 : w(rng));
     d += gap(rng);
   }
-  EncodePostingList(l.docs, l.weights, /*lengths=*/l.weights, &l.bytes);
+  EncodePostingList(l.docs, l.weights, /*lengths=*/l.weights, /*score_avgdl=*/1.0, &l.bytes);
   return l;
 }
 
@@ -122,7 +122,7 @@ TEST(PostingCursor, SkipRowsNarrowUpTo65535DocidsOfSpan) {
     for (size_t i = 0; i < weights.size(); ++i) weights[i] = 1 + static_cast<uint32_t>(i % 7);
     std::string bytes;
     PostingSizes sizes;
-    EncodePostingList(docs, weights, /*lengths=*/weights, &bytes, &sizes);
+    EncodePostingList(docs, weights, /*lengths=*/weights, /*score_avgdl=*/1.0, &bytes, &sizes);
     // Parts narrow up to a span of 65,535; last_doc is u32 (the last docid is
     // 65,000 and more), doc_end u16.
     const uint8_t want = (span <= 65535 ? kSkipNarrowParts : 0) | kSkipShortEnds;
@@ -144,7 +144,7 @@ TEST(PostingCursor, SkipRowsNarrowUpTo65535DocidsOfSpan) {
   for (size_t i = 0; i < docs.size(); ++i) docs[i] = static_cast<DocId>(i);
   std::vector<uint32_t> weights(docs.size(), 1);
   std::string bytes;
-  EncodePostingList(docs, weights, /*lengths=*/weights, &bytes);
+  EncodePostingList(docs, weights, /*lengths=*/weights, /*score_avgdl=*/1.0, &bytes);
   EXPECT_EQ(static_cast<uint8_t>(bytes[0]), kSkipNarrowParts | kSkipShortLast | kSkipShortEnds);
   bytes[0] = 8;
   PostingCursor c;
@@ -172,7 +172,7 @@ TEST(PostingCursor, ShortColumnsUpTo65535) {
       for (auto& d : docs) d += shift;
       std::vector<uint32_t> weights(n, 1);
       std::string bytes;
-      EncodePostingList(docs, weights, /*lengths=*/weights, &bytes);
+      EncodePostingList(docs, weights, /*lengths=*/weights, /*score_avgdl=*/1.0, &bytes);
       const uint8_t layout = static_cast<uint8_t>(bytes[0]);
       EXPECT_EQ((layout & kSkipShortLast) != 0, docs.back() <= 65535) << last << " " << big_blocks;
       EXPECT_EQ((layout & kSkipShortEnds) != 0, !big_blocks) << last;
@@ -192,7 +192,7 @@ TEST(PostingCursor, LargestDocIdAndSingleton) {
   std::vector<DocId> docs = {0, kMaxDocId};
   std::vector<uint32_t> w = {1, UINT32_MAX};
   std::string bytes;
-  EncodePostingList(docs, w, /*lengths=*/w, &bytes);
+  EncodePostingList(docs, w, /*lengths=*/w, /*score_avgdl=*/1.0, &bytes);
   PostingCursor c;
   ASSERT_TRUE(c.Init(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), 2, nullptr, 0).ok());
   EXPECT_EQ(c.doc(), 0u);

@@ -1,4 +1,4 @@
-// The golden index of the current format (tests/golden/v7, made once by
+// The golden index of the current format (tests/golden/v8, made once by
 // tests/golden/make_golden.sh and never regenerated) opens, checks clean
 // and answers fixed queries with fixed weights; an index naming another
 // MANIFEST, tablet or global index version is refused with a message
@@ -31,7 +31,7 @@ namespace {
 namespace fs = std::filesystem;
 
 const std::string kGoldenDir = std::string(DPS_SOURCE_DIR) + "/tests/golden";
-const std::string kGoldenIndex = kGoldenDir + "/v7/index";
+const std::string kGoldenIndex = kGoldenDir + "/v8/index";
 
 std::string Sorted(std::set<std::string> ids) {
   std::string out;
