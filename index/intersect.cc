@@ -1,6 +1,7 @@
 #include "index/intersect.h"
 
 #include <algorithm>
+#include <memory>
 
 namespace dps {
 
@@ -124,7 +125,67 @@ void DenseCollect(PostingCursor* const* c, size_t n, DocId lo, DocId hi, size_t 
   }
 }
 
+// Calls fn(docs, weights, len) for the runs of `cursor` in [lo, hi]; false
+// when its weights fail to decode.
+template <typename Fn>
+bool ForEachRunWithWeights(PostingCursor* cursor, DocId lo, DocId hi, Fn fn) {
+  for (DocId d = cursor->Seek(lo); d <= hi; d = cursor->NextRun()) {  // kEndDoc > hi
+    const DocId* run = cursor->run();
+    const uint32_t* weights = cursor->run_weights();
+    if (weights == nullptr) return false;
+    size_t len = cursor->run_size();
+    const bool last_run = run[len - 1] > hi;
+    if (last_run) len = static_cast<size_t>(std::upper_bound(run, run + len, hi) - run);
+    fn(run, weights, len);
+    if (last_run) return true;
+  }
+  return cursor->status().ok();
+}
+
 }  // namespace
+
+size_t CollectWindow(PostingCursor* const* c, size_t n, DocId lo, DocId hi, DocId* docs,
+                     uint32_t* const* weights) {
+  constexpr size_t kWords = kMaxWindowSpan / 64;
+  struct Scratch {
+    uint64_t marks[kWords], next[kWords];
+    uint32_t slot[16][kMaxWindowSpan];  // cursor i's weight of docid lo + x
+  };
+  thread_local auto scratch = std::make_unique<Scratch>();
+  Scratch& s = *scratch;
+  const size_t words = (size_t{hi} - lo) / 64 + 1;
+  std::fill(s.marks, s.marks + words, 0);
+  bool ok = ForEachRunWithWeights(c[0], lo, hi, [&](const DocId* run, const uint32_t* w, size_t len) {
+    for (size_t k = 0; k < len; ++k) {
+      const uint32_t x = run[k] - lo;
+      s.marks[x >> 6] |= uint64_t{1} << (x & 63);
+      s.slot[0][x] = w[k];
+    }
+  });
+  for (size_t i = 1; ok && i < n; ++i) {
+    std::fill(s.next, s.next + words, 0);
+    uint32_t* slot = s.slot[i];
+    ok = ForEachRunWithWeights(c[i], lo, hi, [&](const DocId* run, const uint32_t* w, size_t len) {
+      for (size_t k = 0; k < len; ++k) {
+        const uint32_t x = run[k] - lo;
+        s.next[x >> 6] |= uint64_t{Marked(s.marks, x)} << (x & 63);
+        slot[x] = w[k];
+      }
+    });
+    std::copy(s.next, s.next + words, s.marks);
+  }
+  if (!ok) return SIZE_MAX;
+  size_t m = 0;
+  for (size_t word = 0; word < words; ++word) {
+    for (uint64_t bits = s.marks[word]; bits != 0; bits &= bits - 1) {
+      const uint32_t x = static_cast<uint32_t>(word * 64 + static_cast<size_t>(__builtin_ctzll(bits)));
+      docs[m] = lo + x;
+      for (size_t i = 0; i < n; ++i) weights[i][m] = s.slot[i][x];
+      ++m;
+    }
+  }
+  return m;
+}
 
 uint64_t LeapfrogCount(PostingCursor* const* c, size_t n) {
   uint64_t count = 0;

@@ -26,6 +26,17 @@ void CollectIntersection(PostingCursor* const* cursors, size_t n, size_t limit,
 // Whether Count/Collect (without a limit) would take the dense kernel.
 bool PrefersDense(PostingCursor* const* cursors, size_t n);
 
+// Ranked windows (shards/block_max_and.cc): the docids in [lo, hi] that
+// every cursor holds, ascending, into docs[0, return), with cursor i's
+// weight of each into weights[i][0, return); the dense kernel's bitset
+// pass, over whole runs with their weights. REQUIRES: 1 <= n <= 16, lo <=
+// hi, hi - lo < kMaxWindowSpan, the cursors not past lo. Leaves each
+// cursor on its first docid > hi or on a run reaching past hi. Returns
+// SIZE_MAX when a cursor fails (its status() says why).
+inline constexpr uint32_t kMaxWindowSpan = 4096;
+size_t CollectWindow(PostingCursor* const* cursors, size_t n, DocId lo, DocId hi, DocId* docs,
+                     uint32_t* const* weights);
+
 // The leapfrog alone (tests and benchmarks compare the strategies).
 uint64_t LeapfrogCount(PostingCursor* const* cursors, size_t n);
 void LeapfrogCollect(PostingCursor* const* cursors, size_t n, size_t limit,

@@ -113,6 +113,9 @@ class PostingCursor {
     pos_ = block_len_ - 1;
     return Next();
   }
+  // The weights of run(), one per docid (decodes the block's weights on
+  // first use); nullptr on corruption (status() says why).
+  const uint32_t* run_weights() { return weight() != 0 && status_.ok() ? weights_ + pos_ : nullptr; }
   // The list's last docid (kEndDoc if the cursor failed).
   DocId last_doc() const;
   // Weight (term frequency) of the current posting; decodes its weight

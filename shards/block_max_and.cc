@@ -1,12 +1,75 @@
 // Block-max AND (Ding & Suel, "Faster top-k document retrieval using
 // block-max indexes", SIGIR 2011): shards/ranking.h RankBinBlockMax.
 #include <algorithm>
+#include <memory>
 
+#include "index/intersect.h"
 #include "shards/pruned_terms.h"
 
 namespace dps {
 
 using pruned::BoundedTerm;
+
+namespace {
+
+// A window's matches, their tfs by term (highlight order), norms and scores.
+struct Window {
+  DocId docs[kMaxWindowSpan];
+  uint32_t tf[pruned::kMaxTerms][kMaxWindowSpan];
+  double norm[kMaxWindowSpan];
+  double score[kMaxWindowSpan];
+};
+
+Window& ThisThreadsWindow() {
+  thread_local auto window = std::make_unique<Window>();
+  return *window;
+}
+
+// Scores every document of [lo, hi] that all terms hold and offers it:
+// the matches found with the dense kernel's bitset pass (index/intersect.h
+// CollectWindow), then scored a term at a time over all of them, the terms
+// added in highlight order as everywhere else (so bit for bit the same
+// scores), with no call or branch between one document's divisions and the
+// next's.
+Status ScoreWindow(BoundedTerm* terms, size_t n, size_t lead, const pruned::OneFileBin& one, BinId bin,
+                   const Bm25& bm25, DocId lo, DocId hi, pruned::PrunedTopK* top) {
+  Window& w = ThisThreadsWindow();
+  PostingCursor* cursors[pruned::kMaxTerms];
+  uint32_t* tfs[pruned::kMaxTerms];
+  cursors[0] = terms[lead].cursor;
+  tfs[0] = w.tf[lead];
+  for (size_t h = 0, i = 1; h < n; ++h) {
+    if (h == lead) continue;
+    cursors[i] = terms[h].cursor;
+    tfs[i++] = w.tf[h];
+  }
+  for (DocId start = lo;;) {
+    const DocId end = hi - start < kMaxWindowSpan ? hi : start + (kMaxWindowSpan - 1);
+    const size_t m = CollectWindow(cursors, n, start, end, w.docs, tfs);
+    if (m == SIZE_MAX) {
+      for (size_t i = 0; i < n; ++i) DPS_RETURN_IF_ERROR(cursors[i]->status());
+      return Status::Corruption("posting list failed without a status");
+    }
+    if (m > 0) {
+      DPS_RETURN_IF_ERROR(pruned::CheckDocInFile(one, bin, w.docs[0]));
+      DPS_RETURN_IF_ERROR(pruned::CheckDocInFile(one, bin, w.docs[m - 1]));  // ascending: all between are
+    }
+    for (size_t i = 0; i < m; ++i) {
+      w.norm[i] = bm25.Norm(one.lengths->Get(w.docs[i]));
+      w.score[i] = 0;
+    }
+    for (size_t h = 0; h < n; ++h) {
+      const double idf = terms[h].idf;
+      const uint32_t* tf = w.tf[h];
+      for (size_t i = 0; i < m; ++i) w.score[i] += Bm25::ScoreWithNorm(idf, tf[i], w.norm[i]);
+    }
+    for (size_t i = 0; i < m; ++i) top->Offer(w.score[i], bin, w.docs[i]);
+    if (end == hi) return Status::OK();
+    start = end + 1;
+  }
+}
+
+}  // namespace
 
 Status RankBinBlockMax(const Tablet& tablet, const QueryPlan& plan, BinId bin, const RankContext& rank, size_t k,
                        SharedThreshold* shared, std::vector<ScoredDoc>* out, bool* handled, RankStats* stats) {
@@ -45,6 +108,15 @@ Status RankBinBlockMax(const Tablet& tablet, const QueryPlan& plan, BinId bin, c
   for (size_t h = 1; h < n; ++h) {
     if (terms[h].cursor->df() < terms[lead].cursor->df()) lead = h;
   }
+  // Long lists of similar length (the dense kernel's case), and single
+  // terms of several blocks, are scored a window at a time (ScoreWindow);
+  // a selective conjunction seeks candidate by candidate.
+  PostingCursor* by_rarity[pruned::kMaxTerms];
+  by_rarity[0] = terms[lead].cursor;
+  for (size_t h = 0, i = 1; h < n; ++h) {
+    if (h != lead) by_rarity[i++] = terms[h].cursor;
+  }
+  const bool windows = n == 1 ? terms[lead].cursor->num_blocks() > 1 : PrefersDense(by_rarity, n);
   pruned::PrunedTopK top(k, shared);
   // [.., range_end]: the docids every term's located block covers, whose
   // scores `bound` bounds; located again once the candidate passes it.
@@ -58,7 +130,7 @@ Status RankBinBlockMax(const Tablet& tablet, const QueryPlan& plan, BinId bin, c
     // located only then (a rare lead may jump far into a frequent list, and
     // its impact entries are read forward: a selective query that never
     // fills its K pays nothing for them).
-    if (threshold != pruned::kNoThreshold) {
+    if (windows || threshold != pruned::kNoThreshold) {
       if (!located || d > range_end) {
         // Locate every term's block for d (skip tables only) and add bounds.
         bool exhausted = false;
@@ -84,6 +156,11 @@ Status RankBinBlockMax(const Tablet& tablet, const QueryPlan& plan, BinId bin, c
         d = terms[lead].cursor->Seek(range_end + 1);  // range_end < kEndDoc: docids stop at 2^32 - 2
         continue;
       }
+    }
+    if (windows) {
+      DPS_RETURN_IF_ERROR(ScoreWindow(terms, n, lead, one, bin, bm25, d, range_end, &top));
+      d = terms[lead].cursor->Seek(range_end + 1);
+      continue;
     }
     // The leapfrog: all terms on d, or a new candidate.
     DocId next = d;

@@ -106,3 +106,79 @@ TEST(Intersection, KernelsAgreeWithSetIntersection) {
 
 }  // namespace
 }  // namespace dps
+
+namespace dps {
+namespace {
+
+// CollectWindow (ranked windows): consecutive windows of random spans over
+// the same cursors give the intersection restricted to each window, with
+// every list's weight of every match.
+TEST(Intersection, WindowsCollectMatchesWithTheirWeights) {
+  const uint64_t seed = std::random_device{}();
+  std::mt19937_64 rng(seed);
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  size_t matches = 0;
+  for (int round = 0; round < 200; ++round) {
+    const size_t n = 1 + rng() % 4;
+    const uint32_t universe = 500 + static_cast<uint32_t>(rng() % 30000);
+    std::vector<std::vector<DocId>> docs(n);
+    std::vector<std::vector<uint32_t>> weights(n);
+    std::vector<std::string> bytes(n);
+    std::vector<std::unique_ptr<PostingCursor>> cursors;
+    std::vector<PostingCursor*> ptrs;
+    for (size_t i = 0; i < n; ++i) {
+      std::bernoulli_distribution keep(1.0 / (1 + rng() % 8));
+      for (uint32_t d = 0; d < universe; ++d) {
+        if (keep(rng)) {
+          docs[i].push_back(d);
+          weights[i].push_back(1 + static_cast<uint32_t>(rng() % (rng() % 2 ? 3 : 1000)));
+        }
+      }
+      if (docs[i].size() < 2) {
+        docs[i] = {0, universe};
+        weights[i] = {1, 7};
+      }
+      EncodePostingList(docs[i], weights[i], /*lengths=*/weights[i], /*score_avgdl=*/1.0, &bytes[i]);
+      cursors.push_back(std::make_unique<PostingCursor>());
+      ASSERT_TRUE(cursors.back()
+                      ->Init(reinterpret_cast<const uint8_t*>(bytes[i].data()), bytes[i].size(),
+                             static_cast<uint32_t>(docs[i].size()), nullptr, 0)
+                      .ok());
+      ptrs.push_back(cursors.back().get());
+    }
+    std::vector<DocId> got_docs(kMaxWindowSpan);
+    std::vector<std::vector<uint32_t>> got_weights(n, std::vector<uint32_t>(kMaxWindowSpan));
+    std::vector<uint32_t*> weight_ptrs;
+    for (auto& w : got_weights) weight_ptrs.push_back(w.data());
+    for (DocId lo = static_cast<DocId>(rng() % 50); lo <= universe;) {
+      const DocId hi = lo + static_cast<DocId>(rng() % (rng() % 2 ? 200 : kMaxWindowSpan));
+      const size_t m = CollectWindow(ptrs.data(), n, lo, hi, got_docs.data(), weight_ptrs.data());
+      ASSERT_NE(m, SIZE_MAX);
+      // The reference: docids of list 0 in [lo, hi] that every list holds.
+      size_t want = 0;
+      for (size_t k = 0; k < docs[0].size(); ++k) {
+        const DocId d = docs[0][k];
+        if (d < lo || d > hi) continue;
+        std::vector<uint32_t> w(n);
+        bool all = true;
+        for (size_t i = 0; i < n && all; ++i) {
+          auto it = std::lower_bound(docs[i].begin(), docs[i].end(), d);
+          all = it != docs[i].end() && *it == d;
+          if (all) w[i] = weights[i][static_cast<size_t>(it - docs[i].begin())];
+        }
+        if (!all) continue;
+        ASSERT_LT(want, m) << "window [" << lo << ", " << hi << "]";
+        ASSERT_EQ(got_docs[want], d);
+        for (size_t i = 0; i < n; ++i) ASSERT_EQ(got_weights[i][want], w[i]) << "list " << i << " docid " << d;
+        ++want;
+      }
+      ASSERT_EQ(m, want) << "window [" << lo << ", " << hi << "]";
+      matches += m;
+      lo = hi + 1 + static_cast<DocId>(rng() % 3 == 0 ? rng() % 300 : 0);  // windows may leave gaps
+    }
+  }
+  EXPECT_GT(matches, 10000u);
+}
+
+}  // namespace
+}  // namespace dps
