@@ -123,6 +123,26 @@ Status RankBinBlockMax(const Tablet& tablet, const QueryPlan& plan, BinId bin, c
   DocId range_end = 0;
   double bound = 0;
   bool located = false;
+  // Locates every term's block for `at` (skip tables only) and adds their
+  // bounds; *exhausted when a list ends before `at` (no match from there).
+  auto locate = [&](DocId at, bool* exhausted) -> Status {
+    *exhausted = false;
+    range_end = kEndDoc;
+    bound = 0;
+    for (size_t h = 0; h < n; ++h) {
+      BoundedTerm& t = terms[h];
+      bool found;
+      DPS_RETURN_IF_ERROR(pruned::LocateBlock(bm25, at, &t, &found));
+      if (!found) {
+        *exhausted = true;
+        return Status::OK();
+      }
+      range_end = std::min(range_end, t.block_last);
+      bound += t.bound;
+    }
+    located = true;
+    return Status::OK();
+  };
   DocId d = terms[lead].cursor->doc();
   while (d != kEndDoc) {
     const double threshold = top.Refresh();
@@ -132,23 +152,9 @@ Status RankBinBlockMax(const Tablet& tablet, const QueryPlan& plan, BinId bin, c
     // fills its K pays nothing for them).
     if (windows || threshold != pruned::kNoThreshold) {
       if (!located || d > range_end) {
-        // Locate every term's block for d (skip tables only) and add bounds.
-        bool exhausted = false;
-        range_end = kEndDoc;
-        bound = 0;
-        for (size_t h = 0; h < n && !exhausted; ++h) {
-          BoundedTerm& t = terms[h];
-          bool found;
-          DPS_RETURN_IF_ERROR(pruned::LocateBlock(bm25, d, &t, &found));
-          if (!found) {
-            exhausted = true;
-            break;
-          }
-          range_end = std::min(range_end, t.block_last);
-          bound += t.bound;
-        }
+        bool exhausted;
+        DPS_RETURN_IF_ERROR(locate(d, &exhausted));
         if (exhausted) break;
-        located = true;
       }
       if (bound < threshold) {
         // Nothing in [d, range_end] can enter: every term stays in its block.
@@ -158,8 +164,20 @@ Status RankBinBlockMax(const Tablet& tablet, const QueryPlan& plan, BinId bin, c
       }
     }
     if (windows) {
-      DPS_RETURN_IF_ERROR(ScoreWindow(terms, n, lead, one, bin, bm25, d, range_end, &top));
-      d = terms[lead].cursor->Seek(range_end + 1);
+      // Once there is a threshold, the ranges after this one that cannot
+      // be skipped either join its window: fewer, longer passes. The first
+      // that can be skipped stays located for the next turn. (Before, a
+      // range at a time, so that the threshold rises early.)
+      DocId end = range_end;
+      bool exhausted = false;
+      while (threshold != pruned::kNoThreshold && end - d < kMaxWindowSpan / 4 && !exhausted) {
+        DPS_RETURN_IF_ERROR(locate(end + 1, &exhausted));
+        if (exhausted || bound < threshold) break;
+        end = range_end;
+      }
+      DPS_RETURN_IF_ERROR(ScoreWindow(terms, n, lead, one, bin, bm25, d, end, &top));
+      if (exhausted) break;  // a list ends within the window: nothing after it matches
+      d = terms[lead].cursor->Seek(end + 1);
       continue;
     }
     // The leapfrog: all terms on d, or a new candidate.
