@@ -3,22 +3,42 @@
 namespace dps {
 
 namespace {
-// Heap order with the worst kept document at the front.
-bool WorseFirst(const ScoredDoc& a, const ScoredDoc& b) { return RanksBefore(a, b); }
+// Heap order with the worst kept document at the front (a type, not a
+// function pointer, so the heap algorithms inline the comparison).
+struct WorseFirst {
+  bool operator()(const ScoredDoc& a, const ScoredDoc& b) const { return RanksBefore(a, b); }
+};
 }  // namespace
 
 bool TopK::OfferSlow(const ScoredDoc& d) {
   if (k_ == 0) return false;
   if (heap_.size() < k_) {
+    // Unordered until full: a bin with at most K matches never pays for a
+    // heap, only for Take's sort; the heap is built once, when it fills.
     heap_.push_back(d);
-    std::push_heap(heap_.begin(), heap_.end(), WorseFirst);
+    if (heap_.size() == k_) std::make_heap(heap_.begin(), heap_.end(), WorseFirst{});
     return true;
   }
   if (!RanksBefore(d, heap_.front())) return false;
-  std::pop_heap(heap_.begin(), heap_.end(), WorseFirst);
-  heap_.back() = d;
-  std::push_heap(heap_.begin(), heap_.end(), WorseFirst);
+  ReplaceWorst(d);
   return true;
+}
+
+// The front (the worst kept) gives way to `d`, which sinks to its place:
+// one pass down, against pop_heap + push_heap's two.
+void TopK::ReplaceWorst(const ScoredDoc& d) {
+  const size_t n = heap_.size();
+  ScoredDoc* h = heap_.data();
+  size_t at = 0;
+  for (;;) {
+    size_t child = 2 * at + 1;
+    if (child >= n) break;
+    if (child + 1 < n && RanksBefore(h[child], h[child + 1])) ++child;  // the worse child
+    if (!RanksBefore(d, h[child])) break;  // d is worse than both: its place
+    h[at] = h[child];
+    at = child;
+  }
+  h[at] = d;
 }
 
 std::vector<ScoredDoc> TopK::Take() {

@@ -49,8 +49,9 @@ class TopK {
 
  private:
   bool OfferSlow(const ScoredDoc& d);
+  void ReplaceWorst(const ScoredDoc& d);
   size_t k_;
-  std::vector<ScoredDoc> heap_;  // a heap whose front is the worst kept
+  std::vector<ScoredDoc> heap_;  // once full, a heap whose front is the worst kept; unordered before
 };
 
 // The K best of several best-first lists (the bins' or the servers'
