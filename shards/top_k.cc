@@ -3,9 +3,10 @@
 namespace dps {
 
 namespace {
-// Heap order with the worst kept document at the front (a type, not a
-// function pointer, so the heap algorithms inline the comparison).
-struct WorseFirst {
+// RanksBefore as a type, not a function pointer, so that the heap
+// algorithms and the sort inline it. As a heap's order it puts the worst
+// kept document at the front.
+struct RankOrder {
   bool operator()(const ScoredDoc& a, const ScoredDoc& b) const { return RanksBefore(a, b); }
 };
 }  // namespace
@@ -16,7 +17,7 @@ bool TopK::OfferSlow(const ScoredDoc& d) {
     // Unordered until full: a bin with at most K matches never pays for a
     // heap, only for Take's sort; the heap is built once, when it fills.
     heap_.push_back(d);
-    if (heap_.size() == k_) std::make_heap(heap_.begin(), heap_.end(), WorseFirst{});
+    if (heap_.size() == k_) std::make_heap(heap_.begin(), heap_.end(), RankOrder{});
     return true;
   }
   if (!RanksBefore(d, heap_.front())) return false;
@@ -44,7 +45,7 @@ void TopK::ReplaceWorst(const ScoredDoc& d) {
 std::vector<ScoredDoc> TopK::Take() {
   std::vector<ScoredDoc> out = std::move(heap_);
   heap_.clear();
-  std::sort(out.begin(), out.end(), RanksBefore);
+  std::sort(out.begin(), out.end(), RankOrder{});
   return out;
 }
 
