@@ -49,14 +49,4 @@ std::vector<ScoredDoc> TopK::Take() {
   return out;
 }
 
-std::vector<ScoredDoc> MergeTopK(const std::vector<std::vector<ScoredDoc>>& lists, size_t k) {
-  TopK top(k);
-  for (const auto& list : lists) {
-    for (const ScoredDoc& d : list) {
-      if (!top.Offer(d)) break;  // best first: the rest of this list cannot enter either
-    }
-  }
-  return top.Take();
-}
-
 }  // namespace dps

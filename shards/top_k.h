@@ -54,10 +54,6 @@ class TopK {
   std::vector<ScoredDoc> heap_;  // once full, a heap whose front is the worst kept; unordered before
 };
 
-// The K best of several best-first lists (the bins' or the servers'
-// answers), best first.
-std::vector<ScoredDoc> MergeTopK(const std::vector<std::vector<ScoredDoc>>& lists, size_t k);
-
 // The k-th best score any bin of one query has reached: bins evaluated in
 // parallel read it at block boundaries and skip what cannot beat it, so a
 // bin that starts late prunes with the best bound known. Only rises.

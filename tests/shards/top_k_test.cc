@@ -84,20 +84,6 @@ TEST(TopK, ThresholdAfterEveryOfferIsTheKthBestSoFar) {
   }
 }
 
-TEST(TopK, MergeOfBestFirstListsIsTheKBestOfTheirUnion) {
-  std::mt19937_64 rng(7);
-  for (int round = 0; round < 300; ++round) {
-    const size_t k = 1 + rng() % 10;
-    std::vector<std::vector<ScoredDoc>> lists(rng() % 5);
-    std::vector<ScoredDoc> all;
-    for (auto& list : lists) {
-      list = Oracle(RandomDocs(rng, rng() % 20), k);  // each list: its own K best, best first
-      all.insert(all.end(), list.begin(), list.end());
-    }
-    ASSERT_TRUE(Same(MergeTopK(lists, k), Oracle(all, k))) << "round " << round;
-  }
-}
-
 TEST(TopK, SharedThresholdOnlyRises) {
   SharedThreshold t;
   EXPECT_LT(t.get(), -1e300);
