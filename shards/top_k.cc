@@ -11,7 +11,7 @@ struct RankOrder {
 };
 }  // namespace
 
-bool TopK::OfferSlow(const ScoredDoc& d) {
+bool TopK::OfferSlow(ScoredDoc d) {
   if (k_ == 0) return false;
   if (heap_.size() < k_) {
     // Unordered until full: a bin with at most K matches never pays for a
@@ -27,7 +27,7 @@ bool TopK::OfferSlow(const ScoredDoc& d) {
 
 // The front (the worst kept) gives way to `d`, which sinks to its place:
 // one pass down, against pop_heap + push_heap's two.
-void TopK::ReplaceWorst(const ScoredDoc& d) {
+void TopK::ReplaceWorst(ScoredDoc d) {
   const size_t n = heap_.size();
   ScoredDoc* h = heap_.data();
   size_t at = 0;

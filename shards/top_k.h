@@ -48,8 +48,8 @@ class TopK {
   std::vector<ScoredDoc> Take();
 
  private:
-  bool OfferSlow(const ScoredDoc& d);
-  void ReplaceWorst(const ScoredDoc& d);
+  bool OfferSlow(ScoredDoc d);
+  void ReplaceWorst(ScoredDoc d);
   size_t k_;
   std::vector<ScoredDoc> heap_;  // once full, a heap whose front is the worst kept; unordered before
 };
