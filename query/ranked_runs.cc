@@ -5,53 +5,59 @@
 
 namespace dps {
 
+// A heap's order for heads: the front is the head whose result ranks best.
+struct RankedRuns::BestInFront {
+  const RankedRuns* runs;
+  bool operator()(const Head& a, const Head& b) const { return RanksBefore(runs->DocOf(b), runs->DocOf(a)); }
+};
+
 RankedRuns::RankedRuns(std::vector<BinResult>* bins, size_t top_k, size_t offset) : bins_(bins) {
   size_t candidates = 0;
-  sources_.reserve(bins->size());
+  heads_.reserve(bins->size());
   for (size_t i = 0; i < bins->size(); ++i) {
-    const BinResult& b = (*bins)[i];
-    candidates += b.docs.size();
-    sources_.push_back({b.bin.value, i, 0});
+    if ((*bins)[i].docs.empty()) continue;
+    candidates += (*bins)[i].docs.size();
+    heads_.push_back({i, 0});
   }
-  std::sort(sources_.begin(), sources_.end(), [](const Source& a, const Source& b) { return a.bin < b.bin; });
-  // The merge sizes its collector by K: a page far beyond the answer
-  // (--offset 10^12) must not allocate for it.
-  TopK top(std::min(top_k + offset, candidates));
-  for (const BinResult& b : *bins) {
-    for (size_t j = 0; j < b.docs.size(); ++j) {
-      // Best first: once one is refused, the rest of the list cannot enter either.
-      if (!top.Offer({b.scores[j], b.bin.value, b.docs[j]})) break;
-    }
-  }
-  best_ = top.Take();
-  skipped_ = std::min<uint64_t>(offset, best_.size());
+  std::make_heap(heads_.begin(), heads_.end(), BestInFront{this});
+  skipped_ = std::min<uint64_t>(offset, candidates);
+  left_ = std::min(top_k, candidates - static_cast<size_t>(skipped_));
+  for (uint64_t i = 0; i < skipped_; ++i) Pop();
 }
 
-RankedRuns::Source& RankedRuns::SourceOf(uint32_t bin) {
-  return *std::lower_bound(sources_.begin(), sources_.end(), bin,
-                           [](const Source& s, uint32_t b) { return s.bin < b; });
+ScoredDoc RankedRuns::DocOf(const Head& h) const {
+  const BinResult& b = (*bins_)[h.bin];
+  return {b.scores[h.at], b.bin.value, b.docs[h.at]};
+}
+
+void RankedRuns::Pop() {
+  std::pop_heap(heads_.begin(), heads_.end(), BestInFront{this});
+  if (++heads_.back().at == (*bins_)[heads_.back().bin].docs.size()) {
+    heads_.pop_back();
+  } else {
+    std::push_heap(heads_.begin(), heads_.end(), BestInFront{this});
+  }
 }
 
 bool RankedRuns::Next(BinResult* run) {
-  // What the merge kept of one bin is a prefix of its list, in its order
-  // (the list is best first in the merge's own order): a cursor per bin
-  // finds each kept doc's stored record, past the skipped ones.
-  for (; at_ < skipped_; ++at_) ++SourceOf(best_[at_].bin).taken;
-  if (at_ == best_.size()) return false;
+  if (left_ == 0) return false;
   std::vector<DocId> docs = std::move(run->docs);
   std::vector<double> scores = std::move(run->scores);
   std::vector<StoredDoc> stored = std::move(run->stored);
   docs.clear();
   scores.clear();
   stored.clear();
-  Source& source = SourceOf(best_[at_].bin);
-  BinResult& from = (*bins_)[source.index];
-  for (; at_ < best_.size() && best_[at_].bin == source.bin; ++at_) {
-    const size_t j = source.taken++;
+  const size_t source = heads_.front().bin;
+  BinResult& from = (*bins_)[source];
+  // While this bin holds the best result left: left_ <= the results the
+  // heads hold, so a head is there.
+  do {
+    const size_t j = heads_.front().at;
     docs.push_back(from.docs[j]);
     scores.push_back(from.scores[j]);
     if (!from.stored.empty()) stored.push_back(std::move(from.stored[j]));
-  }
+    Pop();
+  } while (--left_ > 0 && heads_.front().bin == source);
   *run = BinResult();
   run->bin = from.bin;
   run->tablet = from.tablet;

@@ -1,12 +1,14 @@
 // The last step of a ranked query (issue 18), in-process and over servers
-// alike: every bin's best-first list merged into the query's K best (a
-// TopK, shards/top_k.h, the one documented order), the offset skipped, and
-// the rest cut into runs of consecutive results of one bin, each a
-// BinResult a ResultStream delivers as it does any bin.
+// alike: every bin's best-first list merged in the one documented order
+// (shards/top_k.h RanksBefore) into the query's K best, the offset
+// skipped, and the rest cut into runs of consecutive results of one bin,
+// each a BinResult a ResultStream delivers as it does any bin.
 //
-// The runs come out one at a time into the caller's BinResult, whose
-// buffers they reuse: a top 10 spread over its bins is a handful of runs,
-// and a BinResult (three vectors) apiece cost more than the merge.
+// The merge is lazy, a heap of the bins' next results: the K best come
+// out already in order (no collector to fill and sort), and each run goes
+// into the caller's BinResult, reusing its buffers (a top 10 spread over
+// its bins is a handful of runs, and a BinResult apiece cost more than
+// the merge).
 #pragma once
 
 #include <cstdint>
@@ -21,8 +23,8 @@ class RankedRuns {
  public:
   // `bins`: one BinResult per bin (no bin twice), docs best first with
   // their scores, and stored records parallel to docs or none; it must
-  // outlive this. Merges at once; Next moves the stored records of the
-  // kept docs into the runs.
+  // outlive this. Next moves the stored records of the kept docs into the
+  // runs.
   RankedRuns(std::vector<BinResult>* bins, size_t top_k, size_t offset);
 
   // Of the offset: min(offset, what the bins had).
@@ -33,18 +35,19 @@ class RankedRuns {
   bool Next(BinResult* run);
 
  private:
-  struct Source {
-    uint32_t bin;
-    size_t index;    // in *bins_
-    size_t taken;    // of its docs, passed to a run or skipped so far
+  struct Head {
+    size_t bin;  // in *bins_
+    size_t at;   // its next result
   };
-  Source& SourceOf(uint32_t bin);
+  struct BestInFront;
+  ScoredDoc DocOf(const Head& h) const;
+  // Passes the best head's result (to a run or the skip).
+  void Pop();
 
   std::vector<BinResult>* bins_;
-  std::vector<ScoredDoc> best_;  // the query's K best (offset included), best first
-  std::vector<Source> sources_;  // by ascending bin
-  size_t at_ = 0;                // in best_: the next result to hand out
+  std::vector<Head> heads_;  // the bins with results left: a heap, the best result in front
   uint64_t skipped_ = 0;
+  size_t left_ = 0;          // results the runs still hand out
 };
 
 }  // namespace dps

@@ -16,7 +16,7 @@ std::string IdOf(uint32_t bin, DocId docid) { return std::to_string(bin) + "/" +
 // Bins in random order, each with its own K best of random documents with
 // many tied scores, best first; stored records on some bins only.
 std::vector<BinResult> RandomBins(std::mt19937_64& rng, size_t k, std::vector<ScoredDoc>* all) {
-  std::vector<uint32_t> ids(rng() % 7);
+  std::vector<uint32_t> ids(rng() % 13);
   for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<uint32_t>(i * 3 + rng() % 3);
   std::shuffle(ids.begin(), ids.end(), rng);
   std::vector<BinResult> bins;
