@@ -5,38 +5,42 @@
 
 namespace dps {
 
+namespace {
 // A heap's order for heads: the front is the head whose result ranks best.
-struct RankedRuns::BestInFront {
-  const RankedRuns* runs;
-  bool operator()(const Head& a, const Head& b) const { return RanksBefore(runs->DocOf(b), runs->DocOf(a)); }
+struct BestInFront {
+  template <class Head>
+  bool operator()(const Head& a, const Head& b) const { return RanksBefore(b.doc, a.doc); }
 };
+
+ScoredDoc DocAt(const BinResult& b, size_t j) { return {b.scores[j], b.bin.value, b.docs[j]}; }
+}  // namespace
 
 RankedRuns::RankedRuns(std::vector<BinResult>* bins, size_t top_k, size_t offset) : bins_(bins) {
   size_t candidates = 0;
   heads_.reserve(bins->size());
   for (size_t i = 0; i < bins->size(); ++i) {
-    if ((*bins)[i].docs.empty()) continue;
-    candidates += (*bins)[i].docs.size();
-    heads_.push_back({i, 0});
+    const BinResult& b = (*bins)[i];
+    if (b.docs.empty()) continue;
+    candidates += b.docs.size();
+    heads_.push_back({DocAt(b, 0), i, 0});
   }
-  std::make_heap(heads_.begin(), heads_.end(), BestInFront{this});
+  std::make_heap(heads_.begin(), heads_.end(), BestInFront{});
   skipped_ = std::min<uint64_t>(offset, candidates);
   left_ = std::min(top_k, candidates - static_cast<size_t>(skipped_));
   for (uint64_t i = 0; i < skipped_; ++i) Pop();
 }
 
-ScoredDoc RankedRuns::DocOf(const Head& h) const {
-  const BinResult& b = (*bins_)[h.bin];
-  return {b.scores[h.at], b.bin.value, b.docs[h.at]};
-}
-
 void RankedRuns::Pop() {
-  std::pop_heap(heads_.begin(), heads_.end(), BestInFront{this});
-  if (++heads_.back().at == (*bins_)[heads_.back().bin].docs.size()) {
+  Head next = heads_.front();
+  const BinResult& b = (*bins_)[next.bin];
+  if (++next.at < b.docs.size()) {
+    next.doc = DocAt(b, next.at);
+  } else {  // the bin is done: the last head takes its place
+    next = heads_.back();
     heads_.pop_back();
-  } else {
-    std::push_heap(heads_.begin(), heads_.end(), BestInFront{this});
+    if (heads_.empty()) return;
   }
+  ReplaceHeapFront(heads_.data(), heads_.size(), next, BestInFront{});
 }
 
 bool RankedRuns::Next(BinResult* run) {

@@ -36,11 +36,10 @@ class RankedRuns {
 
  private:
   struct Head {
-    size_t bin;  // in *bins_
-    size_t at;   // its next result
+    ScoredDoc doc;  // its next result
+    size_t bin;     // in *bins_
+    size_t at;      // doc's index there
   };
-  struct BestInFront;
-  ScoredDoc DocOf(const Head& h) const;
   // Passes the best head's result (to a run or the skip).
   void Pop();
 

@@ -21,25 +21,8 @@ bool TopK::OfferSlow(ScoredDoc d) {
     return true;
   }
   if (!RanksBefore(d, heap_.front())) return false;
-  ReplaceWorst(d);
+  ReplaceHeapFront(heap_.data(), heap_.size(), d, RankOrder{});  // the worst kept gives way
   return true;
-}
-
-// The front (the worst kept) gives way to `d`, which sinks to its place:
-// one pass down, against pop_heap + push_heap's two.
-void TopK::ReplaceWorst(ScoredDoc d) {
-  const size_t n = heap_.size();
-  ScoredDoc* h = heap_.data();
-  size_t at = 0;
-  for (;;) {
-    size_t child = 2 * at + 1;
-    if (child >= n) break;
-    if (child + 1 < n && RanksBefore(h[child], h[child + 1])) ++child;  // the worse child
-    if (!RanksBefore(d, h[child])) break;  // d is worse than both: its place
-    h[at] = h[child];
-    at = child;
-  }
-  h[at] = d;
 }
 
 std::vector<ScoredDoc> TopK::Take() {
