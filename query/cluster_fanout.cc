@@ -94,10 +94,10 @@ void QueryFanOut::CancelAll() {
 void QueryFanOut::Finish() {
   CancelAll();
   if (ranked_ && !stopped_ && query_error_.ok()) {
-    RankedAnswer answer = RankedRuns(&ranked_bins_, options_.top_k, options_.offset);
-    stats_->skipped = answer.skipped;
-    for (BinResult& run : answer.runs) {
-      if (!stream_->Deliver(&run)) break;
+    RankedRuns runs(&ranked_bins_, options_.top_k, options_.offset);
+    stats_->skipped = runs.skipped();
+    BinResult run;
+    while (runs.Next(&run) && stream_->Deliver(&run)) {
     }
   }
   BinResult b;

@@ -59,22 +59,28 @@ Status Coordinator::Run(QueryNode query, const SearchOptions& options, const Res
 // Fetches the stored records of a finished bin on the caller's thread and
 // delivers them a chunk at a time: the first lines show while the rest is
 // read, and a big bin's texts never sit in memory whole (as when the caller
-// fetched each docid itself).
-bool Coordinator::DeliverStored(const BinResult& bin, Fetch fetch, const std::vector<std::string>& highlight,
+// fetched each docid itself). A bin of one chunk is fetched into and
+// delivered as itself (most bins of a page, every run of a top 10).
+bool Coordinator::DeliverStored(BinResult* bin, Fetch fetch, const std::vector<std::string>& highlight,
                                 ResultStream* stream, Status* status) {
   constexpr size_t kChunk = 256;
+  if (bin->docs.empty()) return true;
   DocBlockCache cache;
-  for (size_t at = 0; at < bin.docs.size(); at += kChunk) {
+  if (bin->docs.size() <= kChunk) {
+    bin->count = bin->docs.size();
+    *status = impl_->executor.FetchStored(bin->bin, bin->docs, fetch, highlight, &bin->stored, &cache);
+    return status->ok() && stream->Deliver(bin);
+  }
+  for (size_t at = 0; at < bin->docs.size(); at += kChunk) {
     BinResult chunk;
-    chunk.bin = bin.bin;
-    chunk.tablet = bin.tablet;
-    chunk.fast_path = bin.fast_path;
-    chunk.docs.assign(bin.docs.begin() + at, bin.docs.begin() + std::min(bin.docs.size(), at + kChunk));
-    if (!bin.scores.empty()) {
-      chunk.scores.assign(bin.scores.begin() + at, bin.scores.begin() + std::min(bin.scores.size(), at + kChunk));
-    }
+    chunk.bin = bin->bin;
+    chunk.tablet = bin->tablet;
+    chunk.fast_path = bin->fast_path;
+    const size_t end = std::min(bin->docs.size(), at + kChunk);
+    chunk.docs.assign(bin->docs.begin() + at, bin->docs.begin() + end);
+    if (!bin->scores.empty()) chunk.scores.assign(bin->scores.begin() + at, bin->scores.begin() + end);
     chunk.count = chunk.docs.size();
-    *status = impl_->executor.FetchStored(bin.bin, chunk.docs, fetch, highlight, &chunk.stored, &cache);
+    *status = impl_->executor.FetchStored(bin->bin, chunk.docs, fetch, highlight, &chunk.stored, &cache);
     if (!status->ok()) return false;
     if (!stream->Deliver(&chunk)) return false;
   }
@@ -86,13 +92,14 @@ bool Coordinator::DeliverStored(const BinResult& bin, Fetch fetch, const std::ve
 // sees bins in rank order, not in bin order.
 uint64_t Coordinator::DeliverRanked(std::vector<BinResult>* bins, const SearchOptions& options,
                                     const QueryPlan& plan, ResultStream* stream, Status* status) {
-  RankedAnswer answer = RankedRuns(bins, options.top_k, options.offset);
-  for (BinResult& run : answer.runs) {
+  RankedRuns runs(bins, options.top_k, options.offset);
+  BinResult run;
+  while (runs.Next(&run)) {
     const bool more = options.fetch == Fetch::kNone ? stream->Deliver(&run)
-                                                     : DeliverStored(run, options.fetch, plan.highlight, stream, status);
+                                                     : DeliverStored(&run, options.fetch, plan.highlight, stream, status);
     if (!more) break;
   }
-  return answer.skipped;
+  return runs.skipped();
 }
 
 Status Coordinator::RunPlan(const QueryPlan& plan, const SearchOptions& options,
@@ -115,6 +122,7 @@ Status Coordinator::RunPlan(const QueryPlan& plan, const SearchOptions& options,
   if (ranked) rank.emplace(plan, impl_->index->collection_stats(), options.bm25);
   SharedThreshold threshold;
   std::vector<BinResult> ranked_bins;  // ranked: every bin's best, merged once all answered
+  if (ranked) ranked_bins.reserve(plan.bins.size());
   std::optional<BinOrder> order;
   if (options.ordered && !options.count_only && !ranked) order.emplace(plan.bins, options.offset);
   std::optional<LimitBudget> budget;
@@ -140,7 +148,7 @@ Status Coordinator::RunPlan(const QueryPlan& plan, const SearchOptions& options,
   auto evaluate = [&](BinId bin, Completed* c) {
     BinTask t = task;
     t.bin = bin;
-    t.delay_us = delays.of(static_cast<uint32_t>(impl_->index->manifest().TabletOf(bin.value)));
+    if (!delays.empty()) t.delay_us = delays.of(static_cast<uint32_t>(impl_->index->manifest().TabletOf(bin.value)));
     c->status = impl_->executor.Execute(plan, t, &c->result);
   };
   Status status;
@@ -155,7 +163,7 @@ Status Coordinator::RunPlan(const QueryPlan& plan, const SearchOptions& options,
     auto deliver_one = [&](BinResult& r) {
       return options.count_only || options.fetch == Fetch::kNone
                  ? stream.Deliver(&r)
-                 : DeliverStored(r, options.fetch, plan.highlight, &stream, &status);
+                 : DeliverStored(&r, options.fetch, plan.highlight, &stream, &status);
     };
     bool more = true;
     if (ranked) {

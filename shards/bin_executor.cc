@@ -56,6 +56,8 @@ Status BinExecutor::Execute(const QueryPlan& plan, const BinTask& task, BinResul
     r->cancelled = m.cancelled;
     if (ranked) {
       if (!pruned) DPS_RETURN_IF_ERROR(RankBin(tablet, plan, task.bin, *task.rank, m.docs, task.top_k, &best));
+      r->docs.reserve(best.size());
+      r->scores.reserve(best.size());
       for (const ScoredDoc& d : best) {
         r->docs.push_back(d.docid);
         r->scores.push_back(d.score);

@@ -3,39 +3,33 @@
 namespace dps {
 
 namespace {
-// Heap order with the worst kept document at the front.
-bool WorseFirst(const ScoredDoc& a, const ScoredDoc& b) { return RanksBefore(a, b); }
+// RanksBefore as a type, not a function pointer, so that the heap
+// algorithms and the sort inline it. As a heap's order it puts the worst
+// kept document at the front.
+struct RankOrder {
+  bool operator()(const ScoredDoc& a, const ScoredDoc& b) const { return RanksBefore(a, b); }
+};
 }  // namespace
 
-bool TopK::OfferSlow(const ScoredDoc& d) {
+bool TopK::OfferSlow(ScoredDoc d) {
   if (k_ == 0) return false;
   if (heap_.size() < k_) {
+    // Unordered until full: a bin with at most K matches never pays for a
+    // heap, only for Take's sort; the heap is built once, when it fills.
     heap_.push_back(d);
-    std::push_heap(heap_.begin(), heap_.end(), WorseFirst);
+    if (heap_.size() == k_) std::make_heap(heap_.begin(), heap_.end(), RankOrder{});
     return true;
   }
   if (!RanksBefore(d, heap_.front())) return false;
-  std::pop_heap(heap_.begin(), heap_.end(), WorseFirst);
-  heap_.back() = d;
-  std::push_heap(heap_.begin(), heap_.end(), WorseFirst);
+  ReplaceHeapFront(heap_.data(), heap_.size(), d, RankOrder{});  // the worst kept gives way
   return true;
 }
 
 std::vector<ScoredDoc> TopK::Take() {
   std::vector<ScoredDoc> out = std::move(heap_);
   heap_.clear();
-  std::sort(out.begin(), out.end(), RanksBefore);
+  std::sort(out.begin(), out.end(), RankOrder{});
   return out;
-}
-
-std::vector<ScoredDoc> MergeTopK(const std::vector<std::vector<ScoredDoc>>& lists, size_t k) {
-  TopK top(k);
-  for (const auto& list : lists) {
-    for (const ScoredDoc& d : list) {
-      if (!top.Offer(d)) break;  // best first: the rest of this list cannot enter either
-    }
-  }
-  return top.Take();
 }
 
 }  // namespace dps

@@ -27,7 +27,24 @@ inline bool RanksBefore(const ScoredDoc& a, const ScoredDoc& b) {
   return a.docid < b.docid;
 }
 
-// A bin's (or a merge's) K best so far.
+// Puts `v` in place of a heap's front and sinks it to its place, in one
+// pass down (pop_heap then push_heap take two). The heap is laid out as
+// std::make_heap lays it out, `less` its order (the front is greatest).
+template <class T, class Less>
+void ReplaceHeapFront(T* heap, size_t n, T v, Less less) {
+  size_t at = 0;
+  for (;;) {
+    size_t child = 2 * at + 1;
+    if (child >= n) break;
+    if (child + 1 < n && less(heap[child], heap[child + 1])) ++child;  // the greater child
+    if (!less(v, heap[child])) break;
+    heap[at] = heap[child];
+    at = child;
+  }
+  heap[at] = v;
+}
+
+// A bin's K best so far.
 class TopK {
  public:
   explicit TopK(size_t k) : k_(k) { heap_.reserve(k); }
@@ -48,14 +65,10 @@ class TopK {
   std::vector<ScoredDoc> Take();
 
  private:
-  bool OfferSlow(const ScoredDoc& d);
+  bool OfferSlow(ScoredDoc d);
   size_t k_;
-  std::vector<ScoredDoc> heap_;  // a heap whose front is the worst kept
+  std::vector<ScoredDoc> heap_;  // once full, a heap whose front is the worst kept; unordered before
 };
-
-// The K best of several best-first lists (the bins' or the servers'
-// answers), best first.
-std::vector<ScoredDoc> MergeTopK(const std::vector<std::vector<ScoredDoc>>& lists, size_t k);
 
 // The k-th best score any bin of one query has reached: bins evaluated in
 // parallel read it at block boundaries and skip what cannot beat it, so a

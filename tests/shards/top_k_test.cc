@@ -57,17 +57,30 @@ TEST(TopK, KeepsTheKBestOfRandomTiedScores) {
   }
 }
 
-TEST(TopK, MergeOfBestFirstListsIsTheKBestOfTheirUnion) {
-  std::mt19937_64 rng(7);
-  for (int round = 0; round < 300; ++round) {
-    const size_t k = 1 + rng() % 10;
-    std::vector<std::vector<ScoredDoc>> lists(rng() % 5);
-    std::vector<ScoredDoc> all;
-    for (auto& list : lists) {
-      list = Oracle(RandomDocs(rng, rng() % 20), k);  // each list: its own K best, best first
-      all.insert(all.end(), list.begin(), list.end());
+// The pruned rankings read the threshold after every offer once the
+// collector is full: it must be the K-th best so far at each step, through
+// the fill (unordered until full), the heap's making and deep replacements.
+TEST(TopK, ThresholdAfterEveryOfferIsTheKthBestSoFar) {
+  std::mt19937_64 rng(11);
+  for (int round = 0; round < 200; ++round) {
+    const size_t n = rng() % 300, k = 1 + rng() % 40;
+    auto docs = RandomDocs(rng, n);
+    for (size_t i = 0; i < n; ++i) docs[i].docid = static_cast<DocId>(i);  // distinct: "enters" is unambiguous
+    TopK top(k);
+    std::vector<ScoredDoc> seen;
+    for (const auto& d : docs) {
+      seen.push_back(d);
+      const auto want = Oracle(seen, k);
+      const bool enters = std::any_of(want.begin(), want.end(), [&](const ScoredDoc& w) {
+        return w.score == d.score && w.bin == d.bin && w.docid == d.docid;
+      });
+      ASSERT_EQ(top.Offer(d), enters) << "round " << round << " offer " << seen.size();
+      ASSERT_EQ(top.full(), seen.size() >= k);
+      if (top.full()) {
+        ASSERT_EQ(top.threshold(), want.back().score) << "round " << round;
+      }
     }
-    ASSERT_TRUE(Same(MergeTopK(lists, k), Oracle(all, k))) << "round " << round;
+    ASSERT_TRUE(Same(top.Take(), Oracle(seen, k))) << "round " << round;
   }
 }
 
