@@ -67,19 +67,36 @@ Status OpenBoundedTerm(const Tablet& tablet, const QueryPlan& plan, BinId bin, c
   t->score_avgdl = ScoreAvgdl(one.info->score_avgdl);
   t->max_score = ref.max_score;
   if (!t->stored_impacts) {
-    // Kept in the dictionary (at most a block): bounded by its own
-    // postings, then started again.
-    for (DocId d = cursor->doc(); d != kEndDoc; d = cursor->Next()) {
-      DPS_RETURN_IF_ERROR(CheckDocInFile(one, bin, d));
-      t->bound = std::max(t->bound, rank.bm25.TermScore(t->idf, cursor->weight(), one.lengths->Get(d)));
-    }
-    DPS_RETURN_IF_ERROR(cursor->status());
-    DPS_RETURN_IF_ERROR(one.file->OpenCursor(ref, cursor));
+    // Kept in the dictionary (at most a block): one "block", bounded by
+    // its own postings once a bound is asked for (InlineBound).
     t->block = 0;
     t->block_last = cursor->last_doc();
+    t->ref = ref;
+    t->one = &one;
+    t->bin = bin;
   }
   return Status::OK();
 }
+
+namespace {
+// An inline list's bound, from its postings read with a second cursor
+// (the term's own may be anywhere in the list). Once a threshold exists to
+// compare it with: a bin that never fills its K never pays for it.
+Status InlineBound(const Bm25& bm25, BoundedTerm* t) {
+  if (t->bound_known) return Status::OK();
+  PostingCursor postings;
+  DPS_RETURN_IF_ERROR(t->one->file->OpenCursor(t->ref, &postings));
+  double bound = 0;
+  for (DocId d = postings.doc(); d != kEndDoc; d = postings.Next()) {
+    DPS_RETURN_IF_ERROR(CheckDocInFile(*t->one, t->bin, d));
+    bound = std::max(bound, bm25.TermScore(t->idf, postings.weight(), t->one->lengths->Get(d)));
+  }
+  DPS_RETURN_IF_ERROR(postings.status());
+  t->bound = bound;
+  t->bound_known = true;
+  return Status::OK();
+}
+}  // namespace
 
 Status BlockBound(const Bm25& bm25, size_t b, BoundedTerm* t, double* bound) {
   if (bm25.UsesBlockScores()) {
@@ -94,11 +111,11 @@ Status BlockBound(const Bm25& bm25, size_t b, BoundedTerm* t, double* bound) {
 
 Status LocateBlock(const Bm25& bm25, DocId d, BoundedTerm* t, bool* found) {
   *found = true;
-  if (t->block != SIZE_MAX && d <= t->block_last) return Status::OK();
   if (!t->stored_impacts) {
-    *found = false;
-    return Status::OK();
+    *found = d <= t->block_last;
+    return *found ? InlineBound(bm25, t) : Status::OK();
   }
+  if (t->block != SIZE_MAX && d <= t->block_last) return Status::OK();
   const size_t b = t->cursor->BlockFor(d, t->block == SIZE_MAX ? 0 : t->block + 1);
   if (b >= t->cursor->num_blocks()) {
     *found = false;
@@ -112,6 +129,7 @@ Status LocateBlock(const Bm25& bm25, DocId d, BoundedTerm* t, bool* found) {
 
 Status ListBound(const Bm25& bm25, BoundedTerm* t, double* bound) {
   if (!t->stored_impacts) {
+    DPS_RETURN_IF_ERROR(InlineBound(bm25, t));
     *bound = t->bound;
     return Status::OK();
   }

@@ -43,6 +43,11 @@ struct BoundedTerm {
   size_t block = SIZE_MAX;      // the located block; SIZE_MAX: none yet
   DocId block_last = 0;
   double bound = 0;
+  // An inline list's: its ref, bin and file, to bound it when first asked.
+  bool bound_known = false;
+  PostingRef ref;
+  const OneFileBin* one = nullptr;
+  BinId bin{0};
 };
 
 // A bound of any score the bin can give, from the global index alone (no
@@ -57,9 +62,10 @@ double BinBound(const QueryPlan& plan, BinId bin, const OneFileBin& one, const R
 PostingCursor* Cursor(size_t i);
 
 // Opens term `highlight` of the plan in the bin's file. *present is false
-// when the term has no postings in the bin. A list kept inline gets its
-// exact bound (from its few postings); a list with stored impacts gets
-// none until a block is located (LocateBlock) or ListBound is taken.
+// when the term has no postings in the bin. No bound is read until a
+// block is located (LocateBlock) or ListBound is taken: then a list kept
+// inline gets its exact bound (from its few postings), a stored list its
+// block's or its own. `one` must outlive *t.
 Status OpenBoundedTerm(const Tablet& tablet, const QueryPlan& plan, BinId bin, const OneFileBin& one,
                        const RankContext& rank, size_t highlight, PostingCursor* cursor, BoundedTerm* t,
                        bool* present);
