@@ -24,12 +24,19 @@ Impact BlockCorner(const uint32_t* tfs, const uint32_t* dls, size_t n) {
 
 uint16_t BlockScore(const uint32_t* tfs, const uint32_t* dls, size_t n, double score_avgdl) {
   const double slope = kBlockScoreK1 * kBlockScoreB / score_avgdl, flat = kBlockScoreK1 * (1 - kBlockScoreB);
-  double best = 0;
-  for (size_t i = 0; i < n; ++i) {
-    const double tf = tfs[i];
-    best = std::max(best, tf / (tf + flat + slope * dls[i]));
+  // The best r = tf / denom found by cross-multiplying (no division per
+  // posting: this runs for every block an ingest writes).
+  double best_tf = tfs[0], best_denom = best_tf + flat + slope * dls[0];
+  for (size_t i = 1; i < n; ++i) {
+    const double tf = tfs[i], denom = tf + flat + slope * dls[i];
+    if (tf * best_denom > best_tf * denom) {
+      best_tf = tf;
+      best_denom = denom;
+    }
   }
-  // Rounded up past the few ulps of error of `best`: q / 65535 >= the exact r.
+  const double best = best_tf / best_denom;
+  // Rounded up past the few ulps of error of `best` (and of the comparisons,
+  // which may pick a posting an ulp below the best): q / 65535 >= the exact r.
   const double q = std::ceil(best * kBlockScoreSteps * (1 + 1e-12));
   return static_cast<uint16_t>(std::clamp(q, 1.0, kBlockScoreSteps));
 }
