@@ -118,6 +118,14 @@ class PrunedTopK {
   RankStats stats_;
 };
 
+// A single term's K best in the bin, its blocks scored best first (by
+// block score) and the rest in docid order unless their bound is below
+// the threshold; no block scored twice (shards/best_first_term.cc).
+// REQUIRES: t's list has stored impacts and several blocks, and
+// bm25.UsesBlockScores() (block scores are then read at random).
+Status RankTermBestFirst(const BoundedTerm& t, size_t k, const OneFileBin& one, BinId bin, const Bm25& bm25,
+                         PrunedTopK* top);
+
 // A posting's docid must be a document of the file (lengths are read there).
 Status CheckDocInFile(const OneFileBin& one, BinId bin, DocId d);
 

@@ -1,0 +1,120 @@
+// A single term's ranking, its blocks visited best first:
+// pruned::RankTermBestFirst (shards/pruned_terms.h). In docid order a bin
+// scores every block until its K-th best is high, and most blocks' bounds
+// beat a threshold that is still low (gcide 'webster': 40 of bin 0's 220
+// blocks scored where 10 would do). Scored in the order of their bounds,
+// the best blocks raise the threshold to its final height at once, and the
+// rest are passed over on their bound alone (Ding & Suel's block-max
+// score-at-a-time order, for the one case where block scores are read at
+// random for free: one term, the default k1 and b).
+#include <algorithm>
+
+#include "shards/pruned_terms.h"
+
+namespace dps::pruned {
+
+namespace {
+
+// The most blocks chosen for the first round: enough to hold the K best
+// of a list whose best documents are spread one a block, few enough that
+// keeping them sorted while the scores go by stays a handful of compares.
+constexpr size_t kMaxBest = 32;
+
+// Scores every posting of block b and offers it: the weights and lengths
+// first, then the divisions with no call or branch between one document's
+// and the next's, then the offers. Bit for bit RankBin's scores (a single
+// term's sum is its one part).
+Status ScoreBlock(const BoundedTerm& t, size_t b, const OneFileBin& one, BinId bin, const Bm25& bm25,
+                  PrunedTopK* top) {
+  PostingCursor* c = t.cursor;
+  if (c->SeekBlock(b) == kEndDoc) {
+    return c->status().ok() ? Status::Corruption("posting list block " + std::to_string(b) + " is empty")
+                            : c->status();
+  }
+  const DocId* docs = c->run();
+  const size_t n = c->run_size();
+  const uint32_t* tf = c->run_weights();
+  if (tf == nullptr) return c->status();
+  DPS_RETURN_IF_ERROR(CheckDocInFile(one, bin, docs[0]));
+  DPS_RETURN_IF_ERROR(CheckDocInFile(one, bin, docs[n - 1]));  // ascending: all between are
+  double score[kBlockSize];
+  for (size_t i = 0; i < n; ++i) score[i] = Bm25::ScoreWithNorm(t.idf, tf[i], bm25.Norm(one.lengths->Get(docs[i])));
+  for (size_t i = 0; i < n; ++i) top->Offer(score[i], bin, docs[i]);
+  return Status::OK();
+}
+
+}  // namespace
+
+Status RankTermBestFirst(const BoundedTerm& t, size_t k, const OneFileBin& one, BinId bin, const Bm25& bm25,
+                         PrunedTopK* top) {
+  const PostingCursor& c = *t.cursor;
+  const size_t blocks = c.num_blocks();
+  // A block whose bound is below the threshold cannot add a document.
+  // The bound grows with the score (each step of BlockScoreBound is a
+  // correctly rounded operation monotone in it), so comparing scores with
+  // the least score reaching the threshold is comparing the bounds.
+  auto bound = [&](uint32_t score) { return bm25.BlockScoreBound(t.idf, score, t.score_avgdl); };
+  auto least_reaching = [&](double threshold) {
+    uint32_t lo = 1, hi = 65536;  // 65536: no score reaches it
+    while (lo < hi) {
+      const uint32_t mid = lo + (hi - lo) / 2;
+      if (bound(mid) >= threshold) {
+        hi = mid;
+      } else {
+        lo = mid + 1;
+      }
+    }
+    return lo;
+  };
+
+  // The first round: the best blocks by score (the earlier first among
+  // equals), found in one pass over the u16 scores without sorting them
+  // all, then scored best first while each one's bound reaches the
+  // threshold. One below it ends the ranking: every block left scores no
+  // higher.
+  const size_t m = std::min(blocks, std::clamp<size_t>(k, 4, kMaxBest));
+  uint32_t best[kMaxBest], best_score[kMaxBest];
+  size_t found = 0;
+  for (size_t b = 0; b < blocks; ++b) {
+    const uint32_t s = c.block_score(b);
+    if (found == m && s <= best_score[m - 1]) continue;
+    size_t i = found < m ? found++ : m - 1;
+    for (; i > 0 && best_score[i - 1] < s; --i) {
+      best[i] = best[i - 1];
+      best_score[i] = best_score[i - 1];
+    }
+    best[i] = static_cast<uint32_t>(b);
+    best_score[i] = s;
+  }
+  for (size_t i = 0; i < found; ++i) {
+    if (bound(best_score[i]) < top->Refresh()) {
+      for (size_t skipped = i; skipped < blocks; ++skipped) top->Skipped();
+      return Status::OK();
+    }
+    DPS_RETURN_IF_ERROR(ScoreBlock(t, best[i], one, bin, bm25, top));
+  }
+
+  // The rest in docid order, each block scored unless its bound is below
+  // the threshold, the first round's never again.
+  std::sort(best, best + found);
+  double threshold = top->Refresh();
+  uint32_t least = least_reaching(threshold);
+  for (size_t b = 0, next_best = 0; b < blocks; ++b) {
+    if (next_best < found && best[next_best] == b) {
+      ++next_best;
+      continue;
+    }
+    if (c.block_score(b) < least) {
+      top->Skipped();
+      continue;
+    }
+    DPS_RETURN_IF_ERROR(ScoreBlock(t, b, one, bin, bm25, top));
+    if (top->Refresh() != threshold) {
+      threshold = top->Refresh();
+      least = least_reaching(threshold);
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace dps::pruned
