@@ -8,6 +8,7 @@
 // score-at-a-time order, for the one case where block scores are read at
 // random for free: one term, the default k1 and b).
 #include <algorithm>
+#include <limits>
 
 #include "shards/pruned_terms.h"
 
@@ -20,10 +21,35 @@ namespace {
 // keeping them sorted while the scores go by stays a handful of compares.
 constexpr size_t kMaxBest = 32;
 
-// Scores every posting of block b and offers it: the weights and lengths
-// first, then the divisions with no call or branch between one document's
-// and the next's, then the offers. Bit for bit RankBin's scores (a single
-// term's sum is its one part).
+// Which postings can reach a threshold T, judged on tf and dl without a
+// division. A score idf / (1 + Norm(dl) / tf) reaches T only when Norm(dl)
+// <= tf (idf / T - 1), and Norm is affine in dl (n0 + n1 dl): so only when
+// dl <= tf a - c, a = (idf / T - 1) / n1, c = n0 / n1. The computed scores
+// are correctly rounded steps, off by a few ulps; one more unit of dl, or
+// a relative 1e-9 of the line (tf idf / (T n1), the distance from the
+// pole), lowers the true score far more (by a relative 1e-9 at least), so a
+// posting beyond the widened line scores below T, exactly computed too.
+// The rest are scored exactly and offered.
+class LengthCut {
+ public:
+  // No cut until there is a threshold (or when Norm does not grow with dl).
+  LengthCut(const Bm25& bm25, double idf, double threshold) {
+    constexpr double kSpan = 1 << 20;
+    const double n0 = bm25.Norm(0), n1 = (bm25.Norm(static_cast<uint32_t>(kSpan)) - n0) / kSpan;
+    if (!(threshold > 0) || !(n1 > 0)) return;
+    slope_ = (idf / threshold - 1) / n1 + 1e-9 * idf / (threshold * n1);
+    offset_ = n0 / n1 - 1;
+  }
+  bool Keeps(uint32_t tf, uint32_t dl) const { return static_cast<double>(dl) <= tf * slope_ - offset_; }
+
+ private:
+  double slope_ = std::numeric_limits<double>::infinity(), offset_ = 0;
+};
+
+// Scores the postings of block b that can reach the threshold (LengthCut)
+// and offers them: lengths and the cut first, then the divisions with no
+// call or branch between one document's and the next's, then the offers.
+// Bit for bit RankBin's scores (a single term's sum is its one part).
 Status ScoreBlock(const BoundedTerm& t, size_t b, const OneFileBin& one, BinId bin, const Bm25& bm25,
                   PrunedTopK* top) {
   PostingCursor* c = t.cursor;
@@ -37,9 +63,17 @@ Status ScoreBlock(const BoundedTerm& t, size_t b, const OneFileBin& one, BinId b
   if (tf == nullptr) return c->status();
   DPS_RETURN_IF_ERROR(CheckDocInFile(one, bin, docs[0]));
   DPS_RETURN_IF_ERROR(CheckDocInFile(one, bin, docs[n - 1]));  // ascending: all between are
+  const LengthCut cut(bm25, t.idf, top->Refresh());
+  uint32_t dl[kBlockSize], kept[kBlockSize];
+  for (size_t i = 0; i < n; ++i) dl[i] = one.lengths->Get(docs[i]);
+  size_t m = 0;
+  for (size_t i = 0; i < n; ++i) {
+    kept[m] = static_cast<uint32_t>(i);
+    m += cut.Keeps(tf[i], dl[i]);
+  }
   double score[kBlockSize];
-  for (size_t i = 0; i < n; ++i) score[i] = Bm25::ScoreWithNorm(t.idf, tf[i], bm25.Norm(one.lengths->Get(docs[i])));
-  for (size_t i = 0; i < n; ++i) top->Offer(score[i], bin, docs[i]);
+  for (size_t j = 0; j < m; ++j) score[j] = Bm25::ScoreWithNorm(t.idf, tf[kept[j]], bm25.Norm(dl[kept[j]]));
+  for (size_t j = 0; j < m; ++j) top->Offer(score[j], bin, docs[kept[j]]);
   return Status::OK();
 }
 
