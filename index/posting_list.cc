@@ -372,6 +372,10 @@ DocId PostingCursor::SeekSlow(DocId target) {
 DocId PostingCursor::SeekBlock(size_t b) {
   if (!status_.ok()) return kEndDoc;  // a failed cursor never reads on
   b = std::min<size_t>(b, num_blocks_);
+  if (b == 0 && block_ == 0 && num_blocks_ == 1) {  // a one-block list is decoded whole (LoadBlockFor)
+    pos_ = 0;
+    return docs_[0];
+  }
   // The weight walk only moves forward: when it has passed b (b's own
   // weights decoded included), start it again; weight() then jumps to the
   // last mark at or before b.

@@ -104,9 +104,9 @@ Status RankBinBlockMax(const Tablet& tablet, const QueryPlan& plan, BinId bin, c
   }
   const Bm25& bm25 = rank.bm25;
   pruned::PrunedTopK top(k, shared);
-  // A single term of several blocks at the default k1 and b: its block
-  // scores are read at random, so its best blocks go first.
-  if (n == 1 && terms[0].stored_impacts && terms[0].cursor->num_blocks() > 1 && bm25.UsesBlockScores()) {
+  // A single term at the default k1 and b (its block scores are read at
+  // random, so its best blocks go first), or kept inline (one short run).
+  if (n == 1 && (!terms[0].stored_impacts || bm25.UsesBlockScores())) {
     DPS_RETURN_IF_ERROR(pruned::RankTermBestFirst(terms[0], k, one, bin, bm25, &top));
     top.Finish(out, stats);
     return Status::OK();

@@ -120,9 +120,9 @@ class PrunedTopK {
 
 // A single term's K best in the bin, its blocks scored best first (by
 // block score) and the rest in docid order unless their bound is below
-// the threshold; no block scored twice (shards/best_first_term.cc).
-// REQUIRES: t's list has stored impacts and several blocks, and
-// bm25.UsesBlockScores() (block scores are then read at random).
+// the threshold; no block scored twice; a list kept inline scored whole
+// (shards/best_first_term.cc). REQUIRES: t freshly opened, and its list
+// kept inline or bm25.UsesBlockScores() (block scores bound the scores).
 Status RankTermBestFirst(const BoundedTerm& t, size_t k, const OneFileBin& one, BinId bin, const Bm25& bm25,
                          PrunedTopK* top);
 

@@ -202,7 +202,7 @@ TEST(PostingCursor, ShortColumnsUpTo65535) {
 // weight marks and without, and the cursor then seeks on as usual.
 TEST(PostingCursor, SeekBlockVisitsBlocksInAnyOrder) {
   std::mt19937_64 rng(11);
-  for (size_t n : {129, 1000, 5000, 20000}) {
+  for (size_t n : {2, 128, 129, 1000, 5000, 20000}) {
     List l = MakeList(rng, n, 1 + static_cast<uint32_t>(rng() % 40));
     const size_t blocks = (l.docs.size() + 127) / 128;
     std::vector<size_t> forward(blocks), backward, shuffled;
@@ -226,6 +226,17 @@ TEST(PostingCursor, SeekBlockVisitsBlocksInAnyOrder) {
           ASSERT_EQ(c.run()[j], l.docs[begin + j]);
           ASSERT_EQ(w[j], l.weights[begin + j]) << "n " << n << " block " << b << " posting " << j;
         }
+      }
+      // A block partly decoded (a seek from an earlier block decodes the
+      // quarter holding its target) is decoded whole by SeekBlock.
+      if (const size_t full = l.docs.size() / 128; full > 1) {
+        ASSERT_EQ(c.SeekBlock(full - 2), l.docs[(full - 2) * 128]);
+        ASSERT_EQ(c.Seek(l.docs[(full - 1) * 128 + 100]), l.docs[(full - 1) * 128 + 100]);
+        ASSERT_EQ(c.run_size(), 28u);  // the last quarter: docids 96 to 127, from the target on
+        ASSERT_EQ(c.SeekBlock(full - 1), l.docs[(full - 1) * 128]);
+        ASSERT_EQ(c.run_size(), 128u);
+        ASSERT_EQ(c.run()[127], l.docs[(full - 1) * 128 + 127]);
+        ASSERT_EQ(c.run_weights()[5], l.weights[(full - 1) * 128 + 5]);
       }
       // From a block, Seek and Next go on forward from it.
       const size_t b = rng() % blocks, at = b * 128 + rng() % std::min<size_t>(128, l.docs.size() - b * 128);
