@@ -98,7 +98,7 @@ Status RankTermBestFirst(const BoundedTerm& t, size_t k, const OneFileBin& one, 
   // the least score reaching the threshold is comparing the bounds.
   auto bound = [&](uint32_t score) { return bm25.BlockScoreBound(t.idf, score, t.score_avgdl); };
   auto least_reaching = [&](double threshold) {
-    uint32_t lo = 1, hi = 65536;  // 65536: no score reaches it
+    uint32_t lo = 0, hi = 65536;  // 0: every score (no threshold), 65536: none
     while (lo < hi) {
       const uint32_t mid = lo + (hi - lo) / 2;
       if (bound(mid) >= threshold) {
@@ -131,11 +131,12 @@ Status RankTermBestFirst(const BoundedTerm& t, size_t k, const OneFileBin& one, 
   }
   for (size_t i = 0; i < found; ++i) {
     if (bound(best_score[i]) < top->Refresh()) {
-      for (size_t skipped = i; skipped < blocks; ++skipped) top->Skipped();
+      top->Skipped(blocks - i);
       return Status::OK();
     }
     DPS_RETURN_IF_ERROR(ScoreBlock(t, best[i], one, bin, bm25, top));
   }
+  if (found == blocks) return Status::OK();
 
   // The rest in docid order, each block scored unless its bound is below
   // the threshold, the first round's never again.
@@ -152,8 +153,8 @@ Status RankTermBestFirst(const BoundedTerm& t, size_t k, const OneFileBin& one, 
       continue;
     }
     DPS_RETURN_IF_ERROR(ScoreBlock(t, b, one, bin, bm25, top));
-    if (top->Refresh() != threshold) {
-      threshold = top->Refresh();
+    if (const double now = top->Refresh(); now != threshold) {
+      threshold = now;
       least = least_reaching(threshold);
     }
   }

@@ -101,7 +101,7 @@ class PrunedTopK {
       if (shared_ != nullptr) shared_->Raise(top_.threshold());
     }
   }
-  void Skipped() { ++stats_.skipped_ranges; }
+  void Skipped(uint64_t ranges = 1) { stats_.skipped_ranges += ranges; }
   // The K best, best first, into *out; the counts added to *stats if given.
   void Finish(std::vector<ScoredDoc>* out, RankStats* stats) {
     *out = top_.Take();
