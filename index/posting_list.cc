@@ -369,6 +369,23 @@ DocId PostingCursor::SeekSlow(DocId target) {
   return LoadBlockFor(BlockFor(target, block_ + 1), target);
 }
 
+DocId PostingCursor::SeekBlock(size_t b) {
+  if (!status_.ok()) return kEndDoc;  // a failed cursor never reads on
+  b = std::min<size_t>(b, num_blocks_);
+  if (b == 0 && block_ == 0 && num_blocks_ == 1) {  // a one-block list is decoded whole (LoadBlockFor)
+    pos_ = 0;
+    return docs_[0];
+  }
+  // The weight walk only moves forward: when it has passed b (b's own
+  // weights decoded included), start it again; weight() then jumps to the
+  // last mark at or before b.
+  if (b < weight_block_) {
+    weight_block_ = 0;
+    weight_next_ = weights_at_;
+  }
+  return LoadBlock(b);
+}
+
 bool PostingCursor::MarkAgrees(size_t block, const uint8_t* start) {
   if (block % kWeightMarkEvery != 0 || block / kWeightMarkEvery > WeightMarks(num_blocks_)) return true;
   if (weights_at_ + DecodeFixed32(marks_at_ + 4 * (block / kWeightMarkEvery - 1)) == start) return true;

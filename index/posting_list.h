@@ -135,6 +135,14 @@ class PostingCursor {
   // The first block at or after `from` whose last docid is >= target;
   // num_blocks() when none is.
   size_t BlockFor(DocId target, size_t from) const;
+  // Positions on the first docid of block b, forwards or backwards, with
+  // the whole block decoded (run() is the block): for a ranking that
+  // visits a list's blocks out of docid order, best first. Every check of
+  // a forward walk still applies (a block must agree with the skip table;
+  // weights are walked again from the last mark at or before b). kEndDoc
+  // when b >= num_blocks(), or once the cursor has failed (it stays failed).
+  // REQUIRES has_impacts() (a list kept inline is never rewound).
+  DocId SeekBlock(size_t b);
   // Block b's score (index/block_impacts.h). REQUIRES has_impacts(),
   // b < num_blocks().
   uint32_t block_score(size_t b) const { return DecodeFixed16(scores_at_ + 2 * b); }

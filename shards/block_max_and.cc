@@ -103,13 +103,21 @@ Status RankBinBlockMax(const Tablet& tablet, const QueryPlan& plan, BinId bin, c
     if (!present) return Status::OK();  // a term absent from this bin: no match
   }
   const Bm25& bm25 = rank.bm25;
+  pruned::PrunedTopK top(k, shared);
+  // A single term at the default k1 and b (its block scores are read at
+  // random, so its best blocks go first), or kept inline (one short run).
+  if (n == 1 && (!terms[0].stored_impacts || bm25.UsesBlockScores())) {
+    DPS_RETURN_IF_ERROR(pruned::RankTermBestFirst(terms[0], k, one, bin, bm25, &top));
+    top.Finish(out, stats);
+    return Status::OK();
+  }
   // The rarest term leads the leapfrog.
   size_t lead = 0;
   for (size_t h = 1; h < n; ++h) {
     if (terms[h].cursor->df() < terms[lead].cursor->df()) lead = h;
   }
   // Long lists of similar length (the dense kernel's case), and single
-  // terms of several blocks, are scored a window at a time (ScoreWindow);
+  // terms of several blocks (other k1, b), are scored a window at a time (ScoreWindow);
   // a selective conjunction seeks candidate by candidate.
   PostingCursor* by_rarity[pruned::kMaxTerms];
   by_rarity[0] = terms[lead].cursor;
@@ -117,7 +125,6 @@ Status RankBinBlockMax(const Tablet& tablet, const QueryPlan& plan, BinId bin, c
     if (h != lead) by_rarity[i++] = terms[h].cursor;
   }
   const bool windows = n == 1 ? terms[lead].cursor->num_blocks() > 1 : PrefersDense(by_rarity, n);
-  pruned::PrunedTopK top(k, shared);
   // [.., range_end]: the docids every term's located block covers, whose
   // scores `bound` bounds; located again once the candidate passes it.
   DocId range_end = 0;

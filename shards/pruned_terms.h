@@ -101,7 +101,7 @@ class PrunedTopK {
       if (shared_ != nullptr) shared_->Raise(top_.threshold());
     }
   }
-  void Skipped() { ++stats_.skipped_ranges; }
+  void Skipped(uint64_t ranges = 1) { stats_.skipped_ranges += ranges; }
   // The K best, best first, into *out; the counts added to *stats if given.
   void Finish(std::vector<ScoredDoc>* out, RankStats* stats) {
     *out = top_.Take();
@@ -117,6 +117,14 @@ class PrunedTopK {
   double threshold_ = kNoThreshold;
   RankStats stats_;
 };
+
+// A single term's K best in the bin, its blocks scored best first (by
+// block score) and the rest in docid order unless their bound is below
+// the threshold; no block scored twice; a list kept inline scored whole
+// (shards/best_first_term.cc). REQUIRES: t freshly opened, and its list
+// kept inline or bm25.UsesBlockScores() (block scores bound the scores).
+Status RankTermBestFirst(const BoundedTerm& t, size_t k, const OneFileBin& one, BinId bin, const Bm25& bm25,
+                         PrunedTopK* top);
 
 // A posting's docid must be a document of the file (lengths are read there).
 Status CheckDocInFile(const OneFileBin& one, BinId bin, DocId d);

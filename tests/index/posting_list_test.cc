@@ -27,6 +27,20 @@ List MakeList(std::mt19937_64& rng, size_t n, uint32_t max_gap) {
   return l;
 }
 
+Status Open(PostingCursor* c, const std::string& bytes, size_t df) {
+  return c->Init(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), static_cast<uint32_t>(df), nullptr, 0);
+}
+
+// A list of more than 16 blocks with its first weight mark (weight block
+// 16's, the first u32 after the doc_end column) off by one byte.
+std::string FirstMarkFlipped(const List& l) {
+  const size_t blocks = (l.docs.size() + 127) / 128;
+  const size_t marks_at = SkipTableSize(blocks, static_cast<uint8_t>(l.bytes[0])) - 4 * WeightMarks(blocks);
+  std::string bad = l.bytes;
+  bad[marks_at] = static_cast<char>(bad[marks_at] ^ 1);
+  return bad;
+}
+
 TEST(PostingCursor, IteratesEveryDocAndWeight) {
   std::mt19937_64 rng(1);
   for (size_t n : {2, 3, 127, 128, 129, 255, 256, 257, 1000, 5000}) {
@@ -98,14 +112,9 @@ TEST(PostingCursor, WeightMarksServeFarSeeksAndAreChecked) {
     }
     ASSERT_TRUE(c.status().ok());
   }
-  // The first mark (weight block 16) is the first u32 after the doc_end column.
-  const uint8_t layout = static_cast<uint8_t>(l.bytes[0]);
-  const size_t marks_at = SkipTableSize(blocks, layout) - 4 * WeightMarks(blocks);
-  std::string bad = l.bytes;
-  bad[marks_at] = static_cast<char>(bad[marks_at] ^ 1);
+  const std::string bad = FirstMarkFlipped(l);
   PostingCursor c;
-  ASSERT_TRUE(c.Init(reinterpret_cast<const uint8_t*>(bad.data()), bad.size(),
-                     static_cast<uint32_t>(l.docs.size()), nullptr, 0).ok());
+  ASSERT_TRUE(Open(&c, bad, l.docs.size()).ok());
   for (DocId d = c.doc(); d != kEndDoc; d = c.Next()) c.weight();
   EXPECT_TRUE(c.status().IsCorruption()) << c.status().ToString();
 }
@@ -186,6 +195,96 @@ TEST(PostingCursor, ShortColumnsUpTo65535) {
       EXPECT_TRUE(c.status().ok());
     }
   }
+}
+
+// SeekBlock visits blocks in any order (best-first rankings): each visit
+// gives the block's docids and weights whole, in every order, in lists with
+// weight marks and without, and the cursor then seeks on as usual.
+TEST(PostingCursor, SeekBlockVisitsBlocksInAnyOrder) {
+  std::mt19937_64 rng(11);
+  for (size_t n : {2, 128, 129, 1000, 5000, 20000}) {
+    List l = MakeList(rng, n, 1 + static_cast<uint32_t>(rng() % 40));
+    const size_t blocks = (l.docs.size() + 127) / 128;
+    std::vector<size_t> forward(blocks), backward, shuffled;
+    for (size_t b = 0; b < blocks; ++b) forward[b] = b;
+    backward.assign(forward.rbegin(), forward.rend());
+    shuffled = forward;
+    std::shuffle(shuffled.begin(), shuffled.end(), rng);
+    for (const auto* order : {&forward, &backward, &shuffled}) {
+      PostingCursor c;
+      ASSERT_TRUE(Open(&c, l.bytes, l.docs.size()).ok());
+      ASSERT_EQ(c.num_blocks(), blocks);
+      for (size_t i = 0; i < order->size(); ++i) {
+        // Twice now and then: a block seen (weights read) is read again alike.
+        const size_t b = (*order)[i - (i > 0 && i % 7 == 0)];
+        const size_t begin = b * 128, len = std::min<size_t>(128, l.docs.size() - begin);
+        ASSERT_EQ(c.SeekBlock(b), l.docs[begin]) << "n " << n << " block " << b;
+        ASSERT_EQ(c.run_size(), len);
+        const uint32_t* w = c.run_weights();
+        ASSERT_NE(w, nullptr) << c.status().ToString();
+        for (size_t j = 0; j < len; ++j) {
+          ASSERT_EQ(c.run()[j], l.docs[begin + j]);
+          ASSERT_EQ(w[j], l.weights[begin + j]) << "n " << n << " block " << b << " posting " << j;
+        }
+      }
+      // A block partly decoded (a seek from an earlier block decodes the
+      // quarter holding its target) is decoded whole by SeekBlock.
+      if (const size_t full = l.docs.size() / 128; full > 1) {
+        ASSERT_EQ(c.SeekBlock(full - 2), l.docs[(full - 2) * 128]);
+        ASSERT_EQ(c.Seek(l.docs[(full - 1) * 128 + 100]), l.docs[(full - 1) * 128 + 100]);
+        ASSERT_EQ(c.run_size(), 28u);  // the last quarter: docids 96 to 127, from the target on
+        ASSERT_EQ(c.SeekBlock(full - 1), l.docs[(full - 1) * 128]);
+        ASSERT_EQ(c.run_size(), 128u);
+        ASSERT_EQ(c.run()[127], l.docs[(full - 1) * 128 + 127]);
+        ASSERT_EQ(c.run_weights()[5], l.weights[(full - 1) * 128 + 5]);
+      }
+      // From a block, Seek and Next go on forward from it.
+      const size_t b = rng() % blocks, at = b * 128 + rng() % std::min<size_t>(128, l.docs.size() - b * 128);
+      c.SeekBlock(b);
+      ASSERT_EQ(c.Seek(l.docs[at]), l.docs[at]);
+      ASSERT_EQ(c.weight(), l.weights[at]);
+      if (at + 1 < l.docs.size()) {
+        ASSERT_EQ(c.Next(), l.docs[at + 1]);
+        ASSERT_EQ(c.weight(), l.weights[at + 1]);
+      }
+      EXPECT_EQ(c.SeekBlock(blocks), kEndDoc);
+      EXPECT_EQ(c.SeekBlock(blocks + 5), kEndDoc);
+      EXPECT_EQ(c.SeekBlock(0), l.docs[0]);
+      EXPECT_TRUE(c.status().ok());
+    }
+  }
+}
+
+// Rewinding never skips a check: a wrong weight mark is found by a walk
+// passing it (block 15's weights walked from block 0 reach the mark of
+// block 16), a corrupt doc block when it is visited, and a failed cursor
+// stays failed whichever block is asked for next.
+TEST(PostingCursor, SeekBlockKeepsCorruptionChecks) {
+  std::mt19937_64 rng(12);
+  List l = MakeList(rng, 20000, 40);
+  const std::string bad = FirstMarkFlipped(l);
+  PostingCursor c;
+  ASSERT_TRUE(Open(&c, bad, l.docs.size()).ok());
+  ASSERT_EQ(c.SeekBlock(40), l.docs[40 * 128]);
+  ASSERT_NE(c.run_weights(), nullptr);  // walked from mark 2, which is sound
+  ASSERT_EQ(c.SeekBlock(15), l.docs[15 * 128]);  // backwards: the walk restarts at block 0
+  EXPECT_EQ(c.run_weights(), nullptr);
+  EXPECT_TRUE(c.status().IsCorruption()) << c.status().ToString();
+  EXPECT_EQ(c.SeekBlock(0), kEndDoc);
+  EXPECT_EQ(c.doc(), kEndDoc);
+
+  // A doc block that disagrees with the skip table (its last docid), seen
+  // first backwards: the cursor fails there and nothing after reads.
+  const size_t last_doc_width = static_cast<uint8_t>(l.bytes[0]) & kSkipShortLast ? 2 : 4;
+  std::string skewed = l.bytes;
+  skewed[1 + last_doc_width * 30] = static_cast<char>(skewed[1 + last_doc_width * 30] ^ 1);  // block 30's last docid
+  PostingCursor d;
+  ASSERT_TRUE(Open(&d, skewed, l.docs.size()).ok());
+  ASSERT_EQ(d.SeekBlock(100), l.docs[100 * 128]);
+  EXPECT_EQ(d.SeekBlock(30), kEndDoc);
+  EXPECT_TRUE(d.status().IsCorruption()) << d.status().ToString();
+  EXPECT_EQ(d.SeekBlock(100), kEndDoc);
+  EXPECT_EQ(d.Seek(0), kEndDoc);
 }
 
 TEST(PostingCursor, LargestDocIdAndSingleton) {

@@ -127,6 +127,94 @@ TEST_P(BlockMax, PrunedRankingEqualsExhaustive) {
   EXPECT_LT(pruning.scored, matched);
 }
 
+// A single term's blocks are scored best first, then the rest in docid
+// order unless their bound is below the threshold (shards/best_first_term.cc).
+// The rest matter when the K best lie in more blocks than the first round
+// takes (K above 32) or the bounds are loose: bin 0's documents are short,
+// bin 1's long, so bin 0's block scores (at its own mean length) bound its
+// scores at the longer collection mean with room to spare, and rank its
+// blocks otherwise than their best documents do. Terms of 160 blocks a
+// bin, of a few (one more than a first round of 4 takes), of one, and
+// kept inline. Every bin's ranking, and the whole query's with bins
+// sharing the threshold, equals the exhaustive one for K from 1 to past
+// the matches.
+TEST(BlockMaxSingleTerm, BestFirstEqualsExhaustive) {
+  RankStats pruning;
+  uint64_t first_round_exceeded = 0;  // rankings that scored blocks after the first round
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::mt19937_64 rng(seed);
+    testing::TempDir dir;
+    IndexOptions options;
+    options.bins = 2;
+    options.tablets = 2;  // a file per bin
+    {
+      std::vector<testing::ModelDoc> docs(20000);
+      for (size_t i = 0; i < docs.size(); ++i) {
+        docs[i].id = std::to_string(i);
+        const bool shorter = BinOfId(docs[i].id, options.bins).value == 0;
+        const uint32_t len = 1 + static_cast<uint32_t>(rng() % (shorter ? 60 : 600));
+        const uint32_t tf = 1 + static_cast<uint32_t>(rng() % std::min<uint32_t>(len, rng() % 4 == 0 ? 40 : 3));
+        if (rng() % 5 != 0) docs[i].terms["alpha"] = tf;
+        for (uint32_t every : {16, 18, 20, 160, 4000}) {
+          if (rng() % every == 0) docs[i].terms["beta" + std::to_string(every)] = tf;
+        }
+        if (len > tf) docs[i].terms["filler"] = len - tf;
+      }
+      auto writer = IndexWriter::Open(dir.path(), options);
+      ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+      ASSERT_TRUE((*writer)->Commit(testing::ToAnalyzed(docs)).ok());
+    }
+    auto index = IndexReader::Open(dir.path());
+    ASSERT_TRUE(index.ok()) << index.status().ToString();
+    auto analyzer = Analyzer::Create();
+    ASSERT_TRUE(analyzer.ok());
+    Coordinator coordinator(index->get(), CoordinatorOptions{1});
+    for (const char* term : {"alpha", "beta16", "beta18", "beta20", "beta160", "beta4000"}) {
+      auto parsed = ParseQuery(term, analyzer->get());
+      ASSERT_TRUE(parsed.ok());
+      auto plan = PlanQuery(*parsed, (*index)->global(), (*index)->bins());
+      ASSERT_TRUE(plan.ok());
+      const RankContext rank(*plan, (*index)->collection_stats(), Bm25Params());
+      for (size_t k : {1, 3, 4, 5, 10, 32, 33, 100, 1000, 20000}) {
+        SCOPED_TRACE(std::string(term) + " k " + std::to_string(k));
+        for (BinId bin : plan->bins) {
+          SCOPED_TRACE("bin " + std::to_string(bin.value));
+          const Tablet& tablet = (*index)->TabletOf(bin);
+          std::vector<ScoredDoc> pruned, exhaustive;
+          bool handled = false;
+          RankStats stats;
+          ASSERT_TRUE(RankBinBlockMax(tablet, *plan, bin, rank, k, nullptr, &pruned, &handled, &stats).ok());
+          ASSERT_TRUE(handled);
+          BinMatches m;
+          ASSERT_TRUE(SearchBin(tablet, BinQuery{bin, &*plan, false, 0, nullptr}, &m).ok());
+          ASSERT_TRUE(RankBin(tablet, *plan, bin, rank, m.docs, k, &exhaustive).ok());
+          ASSERT_TRUE(SameRanking(pruned, exhaustive));
+          // Every block not scored counts as skipped; a first round scores 32 at most.
+          if (stats.skipped_ranges + 32 < (m.docs.size() + 127) / 128) ++first_round_exceeded;
+          ASSERT_TRUE(std::string_view(term) != "alpha" || m.docs.size() > 32u * 128);  // more blocks than a first round takes
+          pruning.scored += stats.scored;
+          pruning.skipped_ranges += stats.skipped_ranges;
+        }
+        std::vector<ScoredDoc> answers[2];
+        for (bool exhaustive : {true, false}) {
+          SearchOptions ranked;
+          ranked.top_k = k;
+          ranked.exhaustive = exhaustive;
+          ASSERT_TRUE(coordinator.Run(*parsed, ranked, [&](const BinResult& b) {
+            for (size_t i = 0; i < b.docs.size(); ++i) answers[exhaustive].push_back({b.scores[i], b.bin.value, b.docs[i]});
+            return true;
+          }, nullptr).ok());
+        }
+        ASSERT_TRUE(SameRanking(answers[0], answers[1]));
+      }
+    }
+  }
+  // Blocks were passed over, and blocks were scored after the first round.
+  EXPECT_GT(pruning.skipped_ranges, 100u);
+  EXPECT_GT(first_round_exceeded, 3u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Seeds, BlockMax, ::testing::Combine(::testing::Range<uint64_t>(1, 7), ::testing::Bool()));
 
 }  // namespace
