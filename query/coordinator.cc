@@ -141,6 +141,7 @@ Status Coordinator::RunPlan(const QueryPlan& plan, const SearchOptions& options,
                       : 0;
   task.rank = rank ? &*rank : nullptr;
   task.threshold = ranked ? &threshold : nullptr;
+  if (ranked) threshold.KeepBest(task.top_k);  // the query's K best over all bins
   task.exhaustive = options.exhaustive;
   task.cancel = &cancel;
   task.timed = timed;

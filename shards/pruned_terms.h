@@ -96,9 +96,12 @@ class PrunedTopK {
   }
   void Offer(double score, BinId bin, DocId docid) {
     ++stats_.scored;
-    if (top_.Offer({score, bin.value, docid}) && top_.full()) {
-      threshold_ = std::max(threshold_, top_.threshold());
-      if (shared_ != nullptr) shared_->Raise(top_.threshold());
+    if (top_.Offer({score, bin.value, docid})) {
+      if (shared_ != nullptr) shared_->Offer(score);
+      if (top_.full()) {
+        threshold_ = std::max(threshold_, top_.threshold());
+        if (shared_ != nullptr) shared_->Raise(top_.threshold());
+      }
     }
   }
   void Skipped(uint64_t ranges = 1) { stats_.skipped_ranges += ranges; }

@@ -59,6 +59,7 @@ std::shared_ptr<ServerQuery> ServerQuery::Start(const QueryHost* host, QueryRequ
     // No bin holds more documents than the index: a larger K (a hostile
     // or huge one) would only size the bins' collectors.
     r.top_k_ = static_cast<size_t>(std::min<uint64_t>(q.top_k, std::max<uint64_t>(1, stats.documents)));
+    r.threshold_.KeepBest(r.top_k_);  // the request's K best over its bins
   }
   const Manifest& manifest = host->index->manifest();
   std::vector<BinId> bins;

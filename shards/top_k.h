@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdint>
 #include <limits>
+#include <mutex>
 #include <vector>
 
 #include "index/types.h"
@@ -70,9 +71,14 @@ class TopK {
   std::vector<ScoredDoc> heap_;  // once full, a heap whose front is the worst kept; unordered before
 };
 
-// The k-th best score any bin of one query has reached: bins evaluated in
-// parallel read it at block boundaries and skip what cannot beat it, so a
-// bin that starts late prunes with the best bound known. Only rises.
+// A score no document below can beat into one query's K best, shared by
+// its bins: bins evaluated in parallel read it at block boundaries and skip
+// what cannot beat it, so a bin that starts late prunes with the best
+// bound known. Only rises. Raise() sets it to a bin's K-th best; with
+// KeepBest(K), the documents that enter their bin's K best are also
+// offered here, and it is the K-th best of all of them: the query's K-th
+// best so far (K documents of any bins score at least that much), higher
+// than any one bin's.
 class SharedThreshold {
  public:
   double get() const { return value_.load(std::memory_order_relaxed); }
@@ -81,9 +87,29 @@ class SharedThreshold {
     while (score > seen && !value_.compare_exchange_weak(seen, score, std::memory_order_relaxed)) {
     }
   }
+  // Before any Offer.
+  void KeepBest(size_t k) { k_ = k; }
+  // A document's score, offered at most once per document.
+  void Offer(double score) {
+    if (k_ == 0 || score <= get()) return;  // cannot move the K-th best
+    std::lock_guard<std::mutex> lock(mu_);
+    const auto later = [](double a, double b) { return a > b; };  // a min-heap
+    if (best_.size() < k_) {
+      best_.push_back(score);
+      std::push_heap(best_.begin(), best_.end(), later);
+    } else if (score > best_.front()) {
+      std::pop_heap(best_.begin(), best_.end(), later);
+      best_.back() = score;
+      std::push_heap(best_.begin(), best_.end(), later);
+    }
+    if (best_.size() == k_) Raise(best_.front());
+  }
 
  private:
   std::atomic<double> value_{-std::numeric_limits<double>::infinity()};
+  size_t k_ = 0;
+  std::mutex mu_;
+  std::vector<double> best_;  // KeepBest: the K best scores offered
 };
 
 }  // namespace dps

@@ -101,3 +101,47 @@ TEST(TopK, SharedThresholdOnlyRises) {
 
 }  // namespace
 }  // namespace dps
+
+namespace dps {
+namespace {
+
+// KeepBest: offered from several threads (bins ranked in parallel), the
+// threshold ends at the K-th best of every score offered, and never passes
+// the K-th best of those offered so far.
+TEST(TopK, SharedThresholdKeepsTheQuerysKBest) {
+  for (size_t k : {1, 3, 10, 100}) {
+    SharedThreshold t;
+    t.KeepBest(k);
+    std::vector<std::vector<double>> scores(4);
+    std::mt19937_64 rng(k);
+    for (auto& bin : scores) {
+      for (int i = 0; i < 2000; ++i) bin.push_back(static_cast<double>(rng() % 5000) / 7);
+    }
+    std::vector<std::thread> threads;
+    for (auto& bin : scores) {
+      threads.emplace_back([&t, &bin] {
+        for (double s : bin) t.Offer(s);
+      });
+    }
+    for (auto& th : threads) th.join();
+    std::vector<double> all;
+    for (const auto& bin : scores) all.insert(all.end(), bin.begin(), bin.end());
+    std::sort(all.begin(), all.end(), std::greater<>());
+    EXPECT_EQ(t.get(), all[k - 1]) << "k " << k;
+  }
+  SharedThreshold none;  // without KeepBest, offers do nothing
+  none.Offer(5.0);
+  EXPECT_LT(none.get(), -1e300);
+  SharedThreshold partial;
+  partial.KeepBest(3);
+  partial.Offer(5.0);
+  partial.Offer(7.0);
+  EXPECT_LT(partial.get(), -1e300);  // fewer than K offered: no threshold yet
+  partial.Offer(1.0);
+  EXPECT_EQ(partial.get(), 1.0);
+  partial.Offer(6.0);
+  EXPECT_EQ(partial.get(), 5.0);
+}
+
+}  // namespace
+}  // namespace dps
