@@ -1,10 +1,12 @@
 // Block impacts (issue 18, block-max pruning): two upper bounds on the BM25
 // scores of each block of 128 postings, stored beside the skip table.
 //
-// - The score byte: the block's best tf part r = tf / (tf + k1 (1 - b + b
-//   dl / A)) at the default k1 = 1.2, b = 0.75 and a reference avgdl A (the
-//   bin's mean length when the file was written), rounded up to a multiple
-//   of 1/255. Tight for the default parameters (a term's score is idf * r),
+// - The block score (u16): the block's best tf part r = tf / (tf + k1 (1 -
+//   b + b dl / A)) at the default k1 = 1.2, b = 0.75 and a reference avgdl
+//   A (the bin's mean length when the file was written), rounded up to a
+//   multiple of 1/65535. Tight for the default parameters (a term's score
+//   is idf * r; a u8's 1/255 steps were too coarse near the top of a
+//   frequent term's list),
 //   and still a bound when the index's avgdl has moved since the file was
 //   written (Bm25::BlockScoreBound). PISA stores quantized block maxima the
 //   same way (Mallia et al., "An experimental study of index compression
@@ -13,7 +15,7 @@
 // - The corner: the block's largest tf and smallest dl. BM25 grows with tf
 //   and falls with dl for every k1, b >= 0 and any avgdl, so the score at
 //   the corner bounds the block under whatever parameters a query asks for.
-//   Looser than the byte (the two need not come from one posting).
+//   Looser than the block score (the two need not come from one posting).
 // Layout: docs/FORMAT.md ("Block impacts").
 #pragma once
 
@@ -31,7 +33,7 @@ struct Impact {
 
 inline constexpr size_t kMaxBlockPostings = 128;  // posting_codec.h's kBlockSize
 
-// The parameters score bytes are computed for (Bm25Params' defaults).
+// The parameters block scores are computed for (Bm25Params' defaults).
 inline constexpr double kBlockScoreK1 = 1.2;
 inline constexpr double kBlockScoreB = 0.75;
 // A block score q bounds r by q / kBlockScoreSteps.

@@ -65,15 +65,16 @@ class Bm25 {
   // order as its scores' terms (floating addition is monotone too).
   double Bound(double idf, uint32_t max_tf, uint32_t min_dl) const { return TermScore(idf, max_tf, min_dl); }
 
-  // Whether block score bytes (index/block_impacts.h) bound this query's
+  // Whether block scores (index/block_impacts.h) bound this query's
   // scores: they were computed for the default k1 and b.
   bool UsesBlockScores() const { return k1_ == kBlockScoreK1 && b_ == kBlockScoreB && avgdl_ > 0; }
-  // An upper bound of TermScore over a block whose score byte is q,
+  // An upper bound of TermScore over a block whose block score is q,
   // computed at reference avgdl A (the bin record's score_avgdl). With
-  // c = k1 (1 - b) and X = k1 b dl / (tf A), a posting has 1 / r(A) = 1 +
-  // c / tf + X >= 255 / q. At the query's avgdl, 1 / r = 1 + c / tf + rho X
-  // with rho = A / avgdl: for rho < 1 that is >= rho / r(A) + 1 - rho >=
-  // rho 255 / q + 1 - rho; for rho >= 1 it is >= 1 / r(A). The margin
+  // c = k1 (1 - b), X = k1 b dl / (tf A) and S = kBlockScoreSteps, a
+  // posting has 1 / r(A) = 1 + c / tf + X >= S / q. At the query's avgdl,
+  // 1 / r = 1 + c / tf + rho X with rho = A / avgdl: for rho < 1 that is
+  // >= rho / r(A) + 1 - rho >= rho S / q + 1 - rho; for rho >= 1 it is
+  // >= 1 / r(A). The margin
   // covers the rounding of the score and of this bound (a few ulps each).
   // REQUIRES UsesBlockScores(), q >= 1.
   double BlockScoreBound(double idf, uint32_t q, double score_avgdl) const {

@@ -23,7 +23,7 @@ struct BinInfo {
   uint32_t num_terms = 0;
   uint32_t min_docid = 0;     // of the stored documents; 0 when num_docs == 0
   uint32_t max_docid = 0;
-  // The reference avgdl of the bin's block score bytes in units of
+  // The reference avgdl of the bin's block scores in units of
   // kScoreAvgdlUnit (index/block_impacts.h); >= 1 when the bin has posting
   // lists in the file (not inline), else 0. (Version 7 and earlier: zero.)
   uint32_t score_avgdl = 0;
