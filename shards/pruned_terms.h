@@ -70,7 +70,7 @@ Status OpenBoundedTerm(const Tablet& tablet, const QueryPlan& plan, BinId bin, c
                        const RankContext& rank, size_t highlight, PostingCursor* cursor, BoundedTerm* t,
                        bool* present);
 
-// Block b's bound: from its score byte when the query uses the default k1
+// Block b's bound: from its block score when the query uses the default k1
 // and b, else from its corner (the score is monotone in tf and dl, so the
 // corner's bounds each posting of the block, to the last bit).
 Status BlockBound(const Bm25& bm25, size_t b, BoundedTerm* t, double* bound);
