@@ -145,7 +145,13 @@ class PostingCursor {
   DocId SeekBlock(size_t b);
   // Block b's score (index/block_impacts.h). REQUIRES has_impacts(),
   // b < num_blocks().
+  // A score is at least 1: a reader that finds 0 reports it through
+  // BadBlockScore(b), which fails the cursor (Corruption naming the list).
   uint32_t block_score(size_t b) const { return DecodeFixed16(scores_at_ + 2 * b); }
+  Status BadBlockScore(size_t b) {
+    Fail("block score 0", b);
+    return status_;
+  }
   // Block b's corner. Cheapest asked in ascending b (corners are read
   // forward from the last one asked). False on corruption (status() says
   // why; the cursor is then exhausted).

@@ -120,6 +120,7 @@ Status RankTermBestFirst(const BoundedTerm& t, size_t k, const OneFileBin& one, 
   size_t found = 0;
   for (size_t b = 0; b < blocks; ++b) {
     const uint32_t s = c.block_score(b);
+    if (s == 0) return t.cursor->BadBlockScore(b);  // corrupt: would bound the block at 0
     if (found == m && s <= best_score[m - 1]) continue;
     size_t i = found < m ? found++ : m - 1;
     for (; i > 0 && best_score[i - 1] < s; --i) {

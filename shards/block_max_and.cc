@@ -156,6 +156,12 @@ Status RankBinBlockMax(const Tablet& tablet, const QueryPlan& plan, BinId bin, c
       range_end = std::min(range_end, t.block_last);
       bound += t.bound;
     }
+    // Skip tables are checked as blocks decode; a last docid past the
+    // largest one would make range_end + 1 wrap to 0 and the walk stall.
+    if (range_end > kMaxDocId) {
+      return Status::Corruption(one.file->path() + ": bin " + std::to_string(bin.value) +
+                                ": a skip table names a docid past the largest");
+    }
     located = true;
     return Status::OK();
   };

@@ -100,7 +100,9 @@ Status InlineBound(const Bm25& bm25, BoundedTerm* t) {
 
 Status BlockBound(const Bm25& bm25, size_t b, BoundedTerm* t, double* bound) {
   if (bm25.UsesBlockScores()) {
-    *bound = bm25.BlockScoreBound(t->idf, t->cursor->block_score(b), t->score_avgdl);
+    const uint32_t q = t->cursor->block_score(b);
+    if (q == 0) return t->cursor->BadBlockScore(b);  // would bound the block at 0
+    *bound = bm25.BlockScoreBound(t->idf, q, t->score_avgdl);
     return Status::OK();
   }
   Impact corner;
@@ -136,7 +138,13 @@ Status ListBound(const Bm25& bm25, BoundedTerm* t, double* bound) {
   const size_t blocks = t->cursor->num_blocks();
   if (bm25.UsesBlockScores()) {
     uint32_t best = t->max_score;  // the global index's, for a list of several blocks
-    for (size_t b = 0; best == 0 && b < blocks; ++b) best = std::max(best, t->cursor->block_score(b));
+    if (best == 0) {
+      for (size_t b = 0; b < blocks; ++b) {
+        const uint32_t q = t->cursor->block_score(b);
+        if (q == 0) return t->cursor->BadBlockScore(b);
+        best = std::max(best, q);
+      }
+    }
     *bound = bm25.BlockScoreBound(t->idf, best, t->score_avgdl);
     return Status::OK();
   }
