@@ -65,17 +65,27 @@ bool PreferDenseOver(PostingCursor* const* c, size_t n, DocId lo, DocId hi) {
 
 inline bool Marked(const uint64_t* marks, uint32_t x) { return ((marks[x >> 6] >> (x & 63)) & 1); }
 
-// Calls fn(d) for each docid of `cursor` in [lo, hi], whole runs at a time.
+// Calls fn(run, len) for the decoded runs of `cursor` in [lo, hi], the
+// last one cut at hi; stops early when fn returns false. The cursor stays
+// on each run while fn sees it (fn may ask for its weights).
 template <typename Fn>
-void ForEachDoc(PostingCursor* cursor, DocId lo, DocId hi, Fn fn) {
+void ForEachRun(PostingCursor* cursor, DocId lo, DocId hi, Fn fn) {
   for (DocId d = cursor->Seek(lo); d <= hi; d = cursor->NextRun()) {  // kEndDoc > hi
     const DocId* run = cursor->run();
     size_t len = cursor->run_size();
     const bool last_run = run[len - 1] > hi;
     if (last_run) len = static_cast<size_t>(std::upper_bound(run, run + len, hi) - run);
-    for (size_t k = 0; k < len; ++k) fn(run[k]);
-    if (last_run) return;
+    if (!fn(run, len) || last_run) return;
   }
+}
+
+// Calls fn(d) for each docid of `cursor` in [lo, hi], whole runs at a time.
+template <typename Fn>
+void ForEachDoc(PostingCursor* cursor, DocId lo, DocId hi, Fn fn) {
+  ForEachRun(cursor, lo, hi, [&](const DocId* run, size_t len) {
+    for (size_t k = 0; k < len; ++k) fn(run[k]);
+    return true;
+  });
 }
 
 // Marks the docids common to cursors [0, n-1) over [lo, hi] in scratch.marks.
@@ -129,17 +139,14 @@ void DenseCollect(PostingCursor* const* c, size_t n, DocId lo, DocId hi, size_t 
 // when its weights fail to decode.
 template <typename Fn>
 bool ForEachRunWithWeights(PostingCursor* cursor, DocId lo, DocId hi, Fn fn) {
-  for (DocId d = cursor->Seek(lo); d <= hi; d = cursor->NextRun()) {  // kEndDoc > hi
-    const DocId* run = cursor->run();
+  bool weighed = true;
+  ForEachRun(cursor, lo, hi, [&](const DocId* run, size_t len) {
     const uint32_t* weights = cursor->run_weights();
-    if (weights == nullptr) return false;
-    size_t len = cursor->run_size();
-    const bool last_run = run[len - 1] > hi;
-    if (last_run) len = static_cast<size_t>(std::upper_bound(run, run + len, hi) - run);
+    if (weights == nullptr) return weighed = false;
     fn(run, weights, len);
-    if (last_run) return true;
-  }
-  return cursor->status().ok();
+    return true;
+  });
+  return weighed && cursor->status().ok();
 }
 
 }  // namespace

@@ -88,28 +88,20 @@ class SharedThreshold {
     }
   }
   // Before any Offer.
-  void KeepBest(size_t k) { k_ = k; }
+  void KeepBest(size_t k) { best_ = TopK(k); }
   // A document's score, offered at most once per document.
   void Offer(double score) {
-    if (k_ == 0 || score <= get()) return;  // cannot move the K-th best
+    if (score <= get()) return;  // cannot move the K-th best
     std::lock_guard<std::mutex> lock(mu_);
-    const auto later = [](double a, double b) { return a > b; };  // a min-heap
-    if (best_.size() < k_) {
-      best_.push_back(score);
-      std::push_heap(best_.begin(), best_.end(), later);
-    } else if (score > best_.front()) {
-      std::pop_heap(best_.begin(), best_.end(), later);
-      best_.back() = score;
-      std::push_heap(best_.begin(), best_.end(), later);
-    }
-    if (best_.size() == k_) Raise(best_.front());
+    // Scores alone: equal ones tie on the same (bin, docid), so only a
+    // higher one displaces the K-th best.
+    if (best_.Offer({score, 0, 0}) && best_.full()) Raise(best_.threshold());
   }
 
  private:
   std::atomic<double> value_{-std::numeric_limits<double>::infinity()};
-  size_t k_ = 0;
   std::mutex mu_;
-  std::vector<double> best_;  // KeepBest: the K best scores offered
+  TopK best_{0};  // KeepBest: the K best scores offered (K = 0 keeps none)
 };
 
 }  // namespace dps
