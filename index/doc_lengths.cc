@@ -52,10 +52,4 @@ Status DocLengthsReader::Open(std::string_view region, DocId min_docid, DocId ma
   return Status::OK();
 }
 
-uint32_t DocLengthsReader::Get(DocId docid) const {
-  const uint64_t i = docid - min_docid_;
-  const uint8_t* frame = data_ + frame_offsets_[i / kLengthsPerFrame];
-  return static_cast<uint32_t>(LoadPacked(frame + 1, i % kLengthsPerFrame, frame[0]));
-}
-
 }  // namespace dps

@@ -17,6 +17,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -107,8 +108,17 @@ class DocLengthsReader {
   // Checks the whole region (layout, padding, the total) against the bin
   // record's docid range; `where` names the file and offset in errors.
   Status Open(std::string_view region, DocId min_docid, DocId max_docid, const std::string& where);
-  // REQUIRES: min_docid <= docid <= max_docid.
-  uint32_t Get(DocId docid) const;
+  // REQUIRES: min_docid <= docid <= max_docid. Inline: ranking reads a
+  // length per scored posting.
+  uint32_t Get(DocId docid) const {
+    const uint64_t i = docid - min_docid_;
+    const uint8_t* frame = data_ + frame_offsets_[i / kLengthsPerFrame];
+    const unsigned width = frame[0];  // <= 32 (Open checks): never a ninth byte
+    const uint64_t bit = (i % kLengthsPerFrame) * width;
+    uint64_t word;
+    std::memcpy(&word, frame + 1 + bit / 8, 8);  // little-endian hosts (coding.h)
+    return static_cast<uint32_t>((word >> (bit % 8)) & ((uint64_t{1} << width) - 1));
+  }
   uint64_t total_tokens() const { return total_; }
 
  private:
