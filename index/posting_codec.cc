@@ -478,7 +478,21 @@ const uint8_t* DecodeWeights(const uint8_t* p, const uint8_t* end, size_t n, uin
   return h.end;
 }
 
+template <CodecPath kPath>
+const uint8_t* DecodeValues(const uint8_t* p, const uint8_t* end, size_t n, uint32_t* values) {
+  BlockHeader h;
+  p = ParseHeader(p, end, n, &h);
+  if (p == nullptr) return nullptr;
+  UnpackPlain<kPath>(p, n, h.bits, values);
+  if (h.exceptions != 0 && !Patch(h, n, values)) return nullptr;
+  return h.end;
+}
+
 }  // namespace
+
+const uint8_t* DecodeValueBlock(const uint8_t* p, const uint8_t* end, size_t n, uint32_t* values) {
+  return DecodeValues<kDefaultPath>(p, end, n, values);
+}
 
 const uint8_t* DecodeDocBlock(const uint8_t* p, const uint8_t* end, size_t n, uint32_t prev,
                               uint32_t* docs) {
@@ -561,7 +575,6 @@ const uint8_t* SkipBlock(const uint8_t* p, const uint8_t* end, size_t n) {
   BlockHeader h;
   return ParseHeader(p, end, n, &h) == nullptr ? nullptr : h.end;
 }
-
 
 namespace internal {
 

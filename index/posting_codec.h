@@ -68,6 +68,15 @@ void EncodeWeightBlock(const uint32_t* weights, size_t n, std::string* out);
 const uint8_t* DecodeWeightBlock(const uint8_t* p, const uint8_t* end, size_t n,
                                  uint32_t* weights);
 
+// Appends a value block for values[0..n): the weight block's layout with
+// v[i] = values[i] (any uint32), for word positions (FORMAT.md "Positions").
+// REQUIRES: 1 <= n <= kBlockSize.
+void EncodeValueBlock(const uint32_t* values, size_t n, std::string* out);
+
+// Decodes a block written by EncodeValueBlock into values[0..n) (room for
+// kBlockSize). Returns the byte after the block or nullptr on corruption.
+const uint8_t* DecodeValueBlock(const uint8_t* p, const uint8_t* end, size_t n, uint32_t* values);
+
 // The byte after the block (docid or weight: they share the layout) of n
 // values at p, from its header and exception list, without decoding it;
 // nullptr on corruption.

@@ -152,4 +152,6 @@ void EncodeWeightBlock(const uint32_t* weights, size_t n, std::string* out) {
   EncodePatched(values, n, 0, out);
 }
 
+void EncodeValueBlock(const uint32_t* values, size_t n, std::string* out) { EncodePatched(values, n, 0, out); }
+
 }  // namespace dps

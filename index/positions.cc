@@ -1,0 +1,174 @@
+#include "index/positions.h"
+
+#include <algorithm>
+
+#include "common/coding.h"
+
+namespace dps {
+
+namespace {
+
+uint64_t Blocks(uint64_t df) { return (df + kBlockSize - 1) / kBlockSize; }
+
+// The value stream: each posting's first position, then its gaps minus one.
+void ToValues(std::span<const uint32_t> weights, std::span<const uint32_t> positions, std::vector<uint32_t>* out) {
+  out->resize(positions.size());
+  size_t at = 0;
+  for (uint32_t tf : weights) {
+    (*out)[at] = positions[at];
+    for (size_t i = 1; i < tf; ++i) (*out)[at + i] = positions[at + i] - positions[at + i - 1] - 1;
+    at += tf;
+  }
+}
+
+// Values back to positions for one posting, in place; false past kMaxPosition.
+bool ToPositions(uint32_t* v, uint32_t tf) {
+  uint64_t p = v[0];
+  for (uint32_t i = 1; i < tf; ++i) {
+    p += uint64_t{v[i]} + 1;
+    if (p > kMaxPosition) return false;
+    v[i] = static_cast<uint32_t>(p);
+  }
+  return v[0] <= kMaxPosition;
+}
+
+}  // namespace
+
+void EncodePositionList(std::span<const uint32_t> weights, std::span<const uint32_t> positions,
+                        std::string* out) {
+  std::vector<uint32_t> values;
+  ToValues(weights, positions, &values);
+  PutVarint64(out, values.size());
+  uint64_t sum = 0;
+  for (size_t j = 0; j < weights.size(); ++j) {
+    if (j > 0 && j % kBlockSize == 0) PutFixed32(out, static_cast<uint32_t>(sum));
+    sum += weights[j];
+  }
+  std::string chunks;
+  for (size_t at = 0; at < values.size(); at += kBlockSize) {
+    if (at > 0) PutFixed32(out, static_cast<uint32_t>(chunks.size()));
+    EncodeValueBlock(values.data() + at, std::min(kBlockSize, values.size() - at), &chunks);
+  }
+  out->append(chunks);
+}
+
+void AppendInlinePositions(std::span<const uint32_t> weights, std::span<const uint32_t> positions,
+                           std::string* out) {
+  std::vector<uint32_t> values;
+  ToValues(weights, positions, &values);
+  for (uint32_t v : values) PutVarint32(out, v);
+}
+
+const uint8_t* ParseInlinePositions(const uint8_t* p, const uint8_t* end, std::span<const uint32_t> weights,
+                                    std::vector<uint32_t>* positions) {
+  for (uint32_t tf : weights) {
+    const size_t at = positions->size();
+    positions->resize(at + tf);
+    for (uint32_t i = 0; i < tf; ++i) {
+      p = GetVarint32(p, end, &(*positions)[at + i]);
+      if (p == nullptr) return nullptr;
+    }
+    if (!ToPositions(positions->data() + at, tf)) return nullptr;
+  }
+  return p;
+}
+
+const uint8_t* SkipInlinePositions(const uint8_t* p, const uint8_t* end, uint64_t values) {
+  for (uint64_t i = 0; i < values; ++i) {
+    while (p < end && (*p & 0x80) != 0) ++p;
+    if (p >= end) return nullptr;
+    ++p;
+  }
+  return p;
+}
+
+Status PositionReader::Corrupt(const std::string& what) const {
+  return Status::Corruption(where_ + ": positions: " + what);
+}
+
+Status PositionReader::Open(std::string_view list, uint64_t df, std::string where) {
+  where_ = std::move(where);
+  base_ = reinterpret_cast<const uint8_t*>(list.data());
+  end_ = base_ + list.size();
+  df_ = df;
+  loaded_ = UINT64_MAX;
+  const uint8_t* p = GetVarint64(base_, end_, &values_);
+  if (p == nullptr) return Corrupt("truncated head");
+  // Every posting has at least one position, and a list of df postings has
+  // at most df * kMaxDocLength of them.
+  if (df == 0 || values_ < df || values_ / df > UINT32_MAX) {
+    return Corrupt(std::to_string(values_) + " positions for " + std::to_string(df) + " postings");
+  }
+  blocks_ = Blocks(df);
+  nchunks_ = Blocks(values_);
+  const uint64_t tables = 4 * (blocks_ - 1) + 4 * (nchunks_ - 1);
+  if (static_cast<uint64_t>(end_ - p) < tables + 1) return Corrupt("truncated tables");
+  starts_ = p;
+  ends_ = p + 4 * (blocks_ - 1);
+  chunks_ = ends_ + 4 * (nchunks_ - 1);
+  return Status::OK();
+}
+
+uint64_t PositionReader::BlockStart(size_t block) const {
+  return block == 0 ? 0 : DecodeFixed32(starts_ + 4 * (block - 1));
+}
+
+Status PositionReader::LoadChunk(uint64_t chunk) {
+  if (chunk == loaded_) return Status::OK();
+  const uint64_t from = chunk == 0 ? 0 : DecodeFixed32(ends_ + 4 * (chunk - 1));
+  if (from > static_cast<uint64_t>(end_ - chunks_)) return Corrupt("value block " + std::to_string(chunk) + " past the end");
+  const size_t n = static_cast<size_t>(std::min<uint64_t>(kBlockSize, values_ - chunk * kBlockSize));
+  const uint8_t* after = DecodeValueBlock(chunks_ + from, end_, n, buf_);
+  if (after == nullptr) return Corrupt("value block " + std::to_string(chunk) + " does not decode");
+  if (chunk + 1 < nchunks_ && static_cast<uint64_t>(after - chunks_) != DecodeFixed32(ends_ + 4 * chunk)) {
+    return Corrupt("value block " + std::to_string(chunk) + " ends off its table entry");
+  }
+  loaded_ = chunk;
+  return Status::OK();
+}
+
+Status PositionReader::Get(size_t block, uint64_t in_block, uint32_t tf, uint32_t* out) {
+  if (block >= blocks_) return Corrupt("doc block " + std::to_string(block) + " of " + std::to_string(blocks_));
+  const uint64_t start = BlockStart(block) + in_block;
+  if (tf == 0 || start + tf > values_) {
+    return Corrupt("values " + std::to_string(start) + "+" + std::to_string(tf) + " of " + std::to_string(values_));
+  }
+  for (uint64_t v = start; v < start + tf;) {
+    DPS_RETURN_IF_ERROR(LoadChunk(v / kBlockSize));
+    const uint64_t upto = std::min(start + tf, (v / kBlockSize + 1) * kBlockSize);
+    std::copy(buf_ + v % kBlockSize, buf_ + v % kBlockSize + (upto - v), out + (v - start));
+    v = upto;
+  }
+  if (!ToPositions(out, tf)) return Corrupt("a position past " + std::to_string(kMaxPosition));
+  return Status::OK();
+}
+
+Status PositionReader::CheckWhole(std::span<const uint32_t> weights, const uint8_t** end_out) {
+  if (weights.size() != df_) return Corrupt("checked with " + std::to_string(weights.size()) + " weights");
+  uint64_t sum = 0;
+  for (size_t j = 0; j < weights.size(); ++j) {
+    if (j % kBlockSize == 0 && BlockStart(j / kBlockSize) != sum) {
+      return Corrupt("doc block " + std::to_string(j / kBlockSize) + " starts at value " +
+                     std::to_string(BlockStart(j / kBlockSize)) + ", its weights say " + std::to_string(sum));
+    }
+    sum += weights[j];
+  }
+  if (sum != values_) return Corrupt(std::to_string(values_) + " values, the weights sum to " + std::to_string(sum));
+  std::vector<uint32_t> out;
+  uint64_t in_block = 0;
+  for (size_t j = 0; j < weights.size(); ++j) {
+    if (j % kBlockSize == 0) in_block = 0;
+    out.resize(weights[j]);
+    DPS_RETURN_IF_ERROR(Get(j / kBlockSize, in_block, weights[j], out.data()));
+    in_block += weights[j];
+  }
+  // The last value block's end is the list's.
+  const uint64_t last = nchunks_ - 1;
+  const uint64_t from = last == 0 ? 0 : DecodeFixed32(ends_ + 4 * (last - 1));
+  const uint8_t* after = SkipBlock(chunks_ + from, end_, static_cast<size_t>(values_ - last * kBlockSize));
+  if (after == nullptr) return Corrupt("the last value block does not decode");
+  *end_out = after;
+  return Status::OK();
+}
+
+}  // namespace dps

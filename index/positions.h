@@ -1,0 +1,90 @@
+// Word positions of a posting list's documents, kept apart from its docids
+// and weights (as Lucene keeps .pos apart from .doc) so that a count or an
+// AND never reads them: only a phrase's candidates do. A posting's
+// positions are as many as its weight (tf), ascending; a list's positions
+// are one stream of values, each posting's first position then each gap
+// minus one, cut into value blocks of 128 (posting_codec's PFOR layout).
+// Tables at the head find the values of a doc block and the bytes of a
+// value block. Bytes: docs/FORMAT.md ("Positions").
+//
+// Lists kept inline (in a term list or the global index) keep theirs
+// inline too, as varints after the postings ("Inline positions").
+//
+// Thread-safety: a PositionReader is one cursor's (it caches the last
+// value block it decoded); the encoders are pure functions.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+#include "index/posting_codec.h"
+
+namespace dps {
+
+// The largest position: documents are at most kMaxDocLength (2^32 - 1)
+// tokens, numbered from 0.
+inline constexpr uint32_t kMaxPosition = UINT32_MAX - 1;
+
+// Appends the positions list of a posting list in a file: weights[j] is
+// posting j's tf and its positions are the next weights[j] values of
+// `positions` (ascending within each posting). REQUIRES: the sizes agree
+// (sum of weights = positions.size()), every weight >= 1.
+void EncodePositionList(std::span<const uint32_t> weights, std::span<const uint32_t> positions,
+                        std::string* out);
+
+// Appends a list's positions in the inline form (varints).
+void AppendInlinePositions(std::span<const uint32_t> weights, std::span<const uint32_t> positions,
+                           std::string* out);
+
+// Reads inline positions for `weights` at p into *positions (appended);
+// the byte after them, or nullptr when they are malformed (truncated, a
+// position past kMaxPosition).
+const uint8_t* ParseInlinePositions(const uint8_t* p, const uint8_t* end, std::span<const uint32_t> weights,
+                                    std::vector<uint32_t>* positions);
+
+// The byte after inline positions of `values` varints at p, nullptr if
+// truncated: how a dictionary lookup steps over them without decoding.
+const uint8_t* SkipInlinePositions(const uint8_t* p, const uint8_t* end, uint64_t values);
+
+// One positions list in a file, read a posting at a time.
+class PositionReader {
+ public:
+  // `list` starts at the list and may run on past it (to the region's end);
+  // df: the posting list's length. Checks the head and tables; `where`
+  // names the list in errors.
+  Status Open(std::string_view list, uint64_t df, std::string where);
+
+  // The positions of the posting of doc block `block` whose values start
+  // `in_block` values into the block's (the tfs of the block's earlier
+  // postings summed), `tf` of them, into out[0..tf).
+  Status Get(size_t block, uint64_t in_block, uint32_t tf, uint32_t* out);
+
+  // Every value block decoded and the whole list checked against its
+  // postings' weights (in list order): what `dpsearch check` runs. *end_out:
+  // the byte after the list.
+  Status CheckWhole(std::span<const uint32_t> weights, const uint8_t** end_out);
+
+  uint64_t values() const { return values_; }
+
+ private:
+  Status Corrupt(const std::string& what) const;
+  Status LoadChunk(uint64_t chunk);
+  uint64_t BlockStart(size_t block) const;
+
+  const uint8_t* base_ = nullptr;    // the list's first byte
+  const uint8_t* end_ = nullptr;     // the region's end
+  const uint8_t* starts_ = nullptr;  // block_start table (u32 each)
+  const uint8_t* ends_ = nullptr;    // chunk_end table (u32 each)
+  const uint8_t* chunks_ = nullptr;  // value block 0
+  uint64_t df_ = 0, values_ = 0, blocks_ = 0, nchunks_ = 0;
+  std::string where_;
+  uint64_t loaded_ = UINT64_MAX;     // the chunk in buf_
+  uint32_t buf_[kBlockSize];
+};
+
+}  // namespace dps

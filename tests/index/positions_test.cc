@@ -1,0 +1,164 @@
+// Positions lists (docs/FORMAT.md "Positions", "Inline positions"): the
+// documented bytes, random round trips read a posting at a time in every
+// order, the whole-list check, and malformed lists refused, never a crash.
+#include "index/positions.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace dps {
+namespace {
+
+using std::string_literals::operator""s;
+
+struct List {
+  std::vector<uint32_t> weights, positions;
+};
+
+List RandomList(std::mt19937_64& rng, uint64_t df) {
+  List l;
+  const bool long_docs = rng() % 4 == 0;
+  for (uint64_t j = 0; j < df; ++j) {
+    const uint32_t tf = 1 + static_cast<uint32_t>(rng() % 3 ? rng() % 3 : rng() % 300);
+    l.weights.push_back(tf);
+    uint64_t p = rng() % 5 == 0 ? kMaxPosition - 4000000 : rng() % (long_docs ? 100000 : 40);
+    for (uint32_t i = 0; i < tf; ++i) {
+      l.positions.push_back(static_cast<uint32_t>(p));
+      p += 1 + rng() % (rng() % 8 ? 20 : 10000);
+    }
+  }
+  return l;
+}
+
+// Each posting's positions read through the reader: (block, in_block).
+std::vector<uint32_t> ReadAll(PositionReader* r, const List& l, bool backwards) {
+  std::vector<uint32_t> all(l.positions.size());
+  std::vector<uint64_t> starts(l.weights.size()), in_block(l.weights.size());
+  uint64_t at = 0, in = 0;
+  for (size_t j = 0; j < l.weights.size(); ++j) {
+    if (j % kBlockSize == 0) in = 0;
+    starts[j] = at;
+    in_block[j] = in;
+    at += l.weights[j];
+    in += l.weights[j];
+  }
+  for (size_t k = 0; k < l.weights.size(); ++k) {
+    const size_t j = backwards ? l.weights.size() - 1 - k : k;
+    EXPECT_TRUE(r->Get(j / kBlockSize, in_block[j], l.weights[j], all.data() + starts[j]).ok());
+  }
+  return all;
+}
+
+TEST(Positions, BytesMatchFormatMd) {
+  // Two postings: tf 2 at positions 3 and 7, tf 1 at position 0. Values 3,
+  // 3 (7 - 3 - 1), 0: one value block of width 2, `02 0f`.
+  std::string out;
+  EncodePositionList(std::vector<uint32_t>{2, 1}, std::vector<uint32_t>{3, 7, 0}, &out);
+  EXPECT_EQ(out, "\x03\x02\x0f"s);
+  out.clear();
+  AppendInlinePositions(std::vector<uint32_t>{2, 1}, std::vector<uint32_t>{3, 7, 0}, &out);
+  EXPECT_EQ(out, "\x03\x03\x00"s);
+}
+
+TEST(Positions, TablesOfALongList) {
+  // 129 postings of tf 1 at position 5: a second doc block starting at
+  // value 128, and two value blocks (128 fives, then one).
+  std::string out;
+  EncodePositionList(std::vector<uint32_t>(129, 1), std::vector<uint32_t>(129, 5), &out);
+  std::string head = "\x81\x01"s + "\x80\x00\x00\x00"s;  // 129 values; block 1 starts at 128
+  EXPECT_EQ(out.substr(0, head.size()), head);
+  // chunk_end[0]: value block 0 is 128 fives at width 3: 1 + 48 bytes.
+  EXPECT_EQ(out.substr(head.size(), 4), "\x31\x00\x00\x00"s);
+  PositionReader r;
+  ASSERT_TRUE(r.Open(out, 129, "list").ok());
+  uint32_t p = 0;
+  ASSERT_TRUE(r.Get(1, 0, 1, &p).ok());
+  EXPECT_EQ(p, 5u);
+}
+
+TEST(Positions, RandomListsRoundTripInAnyOrder) {
+  std::mt19937_64 rng(19);
+  for (int round = 0; round < 400; ++round) {
+    const uint64_t df = 1 + rng() % (rng() % 3 ? 20 : 700);
+    const List l = RandomList(rng, df);
+    std::string bytes;
+    EncodePositionList(l.weights, l.positions, &bytes);
+    bytes += "\x7f\x7f\x7f"s;  // the region goes on after the list
+    for (bool backwards : {false, true}) {
+      PositionReader r;
+      ASSERT_TRUE(r.Open(bytes, df, "list").ok());
+      EXPECT_EQ(r.values(), l.positions.size());
+      EXPECT_EQ(ReadAll(&r, l, backwards), l.positions) << "round " << round;
+    }
+    PositionReader r;
+    ASSERT_TRUE(r.Open(bytes, df, "list").ok());
+    const uint8_t* end = nullptr;
+    ASSERT_TRUE(r.CheckWhole(l.weights, &end).ok());
+    EXPECT_EQ(end, reinterpret_cast<const uint8_t*>(bytes.data()) + bytes.size() - 3);
+
+    std::string inline_bytes;
+    AppendInlinePositions(l.weights, l.positions, &inline_bytes);
+    std::vector<uint32_t> back;
+    const auto* p = reinterpret_cast<const uint8_t*>(inline_bytes.data());
+    const uint8_t* e = p + inline_bytes.size();
+    EXPECT_EQ(ParseInlinePositions(p, e, l.weights, &back), e);
+    EXPECT_EQ(back, l.positions);
+    EXPECT_EQ(SkipInlinePositions(p, e, l.positions.size()), e);
+    EXPECT_EQ(SkipInlinePositions(p, e, l.positions.size() + 1), nullptr);
+  }
+}
+
+TEST(Positions, WrongWeightsFailTheWholeCheck) {
+  std::mt19937_64 rng(3);
+  const List l = RandomList(rng, 300);
+  std::string bytes;
+  EncodePositionList(l.weights, l.positions, &bytes);
+  std::vector<uint32_t> w = l.weights;
+  ++w[200];
+  --w[10 + (w[10] == 1 ? 1 : 0)];  // same sum when the second is above 1
+  PositionReader r;
+  ASSERT_TRUE(r.Open(bytes, 300, "list").ok());
+  const uint8_t* end = nullptr;
+  EXPECT_FALSE(r.CheckWhole(w, &end).ok());
+  std::vector<uint32_t> short_weights(l.weights.begin(), l.weights.end() - 1);
+  EXPECT_FALSE(r.CheckWhole(short_weights, &end).ok());
+}
+
+TEST(Positions, TruncatedOrFlippedListsAreErrorsNeverCrashes) {
+  std::mt19937_64 rng(7);
+  for (int round = 0; round < 15; ++round) {
+    const uint64_t df = 1 + rng() % 300;
+    const List l = RandomList(rng, df);
+    std::string bytes;
+    EncodePositionList(l.weights, l.positions, &bytes);
+    for (size_t cut = 0; cut < bytes.size(); ++cut) {
+      PositionReader r;
+      if (!r.Open(std::string_view(bytes.data(), cut), df, "list").ok()) continue;
+      const uint8_t* end = nullptr;
+      EXPECT_FALSE(r.CheckWhole(l.weights, &end).ok()) << "cut at " << cut;
+    }
+    for (int flip = 0; flip < 200; ++flip) {
+      std::string bad = bytes;
+      bad[rng() % bad.size()] ^= static_cast<char>(1 << (rng() % 8));
+      PositionReader r;
+      if (!r.Open(bad, df, "list").ok()) continue;
+      const uint8_t* end = nullptr;
+      (void)r.CheckWhole(l.weights, &end);  // any answer but a crash or an out-of-bounds read
+      std::vector<uint32_t> out(300);
+      (void)r.Get(static_cast<size_t>(rng() % 4), rng() % 500, 1 + static_cast<uint32_t>(rng() % 300), out.data());
+    }
+  }
+  PositionReader r;
+  EXPECT_FALSE(r.Open("\x02\x02\x0f"s, 3, "list").ok());  // fewer values than postings
+  std::vector<uint32_t> back;
+  const std::string past = "\xff\xff\xff\xff\x0f"s;  // 2^32 - 1: past kMaxPosition
+  const auto* p = reinterpret_cast<const uint8_t*>(past.data());
+  EXPECT_EQ(ParseInlinePositions(p, p + past.size(), std::vector<uint32_t>{1}, &back), nullptr);
+}
+
+}  // namespace
+}  // namespace dps
