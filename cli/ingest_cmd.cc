@@ -48,6 +48,7 @@ void RegisterIngest(CLI::App& app) {
     std::string id_field = "id", text_field = "text", title_field = "title";
     bool skip_bad = false;
     bool no_text = false;
+    bool no_positions = false;
   };
   auto a = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("ingest", "Index documents (JSONL, a directory tree, or lines)");
@@ -71,7 +72,9 @@ void RegisterIngest(CLI::App& app) {
       ->type_name("FIELD")->capture_default_str();
   cmd->add_flag("--skip-bad", a->skip_bad, "Skip and count malformed records instead of failing");
   auto* no_text = cmd->add_flag("--no-store-text", a->no_text, "New index: do not store document text (no snippets)");
-  cmd->callback([a, bins, tablets, no_text] {
+  auto* no_positions =
+      cmd->add_flag("--no-positions", a->no_positions, "New index: no word positions (smaller; phrases refused)");
+  cmd->callback([a, bins, tablets, no_text, no_positions] {
     IngestOptions options;
     auto budget = ParseSize(a->memory);
     if (!budget.ok()) return (void)Fail(budget.status().WithContext("--memory"));
@@ -83,6 +86,8 @@ void RegisterIngest(CLI::App& app) {
     options.bins_set = bins->count() > 0;
     options.tablets_set = tablets->count() > 0;
     options.store_text_set = no_text->count() > 0;
+    options.positions_set = no_positions->count() > 0;
+    options.index.positions = !a->no_positions;
     if (options.bins_set) options.index.bins = a->bins;
     if (options.tablets_set) options.index.tablets = a->tablets;
     if (options.tablets_set && !options.bins_set) options.index.bins = std::max(options.index.bins, a->tablets);

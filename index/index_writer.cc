@@ -101,6 +101,7 @@ Result<std::unique_ptr<IndexWriter>> IndexWriter::Open(const std::string& dir,
     m.index_id = RandomIndexId();
     m.bins = options.bins;
     m.store_text = options.store_text;
+    m.positions = options.positions;
     m.tablets = SplitBins(options.bins, options.tablets);
     DPS_RETURN_IF_ERROR(WriteManifest(dir, m));
     w->created_index_ = true;

@@ -37,6 +37,9 @@ struct IndexOptions {
   uint32_t tablets = 4;
   // Store document text for snippets (ids and titles are always stored).
   bool store_text = true;
+  // Index word positions (phrase queries; docs/FORMAT.md "Positions"). Off:
+  // a smaller index that refuses phrases.
+  bool positions = true;
   int zstd_level = 3;
   // False for commands that change an existing index (delete, compact): a
   // missing index is then an error, not a new empty one.

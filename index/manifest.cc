@@ -54,6 +54,7 @@ std::string Manifest::Encode() const {
   out += "generation " + std::to_string(generation) + "\n";
   out += "bins " + std::to_string(bins) + "\n";
   out += "store-text " + std::string(store_text ? "1" : "0") + "\n";
+  out += "positions " + std::string(positions ? "1" : "0") + "\n";
   out += "next-file " + std::to_string(next_file_number) + "\n";
   out += "global " + (global_index.empty() ? std::string("-") : global_index) + "\n";
   for (const auto& t : tablets) {
@@ -79,6 +80,7 @@ Result<Manifest> Manifest::Decode(const std::string& text, const std::string& pa
     return Status::Corruption(path + ": checksum mismatch at offset " + std::to_string(at));
   }
   Manifest m;
+  m.positions = false;  // an index written before positions has none (WIP: version 2 will require the key)
   std::istringstream in(text.substr(0, at));
   std::string line;
   size_t n = 0;
@@ -114,6 +116,9 @@ Result<Manifest> Manifest::Decode(const std::string& text, const std::string& pa
     } else if (key == "store-text" && w.size() == 2) {
       ok = w[1] == "0" || w[1] == "1";
       m.store_text = w[1] == "1";
+    } else if (key == "positions" && w.size() == 2) {
+      ok = w[1] == "0" || w[1] == "1";
+      m.positions = w[1] == "1";
     } else if (key == "next-file" && w.size() == 2) {
       ok = ParseU64(w[1], &m.next_file_number);
     } else if (key == "global" && w.size() == 2) {

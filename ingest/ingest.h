@@ -29,7 +29,7 @@ struct IngestOptions {
   // Which of `index`'s shape fields the user set explicitly: on an existing
   // index a differing one is refused (shape is fixed at creation), never
   // silently ignored.
-  bool bins_set = false, tablets_set = false, store_text_set = false;
+  bool bins_set = false, tablets_set = false, store_text_set = false, positions_set = false;
   // Whole-process memory bound for buffers; runs spill when it is reached.
   uint64_t memory_budget = 1ull << 30;
   // Worker threads; 0 = all cores.

@@ -51,6 +51,11 @@ Status CheckShapeMatches(const std::string& index_dir, const Manifest& existing,
         std::string(options.index.store_text ? "storing text" : "--no-store-text") + ": the index at " +
         index_dir + (existing.store_text ? " stores document text" : " does not store document text") + fixed);
   }
+  if (options.positions_set && options.index.positions != existing.positions) {
+    return Status::InvalidArgument(
+        std::string(options.index.positions ? "indexing positions" : "--no-positions") + ": the index at " +
+        index_dir + (existing.positions ? " has word positions" : " has no word positions") + fixed);
+  }
   return Status::OK();
 }
 
