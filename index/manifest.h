@@ -30,7 +30,7 @@ struct Manifest {
   uint32_t bins = 0;
   bool store_text = true;
   // Word positions are indexed (phrases can be answered); fixed at creation.
-  bool positions = true;
+  bool positions = false;
   uint64_t next_file_number = 1;
   std::string global_index;  // file name of the global index, empty if none
   std::vector<TabletEntry> tablets;  // contiguous, ascending bin ranges covering [0, bins)

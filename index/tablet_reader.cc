@@ -169,6 +169,32 @@ Status TabletReader::ParsePostingRef(size_t i, std::string_view value, PostingRe
   return Status::OK();
 }
 
+Status TabletReader::OpenPositions(const PostingRef& ref, PostingPositions* out) const {
+  if (!positions_) return Status::Unsupported(path() + ": no word positions (the index was built with --no-positions)");
+  if (ref.df == 1) {
+    const uint32_t weight = ref.inline_weight;
+    return out->OpenInline(ref.inline_positions, std::span(&weight, 1), path());
+  }
+  if (!ref.inline_postings.empty()) {
+    uint32_t weights[kMaxInlineDfRead];
+    const auto* p = reinterpret_cast<const uint8_t*>(ref.inline_postings.data());
+    if (ref.df > kMaxInlineDfRead ||
+        ParseInlinePostings(p, p + ref.inline_postings.size(), ref.df, ref.inline_weights, nullptr, weights) == nullptr) {
+      return Status::Corruption(path() + ": malformed inline postings");
+    }
+    return out->OpenInline(ref.inline_positions, std::span(weights, ref.df), path());
+  }
+  // The region's end: the bin whose positions region holds the offset.
+  for (const auto& bin : bins_) {
+    const BinInfo& b = bin.info;
+    if (ref.positions_offset >= b.positions_offset && ref.positions_offset < b.positions_offset + b.positions_len) {
+      return out->OpenInFile(file_.get(), ref.positions_offset, b.positions_offset + b.positions_len, ref.df,
+                             path() + ": positions at " + std::to_string(ref.positions_offset));
+    }
+  }
+  return Status::Corruption(path() + ": positions offset " + std::to_string(ref.positions_offset) + " in no bin");
+}
+
 Status TabletReader::OpenCursor(const PostingRef& ref, PostingCursor* cursor) const {
   if (ref.df == 1) {
     cursor->InitSingleton(ref.inline_doc, ref.inline_weight);

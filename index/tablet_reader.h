@@ -15,6 +15,7 @@
 #include "index/doc_store.h"
 #include "index/paged_file.h"
 #include "index/posting_list.h"
+#include "index/positions.h"
 #include "index/tablet_format.h"
 #include "index/types.h"
 
@@ -59,6 +60,9 @@ class TabletReader {
   Status ParsePostingRef(size_t i, std::string_view value, PostingRef* ref) const;
   // Verifies the list's bytes and positions `cursor` on its first docid.
   Status OpenCursor(const PostingRef& ref, PostingCursor* cursor) const;
+  // The positions of the list `ref` names (index/positions.h).
+  // Unsupported when the file has none.
+  Status OpenPositions(const PostingRef& ref, PostingPositions* out) const;
 
   const DocStoreReader& docs(size_t i) const { return bins_[i].docs; }
   // Bin i's document lengths (BM25's dl), REQUIRES: bin(i).num_docs > 0.

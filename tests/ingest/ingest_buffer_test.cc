@@ -63,7 +63,7 @@ TEST(RunSet, MergesRunsIntoOneListPerTerm) {
   }
   std::map<std::string, std::vector<DocId>> got;
   ASSERT_TRUE(runs.ForEachList(0, [&](std::string_view term, std::span<const DocId> docs,
-                                      std::span<const uint32_t>) {
+                                      std::span<const uint32_t>, std::span<const uint32_t>) {
                     got[std::string(term)].assign(docs.begin(), docs.end());
                     return true;
                   })

@@ -46,26 +46,38 @@ std::vector<ModelDoc> RandomCorpus(std::mt19937_64& rng, size_t docs, size_t voc
     const size_t n = len(rng);
     for (size_t k = 0; k < n; ++k) {
       size_t r = static_cast<size_t>(std::lower_bound(cdf.begin(), cdf.end(), u(rng)) - cdf.begin());
-      ++out[i].terms[VocabTerm(std::min(r, vocab - 1))];
+      out[i].tokens.push_back(VocabTerm(std::min(r, vocab - 1)));
+      ++out[i].terms[out[i].tokens.back()];
     }
   }
   return out;
 }
 
-AnalyzedDocument ToAnalyzed(const ModelDoc& d) {
+std::map<std::string, std::vector<uint32_t>> PositionsOf(const ModelDoc& d) {
+  std::map<std::string, std::vector<uint32_t>> out;
+  for (size_t i = 0; i < d.tokens.size(); ++i) out[d.tokens[i]].push_back(static_cast<uint32_t>(i));
+  return out;
+}
+
+AnalyzedDocument ToAnalyzed(const ModelDoc& d, bool with_positions) {
   AnalyzedDocument a;
   a.id = d.id;
   a.title = "title of " + d.id;
+  const auto positions = with_positions ? PositionsOf(d) : std::map<std::string, std::vector<uint32_t>>();
   for (const auto& [t, tf] : d.terms) {
     a.terms.emplace_back(t, tf);
     for (uint32_t k = 0; k < tf; ++k) a.text += t + " ";
+    if (with_positions) {
+      const auto& p = positions.at(t);
+      a.positions.insert(a.positions.end(), p.begin(), p.end());
+    }
   }
   return a;
 }
 
-std::vector<AnalyzedDocument> ToAnalyzed(const std::vector<ModelDoc>& docs) {
+std::vector<AnalyzedDocument> ToAnalyzed(const std::vector<ModelDoc>& docs, bool with_positions) {
   std::vector<AnalyzedDocument> out;
-  for (const auto& d : docs) out.push_back(ToAnalyzed(d));
+  for (const auto& d : docs) out.push_back(ToAnalyzed(d, with_positions));
   return out;
 }
 

@@ -31,6 +31,7 @@ class TempDir {
 struct ModelDoc {
   std::string id;
   std::map<std::string, uint32_t> terms;  // term -> tf
+  std::vector<std::string> tokens;        // the token stream terms counts (RandomCorpus's order)
 };
 
 // Random documents over a vocabulary of `vocab` terms with Zipf-like
@@ -39,8 +40,12 @@ std::vector<ModelDoc> RandomCorpus(std::mt19937_64& rng, size_t docs, size_t voc
                                    size_t max_len);
 std::string VocabTerm(size_t rank);
 
-AnalyzedDocument ToAnalyzed(const ModelDoc& d);
-std::vector<AnalyzedDocument> ToAnalyzed(const std::vector<ModelDoc>& docs);
+// with_positions: each term's positions in d.tokens (an index with
+// positions needs them).
+AnalyzedDocument ToAnalyzed(const ModelDoc& d, bool with_positions = false);
+std::vector<AnalyzedDocument> ToAnalyzed(const std::vector<ModelDoc>& docs, bool with_positions = false);
+// Each term's positions in the token stream.
+std::map<std::string, std::vector<uint32_t>> PositionsOf(const ModelDoc& d);
 
 // Does the document satisfy the query?
 bool Matches(const QueryNode& q, const std::map<std::string, uint32_t>& terms);
