@@ -22,26 +22,12 @@ using Model = std::map<std::string, testing::ModelDoc>;  // live documents by id
 
 // Every entry of the index, with its positions, against the model.
 void ExpectPositionsMatch(const std::string& dir, const Model& live) {
-  auto index = IndexReader::Open(dir);
-  ASSERT_TRUE(index.ok()) << index.status().ToString();
-  std::map<std::pair<std::string, std::string>, std::vector<uint32_t>> want, got;
+  testing::PositionsByEntry want, got;
   for (const auto& [id, doc] : live) {
     for (const auto& [term, positions] : testing::PositionsOf(doc)) want[{term, id}] = positions;
   }
-  std::vector<uint32_t> positions;
-  for (size_t t = 0; t < (*index)->tablet_count(); ++t) {
-    const Tablet& tablet = (*index)->tablet(t);
-    EntryCursor cursor((*index)->global(), &tablet, 0, /*with_positions=*/true);
-    for (cursor.SeekToFirst(); cursor.Valid(); cursor.Next()) {
-      StoredDoc doc;
-      ASSERT_TRUE(tablet.GetDocument(BinId{cursor.key().bin}, cursor.key().docid, &doc, nullptr, false, false).ok());
-      const Status s = cursor.positions(&positions);
-      ASSERT_TRUE(s.ok()) << s.ToString();
-      EXPECT_EQ(positions.size(), cursor.weight());
-      got[{std::string(cursor.key().term), doc.id}] = positions;
-    }
-    ASSERT_TRUE(cursor.status().ok()) << cursor.status().ToString();
-  }
+  const Status s = testing::ReadAllPositions(dir, &got);
+  ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_EQ(got.size(), want.size());
   for (const auto& [key, positions] : want) {
     auto it = got.find(key);

@@ -1,5 +1,8 @@
 #include "tests/testing/test_util.h"
 
+#include "index/entry_cursor.h"
+#include "index/index_reader.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -148,6 +151,25 @@ std::set<std::string> RunQuery(const std::string& index_dir, const QueryNode& q)
     EXPECT_TRUE((*it)->status().ok()) << (*it)->status().ToString();
   }
   return ids;
+}
+
+Status ReadAllPositions(const std::string& dir, PositionsByEntry* out) {
+  out->clear();
+  DPS_ASSIGN_OR_RETURN(auto index, IndexReader::Open(dir));
+  std::vector<uint32_t> positions;
+  for (size_t t = 0; t < index->tablet_count(); ++t) {
+    const Tablet& tablet = index->tablet(t);
+    EntryCursor cursor(index->global(), &tablet, 0, /*with_positions=*/true);
+    for (cursor.SeekToFirst(); cursor.Valid(); cursor.Next()) {
+      StoredDoc doc;
+      DPS_RETURN_IF_ERROR(tablet.GetDocument(BinId{cursor.key().bin}, cursor.key().docid, &doc, nullptr, false, false));
+      DPS_RETURN_IF_ERROR(cursor.positions(&positions));
+      if (positions.size() != cursor.weight()) return Status::Corruption("positions and weight disagree");
+      (*out)[{std::string(cursor.key().term), doc.id}] = positions;
+    }
+    DPS_RETURN_IF_ERROR(cursor.status());
+  }
+  return Status::OK();
 }
 
 }  // namespace dps::testing

@@ -47,6 +47,11 @@ std::vector<AnalyzedDocument> ToAnalyzed(const std::vector<ModelDoc>& docs, bool
 // Each term's positions in the token stream.
 std::map<std::string, std::vector<uint32_t>> PositionsOf(const ModelDoc& d);
 
+// Every live entry's positions in the index at `dir`, keyed by (term,
+// external id), read with the real cursors (EntryCursor with positions).
+using PositionsByEntry = std::map<std::pair<std::string, std::string>, std::vector<uint32_t>>;
+Status ReadAllPositions(const std::string& dir, PositionsByEntry* out);
+
 // Does the document satisfy the query?
 bool Matches(const QueryNode& q, const std::map<std::string, uint32_t>& terms);
 
