@@ -111,6 +111,12 @@ class PostingPositions {
   // The positions of the posting at (block, in_block) with weight tf
   // (PostingCursor::PositionsAt) into out[0..tf).
   Status Get(uint32_t block, uint64_t in_block, uint32_t tf, uint32_t* out);
+  // The whole list against its postings' weights (PositionReader::CheckWhole;
+  // inline positions were checked whole when opened).
+  Status CheckWhole(std::span<const uint32_t> weights) {
+    const uint8_t* end = nullptr;
+    return inline_ ? Status::OK() : reader_.CheckWhole(weights, &end);
+  }
 
  private:
   bool inline_ = false;

@@ -4,12 +4,18 @@
 
 #include "index/and_iterator.h"
 #include "index/or_iterator.h"
+#include "index/phrase_iterator.h"
 
 namespace dps {
 
 std::string QueryNode::ToString() const {
   std::string out = negated ? "-" : "";
   if (kind == Kind::kTerm) return out + term;
+  if (kind == Kind::kPhrase) {
+    out += '"';
+    for (size_t i = 0; i < children.size(); ++i) out += (i > 0 ? " " : "") + children[i].term;
+    return out + '"';
+  }
   out += "(";
   for (size_t i = 0; i < children.size(); ++i) {
     if (i > 0) out += kind == Kind::kAnd ? " AND " : " OR ";
@@ -19,7 +25,7 @@ std::string QueryNode::ToString() const {
 }
 
 void PositiveTerms(const QueryNode& node, std::vector<std::string>* terms) {
-  if (node.negated) return;
+  if (node.negated) return;  // a negated phrase's words too
   if (node.kind == QueryNode::Kind::kTerm) {
     if (std::find(terms->begin(), terms->end(), node.term) == terms->end()) terms->push_back(node.term);
     return;
@@ -38,6 +44,17 @@ Status Validate(const QueryNode& node, const QueryNode* parent) {
   }
   if (node.kind == QueryNode::Kind::kTerm) {
     if (node.term.empty()) return Status::InvalidArgument("empty term");
+    return Status::OK();
+  }
+  if (node.kind == QueryNode::Kind::kPhrase) {
+    if (node.children.size() < 2 || node.children.size() > kMaxPhraseWords) {
+      return Status::InvalidArgument("a phrase needs 2 to " + std::to_string(kMaxPhraseWords) + " words: " + node.ToString());
+    }
+    for (const auto& w : node.children) {
+      if (w.kind != QueryNode::Kind::kTerm || w.negated || w.term.empty()) {
+        return Status::InvalidArgument("a phrase holds plain words only: " + node.ToString());
+      }
+    }
     return Status::OK();
   }
   if (node.children.empty()) return Status::InvalidArgument("empty AND/OR");
@@ -73,8 +90,29 @@ Result<std::unique_ptr<DocIterator>> BuildIterator(const IndexReader& index, Bin
   return BuildIterator(index.TabletOf(bin), bin, node, table);
 }
 
+Result<std::unique_ptr<DocIterator>> BuildPhraseIterator(const Tablet& tablet, BinId bin, const QueryNode& node,
+                                                         const TermTable& terms) {
+  std::vector<std::string_view> distinct;
+  std::vector<uint32_t> slot_word;
+  for (const auto& w : node.children) {
+    const auto at = std::find(distinct.begin(), distinct.end(), w.term);
+    slot_word.push_back(static_cast<uint32_t>(at - distinct.begin()));
+    if (at == distinct.end()) distinct.push_back(w.term);
+  }
+  std::vector<std::unique_ptr<TermIterator>> words;
+  for (std::string_view w : distinct) {
+    const GlobalTermInfo* info = terms.Find(w);
+    if (info == nullptr) return Status::InvalidArgument("term '" + std::string(w) + "' was not looked up");
+    DPS_ASSIGN_OR_RETURN(auto it, tablet.OpenRefs(bin, info->RefsOf(bin), /*with_positions=*/true));
+    if (it == nullptr) return std::unique_ptr<DocIterator>(new EmptyIterator());  // a word absent from the bin
+    words.push_back(std::move(it));
+  }
+  return std::unique_ptr<DocIterator>(new PhraseIterator(std::move(words), std::move(slot_word)));
+}
+
 Result<std::unique_ptr<DocIterator>> BuildIterator(const Tablet& tablet, BinId bin,
                                                    const QueryNode& node, const TermTable& terms) {
+  if (node.kind == QueryNode::Kind::kPhrase) return BuildPhraseIterator(tablet, bin, node, terms);
   if (node.kind == QueryNode::Kind::kTerm) {
     const GlobalTermInfo* info = terms.Find(node.term);
     if (info == nullptr) return Status::InvalidArgument("term '" + node.term + "' was not looked up");

@@ -20,6 +20,15 @@ class BinSets {
       info->Bins(out);
       return Status::OK();
     }
+    if (node.kind == QueryNode::Kind::kPhrase) {  // the bins holding every word
+      DPS_RETURN_IF_ERROR(Of(node.children[0], out));
+      for (size_t i = 1; i < node.children.size(); ++i) {
+        DPS_ASSIGN_OR_RETURN(const GlobalTermInfo* info, Lookup(node.children[i].term));
+        out->erase(std::remove_if(out->begin(), out->end(), [info](BinId b) { return info->RefsOf(b).empty(); }),
+                   out->end());
+      }
+      return Status::OK();
+    }
     out->clear();
     bool first = true;
     std::vector<BinId> child, merged;

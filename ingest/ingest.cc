@@ -331,8 +331,16 @@ Status IngestRun::Run(const std::vector<std::string>& inputs, const ProgressFn& 
   // flush time and the process itself.
   const uint64_t flush_at = options_.memory_budget * 6 / 10;
   // Logs hold most of the buffer: room for a fair share of flush_at each,
-  // plus a quarter for skew, entries of 12 bytes.
-  buffer_.SetReservation(static_cast<size_t>(flush_at / 12 / bins_ * 5 / 4));
+  // plus a quarter for skew, entries of 16 bytes; with positions, about
+  // 1.5 positions of 4 bytes a posting beside them (natural text), whose
+  // reservation is doubled: pages reserved and never written cost nothing,
+  // and a log of positions that grows by copying spent a fifth of an ingest.
+  if (writer_->manifest().positions) {
+    const size_t entries = static_cast<size_t>(flush_at / 22 / bins_ * 5 / 4);
+    buffer_.SetReservation(entries, entries * 3);
+  } else {
+    buffer_.SetReservation(static_cast<size_t>(flush_at / 16 / bins_ * 5 / 4));
+  }
   const unsigned threads = options_.threads == 0 ? std::max(1u, std::thread::hardware_concurrency())
                                                  : options_.threads;
   const size_t batch_bytes = BatchBytes(options_.memory_budget, threads);

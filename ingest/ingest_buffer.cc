@@ -89,9 +89,11 @@ void IngestBuffer::Add(uint32_t bin, DocId docid, std::span<const std::pair<std:
   postings_ += terms.size();
 }
 
-void IngestBuffer::SetReservation(size_t entries_per_bin) {
+void IngestBuffer::SetReservation(size_t entries_per_bin, size_t positions_per_bin) {
   reserved_ = entries_per_bin;
+  reserved_positions_ = positions_per_bin;
   for (auto& log : logs_) log.reserve(reserved_);
+  for (auto& pos : positions_) pos.reserve(reserved_positions_);
 }
 
 size_t IngestBuffer::memory_bytes() const {
@@ -100,7 +102,9 @@ size_t IngestBuffer::memory_bytes() const {
   for (const auto& log : logs_) {
     bytes += (log.capacity() > reserved_ ? log.capacity() : log.size()) * sizeof(Entry);
   }
-  for (const auto& pos : positions_) bytes += pos.capacity() * sizeof(uint32_t);
+  for (const auto& pos : positions_) {
+    bytes += (pos.capacity() > reserved_positions_ ? pos.capacity() : pos.size()) * sizeof(uint32_t);
+  }
   return bytes;
 }
 
@@ -155,7 +159,7 @@ bool IngestBuffer::ForEachList(uint32_t bin, const ListSink& emit) {
     i = j;
   }
   std::vector<Entry>().swap(log);  // consumed: its memory goes back now
-  std::vector<uint32_t>().swap(positions_[bin]);
+  std::vector<uint32_t>().swap(positions_[bin]);  // consumed too; Clear reserves again
   return more;
 }
 
@@ -164,7 +168,10 @@ void IngestBuffer::Clear() {
     std::vector<Entry>().swap(log);
     log.reserve(reserved_);
   }
-  for (auto& pos : positions_) std::vector<uint32_t>().swap(pos);
+  for (auto& pos : positions_) {
+    std::vector<uint32_t>().swap(pos);
+    pos.reserve(reserved_positions_);
+  }
   arena_.clear();
   arena_used_ = arena_bytes_ = 0;
   std::vector<Slot>(1 << 16).swap(slots_);

@@ -38,7 +38,8 @@ class IngestBuffer {
   // arrays, 1.5x its size, which the budget cannot see. Reserved pages
   // cost nothing until written, so memory_bytes() counts entries, not
   // capacity, within the reservation.
-  void SetReservation(size_t entries_per_bin);
+  // positions_per_bin: the same for each bin's positions (0 without).
+  void SetReservation(size_t entries_per_bin, size_t positions_per_bin = 0);
 
   size_t memory_bytes() const;
   uint64_t postings() const { return postings_; }
@@ -69,6 +70,7 @@ class IngestBuffer {
   std::vector<std::vector<Entry>> logs_;
   std::vector<std::vector<uint32_t>> positions_;  // by bin, in Add order
   size_t reserved_ = 0;  // entries per bin
+  size_t reserved_positions_ = 0;
   // Interned term bytes live in arena blocks that never move.
   std::vector<std::unique_ptr<char[]>> arena_;
   size_t arena_used_ = 0;

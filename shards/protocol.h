@@ -21,7 +21,7 @@
 namespace dps {
 
 inline constexpr uint32_t kWireMagic = 0x57535044;  // bytes "DPSW"
-inline constexpr uint16_t kWireVersion = 4;
+inline constexpr uint16_t kWireVersion = 5;
 inline constexpr uint32_t kMaxFrameSize = 16u << 20;
 inline constexpr size_t kFrameHeaderSize = 5;
 // Query trees deeper or larger than this are refused (a hostile peer must
