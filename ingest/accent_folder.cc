@@ -1,5 +1,8 @@
 #include "ingest/accent_folder.h"
 
+#include <algorithm>
+#include <climits>
+
 namespace dps {
 
 namespace {
@@ -24,15 +27,22 @@ Result<std::unique_ptr<AccentFolder>> AccentFolder::Create() {
   marks.add(0x1DC0, 0x1DFF);  // ... Supplement
   marks.add(0x20D0, 0x20FF);  // ... for Symbols
   marks.add(0xFE20, 0xFE2F);  // Combining Half Marks
+  icu::UnicodeSet candidates(icu::UnicodeString(u"[[:NFD_QC=No:]-[\uAC00-\uD7A3]]"), code);
+  if (U_FAILURE(code)) return Status::IOError(std::string("ICU NFD_QC property: ") + u_errorName(code));
+  candidates.addAll(marks);
   marks.freeze();
-  return std::unique_ptr<AccentFolder>(new AccentFolder(nfd, nfc, std::move(marks)));
+  candidates.freeze();
+  return std::unique_ptr<AccentFolder>(new AccentFolder(nfd, nfc, std::move(marks), std::move(candidates)));
 }
 
-AccentFolder::AccentFolder(const icu::Normalizer2* nfd, const icu::Normalizer2* nfc, icu::UnicodeSet marks)
-    : nfd_(nfd), nfc_(nfc), marks_(std::move(marks)) {}
+AccentFolder::AccentFolder(const icu::Normalizer2* nfd, const icu::Normalizer2* nfc, icu::UnicodeSet marks,
+                           icu::UnicodeSet candidates)
+    : nfd_(nfd), nfc_(nfc), marks_(std::move(marks)), candidates_(std::move(candidates)) {}
 
 bool AccentFolder::Fold(std::string* word) {
   if (IsAscii(*word)) return true;  // NFD, NFC and the marks leave ASCII alone
+  const auto size = static_cast<int32_t>(std::min<size_t>(word->size(), INT32_MAX));
+  if (candidates_.spanUTF8(word->data(), size, USET_SPAN_NOT_CONTAINED) == size) return true;
   UErrorCode code = U_ZERO_ERROR;
   nfd_->normalize(icu::UnicodeString::fromUTF8(*word), decomposed_, code);
   if (U_FAILURE(code)) return false;

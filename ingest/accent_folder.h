@@ -40,11 +40,17 @@ class AccentFolder {
   bool Removes(UChar32 c) const { return marks_.contains(c); }
 
  private:
-  AccentFolder(const icu::Normalizer2* nfd, const icu::Normalizer2* nfc, icu::UnicodeSet marks);
+  AccentFolder(const icu::Normalizer2* nfd, const icu::Normalizer2* nfc, icu::UnicodeSet marks,
+               icu::UnicodeSet candidates);
 
   const icu::Normalizer2* nfd_;  // owned by ICU
   const icu::Normalizer2* nfc_;
   icu::UnicodeSet marks_;
+  // The characters Fold may change: the marks and those NFD decomposes
+  // (less the Hangul syllables, which decompose into jamo, never marks). A
+  // word without any, most non-ASCII words, is left alone without a
+  // conversion to UTF-16.
+  icu::UnicodeSet candidates_;
   icu::UnicodeString decomposed_, stripped_, composed_;
 };
 

@@ -35,11 +35,18 @@ Result<std::unique_ptr<Stemmer>> Stemmer::Create(const std::string& language) {
 Stemmer::~Stemmer() { sb_stemmer_delete(stemmer_); }
 
 bool Stemmer::Stem(std::string* word) {
+  if (auto it = memo_.find(*word); it != memo_.end()) {
+    *word = it->second;
+    return true;
+  }
   if (word->size() > INT_MAX) return false;
   const sb_symbol* stem = sb_stemmer_stem(stemmer_, reinterpret_cast<const sb_symbol*>(word->data()),
                                           static_cast<int>(word->size()));
   if (stem == nullptr) return false;
-  word->assign(reinterpret_cast<const char*>(stem), static_cast<size_t>(sb_stemmer_length(stemmer_)));
+  std::string stemmed(reinterpret_cast<const char*>(stem), static_cast<size_t>(sb_stemmer_length(stemmer_)));
+  if (memo_.size() == kMemoWords) memo_.clear();
+  memo_.emplace(std::move(*word), stemmed);
+  *word = std::move(stemmed);
   return true;
 }
 

@@ -5,6 +5,8 @@
 // path exact.
 #include <gtest/gtest.h>
 
+#include <unicode/normalizer2.h>
+
 #include <algorithm>
 
 #include "ingest/accent_folder.h"
@@ -121,6 +123,7 @@ TEST(AccentFolding, RemovesAccentsAfterCaseFolding) {
     EXPECT_EQ(Analyze(fold.get(), "łódź straße"), (Tokens{"łodz", "strasse"}));
     EXPECT_EQ(Analyze(fold.get(), "हिन्दी"), (Tokens{"हिन्दी"}));
     EXPECT_EQ(Analyze(fold.get(), "がっこう"), Analyze(Make("icu").get(), "がっこう"));
+    EXPECT_EQ(Analyze(fold.get(), "한국어 문법"), (Tokens{"한국어", "문법"}));
     EXPECT_EQ(Analyze(fold.get(), "كَتَبَ"), (Tokens{"كَتَبَ"}));
     // ASCII is untouched, whatever path took it.
     EXPECT_EQ(Analyze(fold.get(), "It costs 3.14; don't foo_bar"),
@@ -152,6 +155,43 @@ TEST(AccentFolding, FoldThenStemMakesAccentVariantsOneTerm) {
   ASSERT_NE(fr, nullptr);
   EXPECT_EQ(Analyze(fr.get(), "évènement"), Analyze(fr.get(), "evenement"));
   EXPECT_EQ(Analyze(fr.get(), "Café"), Analyze(fr.get(), "cafe"));
+}
+
+// The folder skips words holding no character it could change; the words
+// of the multilingual sample fold as the plain definition (NFD, marks
+// out, NFC) says, skipped or not.
+TEST(AccentFolding, EverySampleWordFoldsAsTheDefinitionSays) {
+  const std::string dir = testing::SampleCorpusDir();
+  if (dir.empty()) GTEST_SKIP() << "no ../shared/corpora/samples";
+  const auto docs = testing::ReadSampleCorpus(dir + "/multilingual.jsonl");
+  ASSERT_FALSE(docs.empty());
+  auto folder = AccentFolder::Create();
+  ASSERT_TRUE(folder.ok());
+  auto icu = Make("icu");
+  UErrorCode code = U_ZERO_ERROR;
+  const icu::Normalizer2* nfd = icu::Normalizer2::getNFDInstance(code);
+  const icu::Normalizer2* nfc = icu::Normalizer2::getNFCInstance(code);
+  ASSERT_TRUE(U_SUCCESS(code));
+  size_t words = 0, folded = 0;
+  for (const auto& doc : docs) {
+    for (const std::string& word : Analyze(icu.get(), doc.title + "\n" + doc.text)) {
+      const icu::UnicodeString decomposed = nfd->normalize(icu::UnicodeString::fromUTF8(word), code);
+      icu::UnicodeString stripped;
+      for (int32_t i = 0; i < decomposed.length(); i += U16_LENGTH(decomposed.char32At(i))) {
+        if (!(*folder)->Removes(decomposed.char32At(i))) stripped.append(decomposed.char32At(i));
+      }
+      std::string want;
+      nfc->normalize(stripped, code).toUTF8String(want);
+      ASSERT_TRUE(U_SUCCESS(code));
+      std::string got = word;
+      ASSERT_TRUE((*folder)->Fold(&got));
+      ASSERT_EQ(got, want) << doc.id << ": " << word;
+      ++words;
+      folded += got != word;
+    }
+  }
+  EXPECT_GT(words, 10000u);
+  EXPECT_GT(folded, 100u);  // the sample has accents to fold
 }
 
 // Folding and stemming work word by word on the tokens, which the fast
