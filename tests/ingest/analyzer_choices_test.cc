@@ -87,6 +87,26 @@ TEST(Stemming, EveryLanguageOfTheLibraryIsOffered) {
   EXPECT_EQ(Analyze(de.get(), "Häuser Hauses"), (Tokens{"haus", "haus"}));
 }
 
+// The memo of stems is invisible: a stemmer that has seen many words (more
+// than the memo holds, so it starts over) stems each as a new one does.
+TEST(Stemming, TheMemoNeverChangesAStem) {
+  auto used = Stemmer::Create("english");
+  ASSERT_TRUE(used.ok());
+  const char* roots[] = {"connect", "run", "happy", "generous", "nation", "agree", "relate", "cycle"};
+  const char* ends[] = {"", "s", "ing", "ed", "ly", "ness", "ation", "ational", "ful", "er"};
+  for (size_t i = 0; i < 3 * Stemmer::kMemoWords; ++i) {
+    // Half the words are new (the memo fills and restarts), half repeat.
+    const size_t n = i % 2 == 0 ? i : i % 97;
+    std::string word = std::string(roots[n % 8]) + ends[n / 8 % 10] + (n >= 80 ? std::to_string(n) : "");
+    auto fresh = Stemmer::Create("english");
+    ASSERT_TRUE(fresh.ok());
+    std::string a = word, b = word;
+    ASSERT_TRUE((*used)->Stem(&a));
+    ASSERT_TRUE((*fresh)->Stem(&b));
+    ASSERT_EQ(a, b) << word;
+  }
+}
+
 TEST(Stemming, AnUnknownLanguageIsRefusedListingTheKnownOnes) {
   auto unknown = Analyzer::Create(*AnalyzerSpec::Parse("icu stem=klingon"));
   ASSERT_FALSE(unknown.ok());
