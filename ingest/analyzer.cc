@@ -140,10 +140,13 @@ void Analyzer::Analyze(std::string_view utf8_text, std::vector<std::string>* tok
 // words differing only in accents reach the stemmer as one word (a stemmer
 // given café and cafe may cut them differently).
 void Analyzer::FilterWords(std::vector<std::string>* tokens, size_t first, AnalyzeStats* stats) {
-  if (folder_ == nullptr && stemmer_ == nullptr) return;
+  // Text that took the fast path alone has only ASCII words: nothing to
+  // fold (checking each word would cost gcide's ingest 10%).
+  AccentFolder* folder = stats->icu_path_bytes > 0 ? folder_.get() : nullptr;
+  if (folder == nullptr && stemmer_ == nullptr) return;
   for (size_t i = first; i < tokens->size(); ++i) {
     std::string& word = (*tokens)[i];
-    if (folder_ != nullptr && !folder_->Fold(&word)) ++stats->filter_failures;
+    if (folder != nullptr && !folder->Fold(&word)) ++stats->filter_failures;
     if (stemmer_ != nullptr && !stemmer_->Stem(&word)) ++stats->filter_failures;
   }
 }

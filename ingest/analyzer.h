@@ -107,7 +107,8 @@ class Analyzer {
 
   // The icu analyzer's tokens, before the word filters.
   void Tokenize(std::string_view utf8_text, std::vector<std::string>* tokens, AnalyzeStats* stats);
-  // Folds accents in, then stems, (*tokens)[first...] as the spec says.
+  // Folds accents in, then stems, (*tokens)[first...] as the spec says;
+  // *stats holds this call's counts so far.
   void FilterWords(std::vector<std::string>* tokens, size_t first, AnalyzeStats* stats);
 
   // Tokenizes `text` with ICU, in pieces of at most max_icu_chunk_ bytes.
