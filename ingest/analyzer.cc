@@ -82,7 +82,7 @@ Result<std::unique_ptr<Analyzer>> Analyzer::Create(const AnalyzerSpec& spec, con
   if (spec.tokenizer == AnalyzerSpec::Tokenizer::kIcu) {
     DPS_ASSIGN_OR_RETURN(icu, IcuSegmenter::Create());
   }
-  std::unique_ptr<Analyzer> analyzer(new Analyzer(spec, options, std::move(icu)));
+  std::unique_ptr<Analyzer> analyzer(new Analyzer(options, std::move(icu)));
   if (spec.fold_accents) {
     DPS_ASSIGN_OR_RETURN(analyzer->folder_, AccentFolder::Create());
   }
@@ -92,9 +92,8 @@ Result<std::unique_ptr<Analyzer>> Analyzer::Create(const AnalyzerSpec& spec, con
   return analyzer;
 }
 
-Analyzer::Analyzer(const AnalyzerSpec& spec, const AnalyzerOptions& options, std::unique_ptr<IcuSegmenter> icu)
-    : spec_(spec),
-      icu_(std::move(icu)),
+Analyzer::Analyzer(const AnalyzerOptions& options, std::unique_ptr<IcuSegmenter> icu)
+    : icu_(std::move(icu)),
       max_icu_chunk_(
           std::clamp<size_t>(options.max_icu_chunk_bytes, 16, IcuSegmenter::kMaxInputBytes)),
       fast_path_(false) {

@@ -34,7 +34,6 @@ class IcuSegmenter;
 class Stemmer;
 
 struct AnalyzerOptions {
-
   // Tokenize pure-ASCII stretches without ICU. Same tokens, several times
   // faster on Latin-script text. false sends every byte through ICU: the
   // reference the fast path is tested against, and a benchmark baseline.
@@ -100,10 +99,8 @@ class Analyzer {
   // '@'); then everything goes through ICU.
   bool ascii_fast_path_enabled() const { return fast_path_; }
 
-  const AnalyzerSpec& spec() const { return spec_; }
-
  private:
-  Analyzer(const AnalyzerSpec& spec, const AnalyzerOptions& options, std::unique_ptr<IcuSegmenter> icu);
+  Analyzer(const AnalyzerOptions& options, std::unique_ptr<IcuSegmenter> icu);
 
   // The icu analyzer's tokens, before the word filters.
   void Tokenize(std::string_view utf8_text, std::vector<std::string>* tokens, AnalyzeStats* stats);
@@ -117,10 +114,9 @@ class Analyzer {
   // *exact says whether the cut is before whitespace.
   size_t FindIcuCut(std::string_view text, bool* exact) const;
 
-  AnalyzerSpec spec_;
-  std::unique_ptr<IcuSegmenter> icu_;  // null for whitespace
-  std::unique_ptr<AccentFolder> folder_;  // null unless spec_.fold_accents
-  std::unique_ptr<Stemmer> stemmer_;      // null unless spec_.stem is set
+  std::unique_ptr<IcuSegmenter> icu_;     // null for whitespace
+  std::unique_ptr<AccentFolder> folder_;  // null unless the spec folds accents
+  std::unique_ptr<Stemmer> stemmer_;      // null unless the spec stems
   size_t max_icu_chunk_;
   bool fast_path_;
 };
