@@ -101,6 +101,8 @@ Result<std::unique_ptr<IndexWriter>> IndexWriter::Open(const std::string& dir,
     m.index_id = RandomIndexId();
     m.bins = options.bins;
     m.store_text = options.store_text;
+    DPS_RETURN_IF_ERROR(options.analyzer.Validate());
+    m.analyzer = options.analyzer;
     m.tablets = SplitBins(options.bins, options.tablets);
     DPS_RETURN_IF_ERROR(WriteManifest(dir, m));
     w->created_index_ = true;

@@ -37,6 +37,9 @@ struct IndexOptions {
   uint32_t tablets = 4;
   // Store document text for snippets (ids and titles are always stored).
   bool store_text = true;
+  // The analyzer the documents' terms come from (recorded in the MANIFEST;
+  // the writer only records it: callers analyze). Fixed at creation.
+  AnalyzerSpec analyzer;
   int zstd_level = 3;
   // False for commands that change an existing index (delete, compact): a
   // missing index is then an error, not a new empty one.

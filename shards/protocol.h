@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "index/analyzer_spec.h"
 #include "index/bm25.h"
 #include "index/query_node.h"
 #include "index/types.h"
@@ -21,7 +22,7 @@
 namespace dps {
 
 inline constexpr uint32_t kWireMagic = 0x57535044;  // bytes "DPSW"
-inline constexpr uint16_t kWireVersion = 4;
+inline constexpr uint16_t kWireVersion = 5;
 inline constexpr uint32_t kMaxFrameSize = 16u << 20;
 inline constexpr size_t kFrameHeaderSize = 5;
 // Query trees deeper or larger than this are refused (a hostile peer must
@@ -55,6 +56,8 @@ struct Welcome {
   uint32_t bins = 0;
   uint32_t tablets = 0;     // tablets of the whole index
   uint32_t first_tablet = 0, last_tablet = 0;  // the ones this server hosts
+  // MANIFEST's analyzer: the client analyzes queries with it (version 5).
+  AnalyzerSpec analyzer;
 };
 
 struct QueryRequest {
