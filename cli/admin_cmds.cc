@@ -45,6 +45,7 @@ void RegisterStats(CLI::App& app) {
     std::printf("bytes       %llu (%.1f MB; global index %.1f MB)\n", U(s.bytes), MB(s.bytes),
                 MB(s.global_index_bytes));
     std::printf("bins        %zu, skew %.2f (largest / median bin)\n", s.bin_documents.size(), s.bin_skew);
+    std::printf("analyzer    %s\n", (*index)->manifest().analyzer.ToString().c_str());
     std::printf("\ntablet  bins        documents        bytes  file         documents     postings  tombstones\n");
     for (size_t t = 0; t < s.tablets.size(); ++t) {
       const TabletStats& ts = s.tablets[t];

@@ -1,6 +1,7 @@
 // `dpsearch ingest`: argument handling, the progress bar and the summary.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -49,6 +50,8 @@ void RegisterIngest(CLI::App& app) {
     bool skip_bad = false;
     bool no_text = false;
     bool no_positions = false;
+    std::string analyzer = "icu", stem;
+    bool fold_accents = false;
   };
   auto a = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("ingest", "Index documents (JSONL, a directory tree, or lines)");
@@ -74,7 +77,16 @@ void RegisterIngest(CLI::App& app) {
   auto* no_text = cmd->add_flag("--no-store-text", a->no_text, "New index: do not store document text (no snippets)");
   auto* no_positions =
       cmd->add_flag("--no-positions", a->no_positions, "New index: no word positions (smaller; phrases refused)");
-  cmd->callback([a, bins, tablets, no_text, no_positions] {
+  // The analyzer flags describe one analyzer together (index/analyzer_spec.h).
+  std::vector<const CLI::Option*> analyzer_flags = {
+      cmd->add_option("--analyzer", a->analyzer,
+                      "New index: icu (Unicode words, case-folded) or whitespace (pre-tokenized text, kept as given)")
+          ->check(CLI::IsMember({"icu", "whitespace"}))
+          ->capture_default_str(),
+      cmd->add_option("--stem", a->stem, "New index, icu: Snowball stemmer, e.g. english (dpsearch -V lists them)")
+          ->type_name("LANG"),
+      cmd->add_flag("--fold-accents", a->fold_accents, "New index, icu: fold accents after case folding (cafe = café)")};
+  cmd->callback([a, bins, tablets, no_text, no_positions, analyzer_flags] {
     IngestOptions options;
     auto budget = ParseSize(a->memory);
     if (!budget.ok()) return (void)Fail(budget.status().WithContext("--memory"));
@@ -93,6 +105,12 @@ void RegisterIngest(CLI::App& app) {
     if (options.tablets_set && !options.bins_set) options.index.bins = std::max(options.index.bins, a->tablets);
     if (options.bins_set && !options.tablets_set) options.index.tablets = std::min(options.index.tablets, a->bins);
     options.index.store_text = !a->no_text;
+    options.analyzer_set = std::any_of(analyzer_flags.begin(), analyzer_flags.end(),
+                                       [](const CLI::Option* o) { return o->count() > 0; });
+    options.index.analyzer.tokenizer =
+        a->analyzer == "whitespace" ? AnalyzerSpec::Tokenizer::kWhitespace : AnalyzerSpec::Tokenizer::kIcu;
+    options.index.analyzer.stem = a->stem;
+    options.index.analyzer.fold_accents = a->fold_accents;
     options.threads = a->threads;
     options.format = a->format;
     options.id_field = a->id_field;

@@ -305,10 +305,11 @@ void RegisterQuery(CLI::App& app) {
     if (Status s = CheckQueryArgs(*a); !s.ok()) return (void)Fail(s);
     auto backend = OpenBackend(a->search);
     if (!backend.ok()) return (void)Fail(backend.status());
-    auto analyzer = Analyzer::Create();
-    if (!analyzer.ok()) return (void)Fail(analyzer.status());
     auto searcher = (*backend)->NewSearcher();
     if (!searcher.ok()) return (void)Fail(searcher.status());
+    // Words are analyzed as the index's documents were.
+    auto analyzer = Analyzer::Create((*searcher)->analyzer_spec());
+    if (!analyzer.ok()) return (void)Fail(analyzer.status());
     if (!a->queries.empty()) return RunBatchQueries(*a, searcher->get(), analyzer->get());
     RunOneQuery(*a, searcher->get(), analyzer->get());
   });

@@ -16,9 +16,9 @@ namespace dps::cli {
 
 namespace {
 
-// --term goes through the analyzer, as a query word does, and must give one term.
-Result<std::string> AnalyzeOneTerm(const std::string& text) {
-  DPS_ASSIGN_OR_RETURN(auto analyzer, Analyzer::Create());
+// --term goes through the index's analyzer, as a query word does, and must give one term.
+Result<std::string> AnalyzeOneTerm(const std::string& text, const AnalyzerSpec& spec) {
+  DPS_ASSIGN_OR_RETURN(auto analyzer, Analyzer::Create(spec));
   std::vector<std::string> terms;
   analyzer->Analyze(text, &terms, nullptr);
   if (terms.size() == 1) return terms[0];
@@ -50,7 +50,7 @@ void RegisterScan(CLI::App& app) {
     auto index = IndexReader::Open(args->index);
     if (!index.ok()) return (void)Fail(index.status());
     if (args->term) {
-      auto term = AnalyzeOneTerm(*args->term);
+      auto term = AnalyzeOneTerm(*args->term, (*index)->manifest().analyzer);
       if (!term.ok()) return (void)Fail(term.status());
       args->term = *term;
     }

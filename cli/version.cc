@@ -15,6 +15,7 @@
 #include "index/tablet_format.h"
 #include "index/term_list.h"
 #include "ingest/run_file.h"
+#include "ingest/stemmer.h"
 #include "shards/protocol.h"
 
 #ifndef DPS_PROJECT_VERSION
@@ -59,6 +60,11 @@ std::string VersionText() {
          std::to_string(kGlobalIndexVersion) + ", term list " + std::to_string(kTermListVersion) +
          ", spill run " + std::to_string(kRunVersion) + "\n";
   out += "wire protocol: " + std::to_string(kWireVersion) + "\n";
+  // What `ingest --analyzer/--fold-accents/--stem` accept (index/analyzer_spec.h).
+  out += "analyzers: icu (options fold-accents, stem=LANG), whitespace\n";
+  out += "stemmers (libstemmer):";
+  for (const auto& language : Stemmer::Languages()) out += " " + language;
+  out += "\n";
   out += "built with:\n";
   out += Library("ICU", U_ICU_VERSION, IcuRunning());
   out += Library("zstd", ZSTD_VERSION_STRING, ZSTD_versionString());

@@ -102,6 +102,8 @@ Result<std::unique_ptr<IndexWriter>> IndexWriter::Open(const std::string& dir,
     m.index_id = RandomIndexId();
     m.bins = options.bins;
     m.store_text = options.store_text;
+    DPS_RETURN_IF_ERROR(options.analyzer.Validate());
+    m.analyzer = options.analyzer;
     m.positions = options.positions;
     m.tablets = SplitBins(options.bins, options.tablets);
     DPS_RETURN_IF_ERROR(WriteManifest(dir, m));

@@ -37,6 +37,9 @@ struct IndexOptions {
   uint32_t tablets = 4;
   // Store document text for snippets (ids and titles are always stored).
   bool store_text = true;
+  // The analyzer the documents' terms come from (recorded in the MANIFEST;
+  // the writer only records it: callers analyze). Fixed at creation.
+  AnalyzerSpec analyzer;
   // Index word positions (phrase queries; docs/FORMAT.md "Positions"). Off:
   // a smaller index that refuses phrases. The command line turns it on
   // unless --no-positions; library callers (tests) ask for it.

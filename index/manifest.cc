@@ -54,6 +54,7 @@ std::string Manifest::Encode() const {
   out += "generation " + std::to_string(generation) + "\n";
   out += "bins " + std::to_string(bins) + "\n";
   out += "store-text " + std::string(store_text ? "1" : "0") + "\n";
+  out += "analyzer " + analyzer.ToString() + "\n";
   out += "positions " + std::string(positions ? "1" : "0") + "\n";
   out += "next-file " + std::to_string(next_file_number) + "\n";
   out += "global " + (global_index.empty() ? std::string("-") : global_index) + "\n";
@@ -80,11 +81,10 @@ Result<Manifest> Manifest::Decode(const std::string& text, const std::string& pa
     return Status::Corruption(path + ": checksum mismatch at offset " + std::to_string(at));
   }
   Manifest m;
-  m.positions = false;  // an index written before positions has none (WIP: version 2 will require the key)
   std::istringstream in(text.substr(0, at));
   std::string line;
   size_t n = 0;
-  bool seen_version = false, seen_bins = false, seen_id = false;
+  bool seen_version = false, seen_bins = false, seen_id = false, seen_analyzer = false, seen_positions = false;
   while (std::getline(in, line)) {
     ++n;
     auto w = Words(line);
@@ -96,7 +96,8 @@ Result<Manifest> Manifest::Decode(const std::string& text, const std::string& pa
       }
       if (v != kManifestVersion) {
         return Status::Unsupported(path + ": MANIFEST version " + w[1] + " (this build reads " +
-                                   std::to_string(kManifestVersion) + ")");
+                                   std::to_string(kManifestVersion) + ")" +
+                                   (v < kManifestVersion ? "; re-ingest the documents" : ""));
       }
       seen_version = true;
       continue;
@@ -116,9 +117,18 @@ Result<Manifest> Manifest::Decode(const std::string& text, const std::string& pa
     } else if (key == "store-text" && w.size() == 2) {
       ok = w[1] == "0" || w[1] == "1";
       m.store_text = w[1] == "1";
+    } else if (key == "analyzer" && w.size() >= 2) {
+      // The spec's options are the line's further words.
+      std::string text = w[1];
+      for (size_t i = 2; i < w.size(); ++i) text += " " + w[i];
+      auto spec = AnalyzerSpec::Parse(text);
+      if (!spec.ok()) return error(n, spec.status().message());
+      m.analyzer = std::move(spec).value();
+      seen_analyzer = true;
     } else if (key == "positions" && w.size() == 2) {
       ok = w[1] == "0" || w[1] == "1";
       m.positions = w[1] == "1";
+      seen_positions = true;
     } else if (key == "next-file" && w.size() == 2) {
       ok = ParseU64(w[1], &m.next_file_number);
     } else if (key == "global" && w.size() == 2) {
@@ -139,8 +149,8 @@ Result<Manifest> Manifest::Decode(const std::string& text, const std::string& pa
     }
     if (!ok) return error(n, "malformed value in '" + line + "'");
   }
-  if (!seen_version || !seen_bins || !seen_id) {
-    return Status::Corruption(path + ": missing version, index-id or bins line");
+  if (!seen_version || !seen_bins || !seen_id || !seen_analyzer || !seen_positions) {
+    return Status::Corruption(path + ": missing version, index-id, bins, analyzer or positions line");
   }
   uint32_t expect_bin = 0;
   for (const auto& t : m.tablets) {

@@ -11,11 +11,13 @@
 #include <vector>
 
 #include "common/status.h"
+#include "index/analyzer_spec.h"
 #include "index/types.h"
 
 namespace dps {
 
-inline constexpr uint32_t kManifestVersion = 1;
+// 2 added `analyzer`; version 1 is refused (re-ingest).
+inline constexpr uint32_t kManifestVersion = 2;
 inline constexpr const char* kManifestName = "MANIFEST";
 
 struct TabletEntry {
@@ -29,6 +31,7 @@ struct Manifest {
   uint64_t generation = 0;  // incremented by every commit
   uint32_t bins = 0;
   bool store_text = true;
+  AnalyzerSpec analyzer;  // fixed at creation; queries are analyzed with it
   // Word positions are indexed (phrases can be answered); fixed at creation.
   bool positions = false;
   uint64_t next_file_number = 1;

@@ -6,8 +6,11 @@
 #include <algorithm>
 #include <cstring>
 
+#include "ingest/accent_folder.h"
 #include "ingest/ascii_tokenizer.h"
 #include "ingest/icu_segmenter.h"
+#include "ingest/stemmer.h"
+#include "ingest/whitespace_tokenizer.h"
 
 namespace dps {
 namespace {
@@ -73,9 +76,20 @@ bool FastPathAgreesWithIcu(IcuSegmenter* icu) {
 
 }  // namespace
 
-Result<std::unique_ptr<Analyzer>> Analyzer::Create(const AnalyzerOptions& options) {
-  DPS_ASSIGN_OR_RETURN(std::unique_ptr<IcuSegmenter> icu, IcuSegmenter::Create());
-  return std::unique_ptr<Analyzer>(new Analyzer(options, std::move(icu)));
+Result<std::unique_ptr<Analyzer>> Analyzer::Create(const AnalyzerSpec& spec, const AnalyzerOptions& options) {
+  DPS_RETURN_IF_ERROR(spec.Validate());
+  std::unique_ptr<IcuSegmenter> icu;
+  if (spec.tokenizer == AnalyzerSpec::Tokenizer::kIcu) {
+    DPS_ASSIGN_OR_RETURN(icu, IcuSegmenter::Create());
+  }
+  std::unique_ptr<Analyzer> analyzer(new Analyzer(options, std::move(icu)));
+  if (spec.fold_accents) {
+    DPS_ASSIGN_OR_RETURN(analyzer->folder_, AccentFolder::Create());
+  }
+  if (!spec.stem.empty()) {
+    DPS_ASSIGN_OR_RETURN(analyzer->stemmer_, Stemmer::Create(spec.stem));
+  }
+  return analyzer;
 }
 
 Analyzer::Analyzer(const AnalyzerOptions& options, std::unique_ptr<IcuSegmenter> icu)
@@ -83,7 +97,7 @@ Analyzer::Analyzer(const AnalyzerOptions& options, std::unique_ptr<IcuSegmenter>
       max_icu_chunk_(
           std::clamp<size_t>(options.max_icu_chunk_bytes, 16, IcuSegmenter::kMaxInputBytes)),
       fast_path_(false) {
-  if (options.ascii_fast_path) {
+  if (options.ascii_fast_path && icu_ != nullptr) {
     // Checked once per process: the answer depends only on the ICU library.
     static const bool agrees = FastPathAgreesWithIcu(icu_.get());
     fast_path_ = agrees;
@@ -100,42 +114,15 @@ std::string Analyzer::IcuVersion() {
   return std::string("ICU ") + U_ICU_VERSION + ", Unicode " + unicode_string;
 }
 
-// Cuts are only made where the tokens of the whole text are the tokens of
-// the left part followed by those of the right part: between an ASCII
-// separator and an ASCII byte (docs/analyzer.md gives the argument).
 void Analyzer::Analyze(std::string_view utf8_text, std::vector<std::string>* tokens,
                        AnalyzeStats* stats) {
   AnalyzeStats local;
-  if (!fast_path_) {
-    AnalyzeWithIcu(utf8_text, tokens, &local);
+  const size_t first = tokens->size();
+  if (icu_ == nullptr) {
+    TokenizeWhitespace(utf8_text, tokens, &local.invalid_utf8_sequences);
   } else {
-    const auto* s = reinterpret_cast<const unsigned char*>(utf8_text.data());
-    const size_t n = utf8_text.size();
-    size_t pos = 0;
-    while (pos < n) {
-      size_t q = FindNonAscii(s, pos, n);
-      if (q == n) {
-        TokenizeAscii(utf8_text.substr(pos), tokens);
-        local.ascii_fast_path_bytes += n - pos;
-        break;
-      }
-      // The ICU stretch starts after the last separator before q that is
-      // followed by an ASCII byte, so the byte at the cut is never q's.
-      size_t start = q > pos ? q - 1 : pos;
-      while (start > pos && !IsAsciiSeparator(s[start - 1])) --start;
-      if (start > pos) {
-        TokenizeAscii(utf8_text.substr(pos, start - pos), tokens);
-        local.ascii_fast_path_bytes += start - pos;
-      }
-      size_t end = NextCut(s, q, n);
-      while (end < n) {
-        q = FindNonAscii(s, end, n);
-        if (q == n || q - end >= kMinAsciiIsland) break;
-        end = NextCut(s, q, n);
-      }
-      AnalyzeWithIcu(utf8_text.substr(start, end - start), tokens, &local);
-      pos = end;
-    }
+    Tokenize(utf8_text, tokens, &local);
+    FilterWords(tokens, first, &local);
   }
   if (stats != nullptr) {
     stats->invalid_utf8_sequences += local.invalid_utf8_sequences;
@@ -143,6 +130,58 @@ void Analyzer::Analyze(std::string_view utf8_text, std::vector<std::string>* tok
     stats->icu_path_bytes += local.icu_path_bytes;
     stats->forced_icu_cuts += local.forced_icu_cuts;
     stats->icu_failures += local.icu_failures;
+    stats->filter_failures += local.filter_failures;
+  }
+}
+
+// Word by word, after tokenizing: both paths of Tokenize yield the same
+// tokens, so they yield the same filtered terms. Folding goes first so that
+// words differing only in accents reach the stemmer as one word (a stemmer
+// given café and cafe may cut them differently).
+void Analyzer::FilterWords(std::vector<std::string>* tokens, size_t first, AnalyzeStats* stats) {
+  // Text that took the fast path alone has only ASCII words: nothing to
+  // fold (checking each word would cost gcide's ingest 10%).
+  AccentFolder* folder = stats->icu_path_bytes > 0 ? folder_.get() : nullptr;
+  if (folder == nullptr && stemmer_ == nullptr) return;
+  for (size_t i = first; i < tokens->size(); ++i) {
+    std::string& word = (*tokens)[i];
+    if (folder != nullptr && !folder->Fold(&word)) ++stats->filter_failures;
+    if (stemmer_ != nullptr && !stemmer_->Stem(&word)) ++stats->filter_failures;
+  }
+}
+
+// Cuts are only made where the tokens of the whole text are the tokens of
+// the left part followed by those of the right part: between an ASCII
+// separator and an ASCII byte (docs/analyzer.md gives the argument).
+void Analyzer::Tokenize(std::string_view utf8_text, std::vector<std::string>* tokens,
+                        AnalyzeStats* stats) {
+  if (!fast_path_) return AnalyzeWithIcu(utf8_text, tokens, stats);
+  const auto* s = reinterpret_cast<const unsigned char*>(utf8_text.data());
+  const size_t n = utf8_text.size();
+  size_t pos = 0;
+  while (pos < n) {
+    size_t q = FindNonAscii(s, pos, n);
+    if (q == n) {
+      TokenizeAscii(utf8_text.substr(pos), tokens);
+      stats->ascii_fast_path_bytes += n - pos;
+      break;
+    }
+    // The ICU stretch starts after the last separator before q that is
+    // followed by an ASCII byte, so the byte at the cut is never q's.
+    size_t start = q > pos ? q - 1 : pos;
+    while (start > pos && !IsAsciiSeparator(s[start - 1])) --start;
+    if (start > pos) {
+      TokenizeAscii(utf8_text.substr(pos, start - pos), tokens);
+      stats->ascii_fast_path_bytes += start - pos;
+    }
+    size_t end = NextCut(s, q, n);
+    while (end < n) {
+      q = FindNonAscii(s, end, n);
+      if (q == n || q - end >= kMinAsciiIsland) break;
+      end = NextCut(s, q, n);
+    }
+    AnalyzeWithIcu(utf8_text.substr(start, end - start), tokens, stats);
+    pos = end;
   }
 }
 

@@ -9,6 +9,11 @@
 // UTF-8 is never an error: each maximal ill-formed subpart reads as U+FFFD
 // (utf8.h; readers can store the same repair with SanitizeUtf8) and is
 // counted. docs/analyzer.md explains the choices and the equivalence.
+//
+// An index chooses its analyzer at creation (index/analyzer_spec.h):
+// this one (`icu`), optionally followed per word by accent folding
+// (accent_folder.h) and then a Snowball stemmer (stemmer.h), or
+// `whitespace` (whitespace_tokenizer.h) for pre-tokenized text.
 #pragma once
 
 #include <cstddef>
@@ -19,11 +24,14 @@
 #include <vector>
 
 #include "common/status.h"
+#include "index/analyzer_spec.h"
 #include "ingest/utf8.h"
 
 namespace dps {
 
+class AccentFolder;
 class IcuSegmenter;
+class Stemmer;
 
 struct AnalyzerOptions {
   // Tokenize pure-ASCII stretches without ICU. Same tokens, several times
@@ -49,6 +57,9 @@ struct AnalyzeStats {
   uint64_t forced_icu_cuts = 0;         // see max_icu_chunk_bytes
   uint64_t icu_failures = 0;            // stretches ICU failed on (out of
                                         // memory): they yielded no tokens
+  uint64_t filter_failures = 0;         // tokens accent folding or stemming
+                                        // failed on (out of memory): kept
+                                        // unfolded or unstemmed
 };
 
 // Turns text into index terms. Owns an ICU break iterator and reusable
@@ -57,8 +68,17 @@ struct AnalyzeStats {
 // data, the fast-path self-check); later ones tens of microseconds.
 class Analyzer {
  public:
-  // Fails only if ICU's data lacks the normalizer or the word break rules.
-  static Result<std::unique_ptr<Analyzer>> Create(const AnalyzerOptions& options = {});
+  // The analyzer `spec` names (an index's MANIFEST says which, for ingest
+  // and queries alike). InvalidArgument for a spec whose options do not go
+  // together (AnalyzerSpec::Validate), Unsupported for a stemmer this
+  // build's libstemmer lacks, IOError if ICU's data lacks the normalizers or
+  // the word break rules.
+  static Result<std::unique_ptr<Analyzer>> Create(const AnalyzerSpec& spec,
+                                                  const AnalyzerOptions& options = {});
+  // The default analyzer (`icu`).
+  static Result<std::unique_ptr<Analyzer>> Create(const AnalyzerOptions& options = {}) {
+    return Create(AnalyzerSpec(), options);
+  }
 
   ~Analyzer();
   Analyzer(const Analyzer&) = delete;
@@ -73,13 +93,20 @@ class Analyzer {
   // record this and warn when it changes.
   static std::string IcuVersion();
 
-  // False if options said so, or if the fast path disagreed with this
-  // process's ICU when first checked (a future ICU may reclassify an ASCII
-  // character, as ICU 72 did with '@'); then everything goes through ICU.
+  // False if options said so, if the analyzer is `whitespace` (no ICU),
+  // or if the fast path disagreed with this process's ICU when first checked
+  // (a future ICU may reclassify an ASCII character, as ICU 72 did with
+  // '@'); then everything goes through ICU.
   bool ascii_fast_path_enabled() const { return fast_path_; }
 
  private:
   Analyzer(const AnalyzerOptions& options, std::unique_ptr<IcuSegmenter> icu);
+
+  // The icu analyzer's tokens, before the word filters.
+  void Tokenize(std::string_view utf8_text, std::vector<std::string>* tokens, AnalyzeStats* stats);
+  // Folds accents in, then stems, (*tokens)[first...] as the spec says;
+  // *stats holds this call's counts so far.
+  void FilterWords(std::vector<std::string>* tokens, size_t first, AnalyzeStats* stats);
 
   // Tokenizes `text` with ICU, in pieces of at most max_icu_chunk_ bytes.
   void AnalyzeWithIcu(std::string_view text, std::vector<std::string>* tokens, AnalyzeStats* stats);
@@ -87,7 +114,9 @@ class Analyzer {
   // *exact says whether the cut is before whitespace.
   size_t FindIcuCut(std::string_view text, bool* exact) const;
 
-  std::unique_ptr<IcuSegmenter> icu_;
+  std::unique_ptr<IcuSegmenter> icu_;     // null for whitespace
+  std::unique_ptr<AccentFolder> folder_;  // null unless the spec folds accents
+  std::unique_ptr<Stemmer> stemmer_;      // null unless the spec stems
   size_t max_icu_chunk_;
   bool fast_path_;
 };

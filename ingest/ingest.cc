@@ -367,7 +367,7 @@ Status IngestRun::Run(const std::vector<std::string>& inputs, const ProgressFn& 
               [&](Batch* batch) -> Batch* {
                 auto& analyzer = analyzers.local();
                 if (analyzer == nullptr) {
-                  auto created = Analyzer::Create();
+                  auto created = Analyzer::Create(writer_->manifest().analyzer);
                   if (!created.ok()) {
                     fail(created.status());
                     return batch;

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "common/file.h"
+#include "ingest/stemmer.h"
 
 namespace dps {
 
@@ -26,6 +27,8 @@ Status CheckIngestRequest(const std::vector<std::string>& inputs, const IngestOp
                                    ": must be 1 to the number of bins (" + std::to_string(shape.bins) +
                                    "); a tablet holds whole bins");
   }
+  DPS_RETURN_IF_ERROR(shape.analyzer.Validate());
+  if (!shape.analyzer.stem.empty()) DPS_RETURN_IF_ERROR(Stemmer::CheckLanguage(shape.analyzer.stem));
   if (inputs.empty()) return Status::InvalidArgument("ingest: no input given");
   for (const auto& input : inputs) {
     if (input == "-") continue;
@@ -50,6 +53,12 @@ Status CheckShapeMatches(const std::string& index_dir, const Manifest& existing,
     return Status::InvalidArgument(
         std::string(options.index.store_text ? "storing text" : "--no-store-text") + ": the index at " +
         index_dir + (existing.store_text ? " stores document text" : " does not store document text") + fixed);
+  }
+  // Terms of two analyzers in one index would answer neither's queries.
+  if (options.analyzer_set && options.index.analyzer != existing.analyzer) {
+    return Status::InvalidArgument("analyzer '" + options.index.analyzer.ToString() + "': the index at " +
+                                   index_dir + " uses analyzer '" + existing.analyzer.ToString() + "'" + fixed +
+                                   "; without analyzer flags ingest uses it");
   }
   if (options.positions_set && options.index.positions != existing.positions) {
     return Status::InvalidArgument(

@@ -22,11 +22,14 @@ inline constexpr uint32_t kMaxBins = 65536;
 inline constexpr uint64_t kMinMemoryBudget = 1ull << 20;
 
 // InvalidArgument for a shape no index can have (bins or tablets out of
-// range, more tablets than bins) and for an input that does not exist.
+// range, more tablets than bins), an analyzer no index can have (options
+// that do not go together, a stemmer libstemmer lacks) and for an input
+// that does not exist.
 Status CheckIngestRequest(const std::vector<std::string>& inputs, const IngestOptions& options);
 
 // InvalidArgument when an explicitly requested shape differs from the
-// existing index's (bins, tablets and text storage are fixed at creation).
+// existing index's (bins, tablets, text storage and the analyzer are fixed
+// at creation).
 Status CheckShapeMatches(const std::string& index_dir, const Manifest& existing,
                          const IngestOptions& options);
 

@@ -10,8 +10,8 @@ namespace dps {
 
 RunnerFactory SearchRunners(SearcherFactory make_searcher, BenchMode mode) {
   return [=]() -> Result<QueryRunner> {
-    DPS_ASSIGN_OR_RETURN(std::unique_ptr<Analyzer> analyzer, Analyzer::Create());
     DPS_ASSIGN_OR_RETURN(std::unique_ptr<Searcher> searcher, make_searcher());
+    DPS_ASSIGN_OR_RETURN(std::unique_ptr<Analyzer> analyzer, Analyzer::Create(searcher->analyzer_spec()));
     std::shared_ptr<Analyzer> shared_analyzer(std::move(analyzer));
     std::shared_ptr<Searcher> shared_searcher(std::move(searcher));
     return QueryRunner([=](const std::string& text) {

@@ -68,6 +68,8 @@ class ClusterClient final : public Searcher {
   Status Run(QueryNode query, const SearchOptions& options, const ResultSink& sink,
              SearchStats* stats) override;
   bool returns_text() const override { return true; }
+  // The analyzer the servers' index was built with (their Welcome).
+  const AnalyzerSpec& analyzer_spec() const override;
 
  private:
   struct Impl;

@@ -31,6 +31,7 @@ struct ServerIdentity {
   std::string index_id;
   uint64_t generation = 0;
   uint32_t bins = 0, tablets = 0;
+  AnalyzerSpec analyzer;  // fixed with the index id; carried for the client's parser
   bool operator==(const ServerIdentity&) const = default;
   std::string ToString() const;
 };
@@ -80,6 +81,8 @@ class ClusterRoster {
 
   // The tablets no range covers ("first-last" spans), known after Settle.
   const std::vector<std::string>& uncovered() const { return uncovered_; }
+  // The cluster's identity. REQUIRES: Settle succeeded.
+  ServerIdentity identity() const;
 
  private:
   struct Server {
@@ -99,7 +102,7 @@ class ClusterRoster {
   const std::vector<ClusterRange>* ranges_;
   Log log_;
   WarnedServers* warned_;
-  std::mutex mu_;
+  mutable std::mutex mu_;
   std::map<std::string, Server> servers_;  // by address: what its last handshake said
   std::optional<ServerIdentity> identity_;  // the cluster's, from Settle on
   std::vector<std::string> uncovered_;

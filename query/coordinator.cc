@@ -36,6 +36,8 @@ struct Coordinator::Impl {
   tbb::task_arena arena;
 };
 
+const AnalyzerSpec& Coordinator::analyzer_spec() const { return impl_->index->manifest().analyzer; }
+
 Coordinator::Coordinator(const IndexReader* index, CoordinatorOptions options)
     : impl_(new Impl{index, options, BinExecutor(index), {}, {}}) {
   unsigned& threads = impl_->options.threads;

@@ -39,6 +39,7 @@ class Coordinator final : public Searcher {
   Status Run(QueryNode query, const SearchOptions& options, const ResultSink& sink,
              SearchStats* stats) override;
   bool returns_text() const override { return true; }
+  const AnalyzerSpec& analyzer_spec() const override;
 
   // Runs a plan made already for this index (tests and tools).
   Status RunPlan(const QueryPlan& plan, const SearchOptions& options, const ResultSink& sink,

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "index/analyzer_spec.h"
 #include "index/bm25.h"
 #include "index/query_node.h"
 #include "shards/bin_executor.h"
@@ -81,6 +82,9 @@ class Searcher {
   // Whether Fetch::kSnippet returns snippets (both searchers do; a
   // searcher over an index without stored text returns empty ones).
   virtual bool returns_text() const = 0;
+  // The analyzer of the index searched (its MANIFEST's, or the servers'
+  // Welcome's): queries must be analyzed with it to find its terms.
+  virtual const AnalyzerSpec& analyzer_spec() const = 0;
 };
 
 }  // namespace dps

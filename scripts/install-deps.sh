@@ -6,6 +6,7 @@ set -euo pipefail
 PACKAGES=(
   build-essential cmake ninja-build pkg-config ccache
   libicu-dev          # analysis: NFKC case folding, word-break segmentation
+  libstemmer-dev      # analysis: Snowball stemmers (ingest --stem LANG)
   libtbb-dev          # parallel ingest pipeline and in-process fan-out
   libboost-dev        # Boost.Asio shard servers (header-only)
   libzstd-dev         # doc store block compression, .zst input

@@ -129,6 +129,7 @@ void EncodeWelcome(const Welcome& m, std::string* out) {
   PutFixed32(out, m.tablets);
   PutFixed32(out, m.first_tablet);
   PutFixed32(out, m.last_tablet);
+  PutLengthPrefixed(out, m.analyzer.ToString());
 }
 
 void EncodeQuery(const QueryRequest& m, std::string* out) {
@@ -228,6 +229,15 @@ Status DecodeWelcome(std::string_view payload, Welcome* m) {
   m->last_tablet = r.U32("last tablet");
   if (r.ok() && (m->first_tablet > m->last_tablet || m->last_tablet >= m->tablets)) {
     r.Fail("tablet range");
+  }
+  const std::string analyzer = r.String("analyzer");
+  if (r.ok()) {
+    auto spec = AnalyzerSpec::Parse(analyzer);
+    if (spec.ok()) {
+      m->analyzer = std::move(spec).value();
+    } else {
+      r.Fail("analyzer");
+    }
   }
   return r.Finish();
 }

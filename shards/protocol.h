@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "index/analyzer_spec.h"
 #include "index/bm25.h"
 #include "index/query_node.h"
 #include "index/types.h"
@@ -55,6 +56,8 @@ struct Welcome {
   uint32_t bins = 0;
   uint32_t tablets = 0;     // tablets of the whole index
   uint32_t first_tablet = 0, last_tablet = 0;  // the ones this server hosts
+  // MANIFEST's analyzer: the client analyzes queries with it (version 5).
+  AnalyzerSpec analyzer;
 };
 
 struct QueryRequest {

@@ -1,14 +1,17 @@
 // The golden index of the current format (tests/golden/v8, made once by
-// tests/golden/make_golden.sh and never regenerated) opens, checks clean
-// and answers fixed queries with fixed weights; an index naming another
-// MANIFEST, tablet or global index version is refused with a message
-// naming the file and both versions (docs/FORMAT.md "Compatibility").
+// tests/golden/make_golden.sh and never regenerated; only its MANIFEST was
+// moved to version 2 by hand, adding `analyzer icu`, the analyzer that made
+// its terms) opens, checks clean and answers fixed queries with fixed
+// weights; an index naming another MANIFEST, tablet or global index version
+// is refused with a message naming the file and both versions
+// (docs/FORMAT.md "Compatibility").
 #include <gtest/gtest.h>
 
 #include <cinttypes>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -44,6 +47,7 @@ TEST(Golden, CurrentVersionOpensChecksCleanAndAnswersFixedQueries) {
   ASSERT_TRUE(index.ok()) << index.status().ToString();
   EXPECT_EQ((*index)->bins(), 4u);
   EXPECT_EQ((*index)->tablet_count(), 2u);
+  EXPECT_EQ((*index)->manifest().analyzer.ToString(), "icu");
   CheckReport report;
   Status checked = CheckIndex(kGoldenIndex, &report);
   EXPECT_TRUE(checked.ok()) << checked.ToString();
@@ -126,23 +130,65 @@ std::string OpenError(const std::string& dir, bool* unsupported) {
   return index.ok() ? "opened" : index.status().ToString();
 }
 
-TEST(Golden, OtherManifestVersionIsRefusedNamingBoth) {
-  GoldenCopy copy;
+// Rewrites the copy's MANIFEST: `edit` changes the text before the
+// checksum line, which is then recomputed.
+void RewriteManifest(const GoldenCopy& copy, const std::function<void(std::string*)>& edit) {
   std::ifstream in(copy.path("MANIFEST"));
   std::stringstream all;
   all << in.rdbuf();
   std::string text = all.str();
   text = text.substr(0, text.rfind("checksum "));
-  ASSERT_EQ(text.rfind("dpsearch-manifest 1\n", 0), 0u);
-  text.replace(0, std::string("dpsearch-manifest 1").size(), "dpsearch-manifest 2");
+  edit(&text);
   char sum[32];
   std::snprintf(sum, sizeof sum, "checksum %016" PRIx64 "\n", StableHash64(text));
   std::ofstream(copy.path("MANIFEST"), std::ios::trunc) << text << sum;
+}
+
+void Replace(std::string* text, const std::string& from, const std::string& to) {
+  const size_t at = text->find(from);
+  ASSERT_NE(at, std::string::npos) << from;
+  text->replace(at, from.size(), to);
+}
+
+TEST(Golden, NewerManifestVersionIsRefusedNamingBoth) {
+  GoldenCopy copy;
+  RewriteManifest(copy, [](std::string* text) {
+    ASSERT_EQ(text->rfind("dpsearch-manifest 2\n", 0), 0u);
+    Replace(text, "dpsearch-manifest 2", "dpsearch-manifest 3");
+  });
   bool unsupported = false;
   const std::string error = OpenError(copy.dir.path(), &unsupported);
   EXPECT_TRUE(unsupported) << error;
-  EXPECT_NE(error.find("MANIFEST version 2"), std::string::npos) << error;
-  EXPECT_NE(error.find("reads 1"), std::string::npos) << error;
+  EXPECT_NE(error.find("MANIFEST version 3"), std::string::npos) << error;
+  EXPECT_NE(error.find("reads 2"), std::string::npos) << error;
+}
+
+// The index as the build that wrote it left it (MANIFEST 1 had no analyzer
+// line; its terms are the icu analyzer's) is refused: re-ingest.
+TEST(Golden, ManifestVersion1IsRefusedAskingForReingest) {
+  GoldenCopy copy;
+  RewriteManifest(copy, [](std::string* text) {
+    Replace(text, "dpsearch-manifest 2", "dpsearch-manifest 1");
+    Replace(text, "analyzer icu\n", "");
+  });
+  bool unsupported = false;
+  const std::string error = OpenError(copy.dir.path(), &unsupported);
+  EXPECT_TRUE(unsupported) << error;
+  EXPECT_NE(error.find("MANIFEST version 1 (this build reads 2); re-ingest"), std::string::npos) << error;
+}
+
+TEST(Golden, ManifestWithoutAnalyzerOrWithABadOneIsCorrupt) {
+  for (const std::string& line : {std::string(), std::string("analyzer icu stem=\n"),
+                                  std::string("analyzer whitespace fold-accents\n"),
+                                  std::string("analyzer snowball\n")}) {
+    GoldenCopy copy;
+    RewriteManifest(copy, [&](std::string* text) { Replace(text, "analyzer icu\n", line); });
+    auto index = IndexReader::Open(copy.dir.path());
+    ASSERT_FALSE(index.ok()) << line;
+    EXPECT_TRUE(index.status().IsCorruption()) << index.status().ToString();
+    EXPECT_NE(index.status().ToString().find(line.empty() ? "analyzer line" : "analyzer '"), std::string::npos)
+        << index.status().ToString();
+  }
 }
 
 TEST(Golden, OtherTabletVersionIsRefusedNamingFileAndBoth) {

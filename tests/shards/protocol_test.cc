@@ -42,11 +42,11 @@ void ExpectTruncationsFail(std::string_view payload,
 // the Hello frame to PROTOCOL.md's table (u32 length, u8 type, u32 magic,
 // u16 version, lp-string token; little-endian).
 TEST(Protocol, HelloBytesAreAsDocumented) {
-  ASSERT_EQ(kWireVersion, 4);  // PROTOCOL.md's version
+  ASSERT_EQ(kWireVersion, 5);  // PROTOCOL.md's version
   const std::string expected("\x0e\x00\x00\x00"  // length: type + 13 payload bytes
                              "\x01"              // Hello
                              "DPSW"               // magic 0x57535044
-                             "\x04\x00"          // version 4
+                             "\x05\x00"          // version 5
                              "\x06s3cret",        // token
                              18);
   std::string f;
@@ -54,7 +54,7 @@ TEST(Protocol, HelloBytesAreAsDocumented) {
   EXPECT_EQ(f, expected);
   Hello h;
   ASSERT_TRUE(DecodeHello(Payload(expected, FrameType::kHello), &h).ok());
-  EXPECT_EQ(h.version, 4);
+  EXPECT_EQ(h.version, 5);
   EXPECT_EQ(h.token, "s3cret");
 }
 
@@ -67,7 +67,7 @@ TEST(Protocol, HelloAndWelcomeRoundTrip) {
   EXPECT_EQ(h.token, "s3cret");
   ExpectTruncationsFail(Payload(f, FrameType::kHello), [](std::string_view p) { Hello x; return DecodeHello(p, &x); });
 
-  Welcome w{kWireVersion, "abcdef", 7, 16, 8, 2, 5};
+  Welcome w{kWireVersion, "abcdef", 7, 16, 8, 2, 5, *AnalyzerSpec::Parse("icu fold-accents stem=english")};
   f.clear();
   EncodeWelcome(w, &f);
   Welcome got;
@@ -78,11 +78,27 @@ TEST(Protocol, HelloAndWelcomeRoundTrip) {
   EXPECT_EQ(got.tablets, 8u);
   EXPECT_EQ(got.first_tablet, 2u);
   EXPECT_EQ(got.last_tablet, 5u);
+  EXPECT_EQ(got.analyzer, w.analyzer);
   ExpectTruncationsFail(Payload(f, FrameType::kWelcome), [](std::string_view p) { Welcome x; return DecodeWelcome(p, &x); });
   // A tablet range outside the index is refused.
   f.clear();
-  EncodeWelcome({kWireVersion, "x", 1, 4, 4, 1, 4}, &f);
+  EncodeWelcome({kWireVersion, "x", 1, 4, 4, 1, 4, AnalyzerSpec()}, &f);
   EXPECT_FALSE(DecodeWelcome(Payload(f, FrameType::kWelcome), &got).ok());
+}
+
+// Version 5: the analyzer follows the tablet range as an lp-string, the
+// MANIFEST's text form; one no index can have is refused.
+TEST(Protocol, WelcomeCarriesTheAnalyzerSpecAsText) {
+  std::string f;
+  EncodeWelcome({kWireVersion, "x", 1, 4, 4, 0, 3, *AnalyzerSpec::Parse("whitespace")}, &f);
+  const std::string_view payload = Payload(f, FrameType::kWelcome);
+  EXPECT_EQ(payload.substr(payload.size() - 11), std::string_view("\x0Awhitespace", 11));
+  std::string bad(payload);
+  bad.replace(bad.size() - 10, 10, "whitespacX");
+  Welcome got;
+  const Status s = DecodeWelcome(bad, &got);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("analyzer"), std::string::npos) << s.message();
 }
 
 TEST(Protocol, QueryRoundTripAndLimits) {
