@@ -149,8 +149,9 @@ Result<Manifest> Manifest::Decode(const std::string& text, const std::string& pa
     }
     if (!ok) return error(n, "malformed value in '" + line + "'");
   }
-  if (!seen_version || !seen_bins || !seen_id || !seen_analyzer || !seen_positions) {
-    return Status::Corruption(path + ": missing version, index-id, bins, analyzer or positions line");
+  for (const auto& [seen, key] : {std::pair{seen_version, "version"}, {seen_id, "index-id"}, {seen_bins, "bins"},
+                                   {seen_analyzer, "analyzer"}, {seen_positions, "positions"}}) {
+    if (!seen) return Status::Corruption(path + ": missing its " + key + " line");
   }
   uint32_t expect_bin = 0;
   for (const auto& t : m.tablets) {

@@ -12,10 +12,12 @@
 #include <vector>
 
 #include "index/doc_iterator.h"
-#include "index/query_node.h"
 #include "index/term_iterator.h"
 
 namespace dps {
+
+// The most words a phrase may have (a query's longest is far below).
+inline constexpr size_t kMaxPhraseWords = 32;
 
 // How many times the phrase occurs: starts s where every slot i holds
 // position s + i, slot i's positions being *slots[i] (ascending; several

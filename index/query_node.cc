@@ -33,6 +33,24 @@ void PositiveTerms(const QueryNode& node, std::vector<std::string>* terms) {
   for (const auto& c : node.children) PositiveTerms(c, terms);
 }
 
+void PositiveClauses(const QueryNode& node, std::vector<std::string>* bare_terms,
+                     std::vector<std::vector<std::string>>* phrases) {
+  if (node.negated) return;
+  if (node.kind == QueryNode::Kind::kTerm) {
+    if (std::find(bare_terms->begin(), bare_terms->end(), node.term) == bare_terms->end()) {
+      bare_terms->push_back(node.term);
+    }
+    return;
+  }
+  if (node.kind == QueryNode::Kind::kPhrase) {
+    std::vector<std::string> words;
+    for (const auto& w : node.children) words.push_back(w.term);
+    if (std::find(phrases->begin(), phrases->end(), words) == phrases->end()) phrases->push_back(std::move(words));
+    return;
+  }
+  for (const auto& c : node.children) PositiveClauses(c, bare_terms, phrases);
+}
+
 namespace {
 // `parent` is null at the root. The messages say which rule breaks where:
 // parsed queries are checked with positions before (query/parser.cc); these
@@ -90,25 +108,36 @@ Result<std::unique_ptr<DocIterator>> BuildIterator(const IndexReader& index, Bin
   return BuildIterator(index.TabletOf(bin), bin, node, table);
 }
 
-Result<std::unique_ptr<DocIterator>> BuildPhraseIterator(const Tablet& tablet, BinId bin, const QueryNode& node,
-                                                         const TermTable& terms) {
+Result<std::unique_ptr<PhraseIterator>> OpenPhrase(const Tablet& tablet, BinId bin,
+                                                   const std::vector<std::string>& phrase, const TermTable& terms) {
   std::vector<std::string_view> distinct;
   std::vector<uint32_t> slot_word;
-  for (const auto& w : node.children) {
-    const auto at = std::find(distinct.begin(), distinct.end(), w.term);
+  for (const auto& w : phrase) {
+    const auto at = std::find(distinct.begin(), distinct.end(), w);
     slot_word.push_back(static_cast<uint32_t>(at - distinct.begin()));
-    if (at == distinct.end()) distinct.push_back(w.term);
+    if (at == distinct.end()) distinct.push_back(w);
   }
   std::vector<std::unique_ptr<TermIterator>> words;
   for (std::string_view w : distinct) {
     const GlobalTermInfo* info = terms.Find(w);
     if (info == nullptr) return Status::InvalidArgument("term '" + std::string(w) + "' was not looked up");
     DPS_ASSIGN_OR_RETURN(auto it, tablet.OpenRefs(bin, info->RefsOf(bin), /*with_positions=*/true));
-    if (it == nullptr) return std::unique_ptr<DocIterator>(new EmptyIterator());  // a word absent from the bin
+    if (it == nullptr) return std::unique_ptr<PhraseIterator>();  // a word absent from the bin
     words.push_back(std::move(it));
   }
-  return std::unique_ptr<DocIterator>(new PhraseIterator(std::move(words), std::move(slot_word)));
+  return std::make_unique<PhraseIterator>(std::move(words), std::move(slot_word));
 }
+
+namespace {
+Result<std::unique_ptr<DocIterator>> BuildPhraseIterator(const Tablet& tablet, BinId bin, const QueryNode& node,
+                                                         const TermTable& terms) {
+  std::vector<std::string> words;
+  for (const auto& w : node.children) words.push_back(w.term);
+  DPS_ASSIGN_OR_RETURN(auto it, OpenPhrase(tablet, bin, words, terms));
+  if (it == nullptr) return std::unique_ptr<DocIterator>(new EmptyIterator());
+  return std::unique_ptr<DocIterator>(std::move(it));
+}
+}  // namespace
 
 Result<std::unique_ptr<DocIterator>> BuildIterator(const Tablet& tablet, BinId bin,
                                                    const QueryNode& node, const TermTable& terms) {

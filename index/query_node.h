@@ -12,12 +12,10 @@
 #include "common/status.h"
 #include "index/doc_iterator.h"
 #include "index/index_reader.h"
+#include "index/phrase_iterator.h"
 #include "index/tablet.h"
 
 namespace dps {
-
-// The most words a phrase may have (a query's longest is far below).
-inline constexpr size_t kMaxPhraseWords = 32;
 
 struct QueryNode {
   enum class Kind { kTerm, kAnd, kOr, kPhrase };
@@ -59,6 +57,12 @@ struct QueryNode {
 // in their first order of appearance; a phrase's words are terms here.
 void PositiveTerms(const QueryNode& node, std::vector<std::string>* terms);
 
+// What a ranked query scores: its distinct positive bare terms and its
+// distinct positive phrases (word lists), each in first order of appearance.
+// A phrase's words are not bare terms unless they also stand alone.
+void PositiveClauses(const QueryNode& node, std::vector<std::string>* bare_terms,
+                     std::vector<std::vector<std::string>>* phrases);
+
 // InvalidArgument unless every AND has a positive child, no child of an OR
 // (or the root) is negated, no AND/OR is empty, and every phrase has two or
 // more words, plain terms; the message names the
@@ -75,6 +79,9 @@ Result<std::unique_ptr<DocIterator>> BuildIterator(const Tablet& tablet, BinId b
 // The same, looking the terms up in the index's global index first.
 Result<std::unique_ptr<DocIterator>> BuildIterator(const IndexReader& index, BinId bin,
                                                    const QueryNode& node);
+// The phrase `words` in one bin: null when a word is absent from the bin.
+Result<std::unique_ptr<PhraseIterator>> OpenPhrase(const Tablet& tablet, BinId bin,
+                                                   const std::vector<std::string>& words, const TermTable& terms);
 // Adds every term of `node` (negated ones too) to `table`, looked up once.
 Status LookupTerms(const GlobalIndexReader* global, const QueryNode& node, TermTable* table);
 

@@ -127,6 +127,31 @@ Status PlanConjunction(const GlobalIndexReader* global, uint32_t bins, QueryPlan
   return Status::OK();
 }
 
+bool HasPhrase(const QueryNode& node) {
+  if (node.kind == QueryNode::Kind::kPhrase) return true;
+  return std::any_of(node.children.begin(), node.children.end(), HasPhrase);
+}
+
+// Which highlight terms score as bare terms, and the phrases' words.
+void PlanClauses(QueryPlan* plan) {
+  plan->scored_terms.assign(plan->highlight.size(), true);
+  if (!HasPhrase(plan->root)) return;
+  std::vector<std::string> bare;
+  std::vector<std::vector<std::string>> phrases;
+  PositiveClauses(plan->root, &bare, &phrases);
+  if (phrases.empty()) return;
+  auto index_of = [plan](const std::string& t) {
+    return static_cast<size_t>(std::find(plan->highlight.begin(), plan->highlight.end(), t) - plan->highlight.begin());
+  };
+  for (size_t i = 0; i < plan->highlight.size(); ++i) {
+    plan->scored_terms[i] = std::find(bare.begin(), bare.end(), plan->highlight[i]) != bare.end();
+  }
+  for (const auto& words : phrases) {
+    std::vector<size_t>& p = plan->phrases.emplace_back();
+    for (const auto& w : words) p.push_back(index_of(w));
+  }
+}
+
 }  // namespace
 
 Result<QueryPlan> PlanQuery(QueryNode root_node, const GlobalIndexReader* global,
@@ -136,9 +161,14 @@ Result<QueryPlan> PlanQuery(QueryNode root_node, const GlobalIndexReader* global
   const QueryNode& root = plan.root;
   plan.highlight.reserve(4);
   PositiveTerms(root, &plan.highlight);
+  PlanClauses(&plan);
   if (global == nullptr) {
     plan.empty = true;
     return plan;
+  }
+  if (!global->positions() && HasPhrase(root)) {
+    return Status::InvalidArgument("phrases need word positions, and this index has none (it was built with "
+                                   "--no-positions): " + root.ToString());
   }
   plan.terms.entries.reserve(plan.highlight.size() + 2);
   if (IsPureConjunction(root)) {

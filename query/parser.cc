@@ -11,8 +11,9 @@ namespace {
 struct Token {
   enum class Kind { kWord, kPhrase, kAnd, kOr, kNot, kMinus, kOpen, kClose, kEnd };
   Kind kind;
-  std::string_view text;
+  std::string_view text;  // a phrase: with its quotes
   size_t pos;
+  std::string_view inner = {};  // a phrase: its words, between the quotes
 };
 
 bool IsQuerySpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
@@ -66,7 +67,7 @@ Result<std::vector<Token>> Lex(std::string_view s) {
     } else if (UnsupportedAt(s, i, true) == Unsupported::kPhrase) {
       size_t end = i;
       DPS_ASSIGN_OR_RETURN(std::string_view words, LexPhrase(s, i, &end));
-      out.push_back({Token::Kind::kPhrase, words, i});
+      out.push_back({Token::Kind::kPhrase, s.substr(i, end - i), i, words});
       i = end;
     } else {
       size_t end = i;
@@ -228,12 +229,12 @@ class Parser {
     const Token& p = Peek();
     ++pos_;
     tokens_buf_.clear();
-    analyzer_->Analyze(p.text, &tokens_buf_, nullptr);
+    analyzer_->Analyze(p.inner, &tokens_buf_, nullptr);
     if (tokens_buf_.empty()) {
-      return SyntaxError(p.pos, "the phrase \"" + Excerpt(p.text) + "\" has no searchable words");
+      return SyntaxError(p.pos, "the phrase " + Excerpt(p.text) + " has no searchable words");
     }
     if (tokens_buf_.size() > kMaxPhraseWords) {
-      return SyntaxError(p.pos, "the phrase \"" + Excerpt(p.text) + "\" has " + std::to_string(tokens_buf_.size()) +
+      return SyntaxError(p.pos, "the phrase " + Excerpt(p.text) + " has " + std::to_string(tokens_buf_.size()) +
                                     " words, more than " + std::to_string(kMaxPhraseWords));
     }
     if (tokens_buf_.size() == 1) return QueryNode::Term(std::move(tokens_buf_[0]));

@@ -84,22 +84,49 @@ std::vector<AnalyzedDocument> ToAnalyzed(const std::vector<ModelDoc>& docs, bool
   return out;
 }
 
-bool Matches(const QueryNode& q, const std::map<std::string, uint32_t>& terms) {
+namespace {
+// `tokens` null: a model without token streams (no phrase may be asked).
+bool MatchesIn(const QueryNode& q, const std::map<std::string, uint32_t>& terms,
+               const std::vector<std::string>* tokens) {
   switch (q.kind) {
     case QueryNode::Kind::kTerm:
       return terms.count(q.term) > 0;
+    case QueryNode::Kind::kPhrase: {
+      if (tokens == nullptr) {
+        ADD_FAILURE() << "a phrase asked of a model without token streams";
+        return false;
+      }
+      std::vector<std::string> words;
+      for (const auto& w : q.children) words.push_back(w.term);
+      return PhraseOccurrences(*tokens, words) > 0;
+    }
     case QueryNode::Kind::kAnd:
       for (const auto& c : q.children) {
-        if (Matches(c, terms) == c.negated) return false;
+        if (MatchesIn(c, terms, tokens) == c.negated) return false;
       }
       return true;
     case QueryNode::Kind::kOr:
       for (const auto& c : q.children) {
-        if (Matches(c, terms)) return true;
+        if (MatchesIn(c, terms, tokens)) return true;
       }
       return false;
   }
   return false;
+}
+}  // namespace
+
+bool Matches(const QueryNode& q, const std::map<std::string, uint32_t>& terms) {
+  return MatchesIn(q, terms, nullptr);
+}
+
+bool Matches(const QueryNode& q, const ModelDoc& d) { return MatchesIn(q, d.terms, &d.tokens); }
+
+uint32_t PhraseOccurrences(const std::vector<std::string>& tokens, const std::vector<std::string>& words) {
+  uint32_t n = 0;
+  for (size_t s = 0; s + words.size() <= tokens.size(); ++s) {
+    n += std::equal(words.begin(), words.end(), tokens.begin() + static_cast<ptrdiff_t>(s));
+  }
+  return n;
 }
 
 QueryNode RandomQuery(std::mt19937_64& rng, size_t vocab, int depth) {

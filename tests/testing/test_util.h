@@ -52,8 +52,11 @@ std::map<std::string, std::vector<uint32_t>> PositionsOf(const ModelDoc& d);
 using PositionsByEntry = std::map<std::pair<std::string, std::string>, std::vector<uint32_t>>;
 Status ReadAllPositions(const std::string& dir, PositionsByEntry* out);
 
-// Does the document satisfy the query?
+// Does the document satisfy the query? The terms-only form takes no phrase.
 bool Matches(const QueryNode& q, const std::map<std::string, uint32_t>& terms);
+bool Matches(const QueryNode& q, const ModelDoc& d);
+// Occurrences of `words` at consecutive positions of `tokens` (overlaps count).
+uint32_t PhraseOccurrences(const std::vector<std::string>& tokens, const std::vector<std::string>& words);
 
 // A random valid query tree over the vocabulary: depth <= 3, AND nodes may
 // have negated children (always one positive), OR nodes none.
