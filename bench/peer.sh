@@ -2,7 +2,8 @@
 # dpsearch as a peer of ../shared/peers (its "Contract for an external
 # engine"):  peer.sh index CORPUS.jsonl INDEXDIR | peer.sh query INDEXDIR QUERIES.tsv
 # Index: the default analyzer, no stored text (the peers store none), title
-# + text as one field (dpsearch always searches both). Query: one thread by
+# + text as one field (dpsearch always searches both), word positions only
+# when the harness sets PEERS_POSITIONS=1 (phrase runs), else --no-positions. Query: one thread by
 # default (the harness's rule; DPS_THREADS overrides), warm-up from
 # PEERS_WARMUP / PEERS_WARMUP_SECONDS; each query counted, then ranked
 # (--top 10, BM25), the top 10 printed as corpus ordinals: the index is
@@ -28,12 +29,21 @@ with open(sys.argv[1], encoding="utf-8", errors="surrogateescape") as f, open(sy
         out.write(json.dumps(doc, ensure_ascii=False) + "\n")
 ' "$2" "$ordinal"
     start=$(date +%s.%N)
-    "$bin" ingest --index "$3" --no-store-text ${DPS_INGEST_ARGS:-} "$ordinal" >&2
+    positions=--no-positions
+    [ "${PEERS_POSITIONS:-0}" = 1 ] && positions=
+    "$bin" ingest --index "$3" --no-store-text $positions ${DPS_INGEST_ARGS:-} "$ordinal" >&2
     end=$(date +%s.%N)
     rm -f "$ordinal"
     awk -v s="$start" -v e="$end" 'BEGIN { printf "# index_seconds=%.3f\n", e - s }'
     ;;
   query)
+    # The harness's rule: a phrase query file without PEERS_POSITIONS=1 is
+    # refused, not answered as an AND of the words (dpsearch would refuse
+    # each query on a --no-positions index anyway; this says why up front).
+    if [ "${PEERS_POSITIONS:-0}" != 1 ] && cut -f2 "$3" | grep -q '"'; then
+      echo "peer.sh: $3 has a phrase clause but PEERS_POSITIONS is not 1 (the index has no positions)" >&2
+      exit 1
+    fi
     "$bin" query --index "$2" --queries "$3" --threads "${DPS_THREADS:-1}" --top 10 \
       --warmup-passes "${PEERS_WARMUP:-1}" --warmup-seconds "${PEERS_WARMUP_SECONDS:-20}" \
       | awk -F'\t' '{ printf "%s\t%s\t%s\t%s\t%s\n", $1, $2, $3, $4, $5 }'

@@ -49,6 +49,7 @@ void RegisterIngest(CLI::App& app) {
     std::string id_field = "id", text_field = "text", title_field = "title";
     bool skip_bad = false;
     bool no_text = false;
+    bool no_positions = false;
     std::string analyzer = "icu", stem;
     bool fold_accents = false;
   };
@@ -74,6 +75,8 @@ void RegisterIngest(CLI::App& app) {
       ->type_name("FIELD")->capture_default_str();
   cmd->add_flag("--skip-bad", a->skip_bad, "Skip and count malformed records instead of failing");
   auto* no_text = cmd->add_flag("--no-store-text", a->no_text, "New index: do not store document text (no snippets)");
+  auto* no_positions =
+      cmd->add_flag("--no-positions", a->no_positions, "New index: no word positions (smaller; phrases refused)");
   // The analyzer flags describe one analyzer together (index/analyzer_spec.h).
   std::vector<const CLI::Option*> analyzer_flags = {
       cmd->add_option("--analyzer", a->analyzer,
@@ -83,7 +86,7 @@ void RegisterIngest(CLI::App& app) {
       cmd->add_option("--stem", a->stem, "New index, icu: Snowball stemmer, e.g. english (dpsearch -V lists them)")
           ->type_name("LANG"),
       cmd->add_flag("--fold-accents", a->fold_accents, "New index, icu: fold accents after case folding (cafe = café)")};
-  cmd->callback([a, bins, tablets, no_text, analyzer_flags] {
+  cmd->callback([a, bins, tablets, no_text, no_positions, analyzer_flags] {
     IngestOptions options;
     auto budget = ParseSize(a->memory);
     if (!budget.ok()) return (void)Fail(budget.status().WithContext("--memory"));
@@ -95,6 +98,8 @@ void RegisterIngest(CLI::App& app) {
     options.bins_set = bins->count() > 0;
     options.tablets_set = tablets->count() > 0;
     options.store_text_set = no_text->count() > 0;
+    options.positions_set = no_positions->count() > 0;
+    options.index.positions = !a->no_positions;
     if (options.bins_set) options.index.bins = a->bins;
     if (options.tablets_set) options.index.tablets = a->tablets;
     if (options.tablets_set && !options.bins_set) options.index.bins = std::max(options.index.bins, a->tablets);

@@ -16,6 +16,10 @@ Status CheckIndex(const std::string& dir, CheckReport* report) {
     const Tablet& tablet = index->tablet(t);
     for (const auto& file : tablet.files()) {
       DPS_RETURN_IF_ERROR(file->file().Verify(0, file->file().body_size()));
+      if (file->positions() != index->manifest().positions) {
+        return Status::Corruption(file->path() + ": word positions " + (file->positions() ? "present" : "absent") +
+                                  " in an index " + (index->manifest().positions ? "with" : "without") + " them");
+      }
       ++report->files;
       report->bytes += file->file_size();
       report->pages += file->file().page_count();
@@ -46,6 +50,8 @@ Status CheckIndex(const std::string& dir, CheckReport* report) {
     TermDictCursor cursor(&global->dict());
     GlobalTermInfo info;
     PostingCursor list;
+    PostingPositions positions;
+    std::vector<uint32_t> at, weights;
     for (cursor.SeekToFirst(); cursor.Valid(); cursor.Next()) {
       DPS_RETURN_IF_ERROR(global->ParseValue(cursor.value(), &info));
       for (const TermRef& r : info.refs) {
@@ -58,7 +64,10 @@ Status CheckIndex(const std::string& dir, CheckReport* report) {
         PostingRef ref;
         DPS_RETURN_IF_ERROR(index->TabletOf(BinId{r.bin}).ResolveRef(r, &file, &ref));
         DPS_RETURN_IF_ERROR(file->OpenCursor(ref, &list));
+        if (global->positions() != file->positions()) return bad("positions in the global index and the file disagree");
+        if (file->positions()) DPS_RETURN_IF_ERROR(file->OpenPositions(ref, &positions));
         uint64_t n = 0;
+        weights.clear();
         DocLengthCounter& counter = lengths[{file, r.bin}];
         // Each block's impacts are recomputed from its postings and the
         // lengths region (itself checked against the postings below).
@@ -82,6 +91,24 @@ Status CheckIndex(const std::string& dir, CheckReport* report) {
         for (DocId d = list.doc(); d != kEndDoc; d = list.Next()) {
           ++n;
           counter.Add(d, list.weight());
+          if (file->positions()) {
+            weights.push_back(list.weight());
+            // Each posting's positions (as many as its weight, ascending:
+            // the reader checks both) lie inside its document.
+            uint32_t block = 0, tf = 0;
+            uint64_t in_block = 0;
+            if (!list.PositionsAt(&block, &in_block, &tf)) return list.status();
+            at.resize(tf);
+            DPS_RETURN_IF_ERROR(positions.Get(block, in_block, tf, at.data()));
+            const uint32_t dl = bin_info == nullptr || bin_info->num_docs == 0 || d < bin_info->min_docid ||
+                                        d > bin_info->max_docid
+                                    ? 0
+                                    : file->lengths(static_cast<size_t>(bin_at)).Get(d);
+            if (at.back() >= dl) {
+              return bad("docid " + std::to_string(d) + " has position " + std::to_string(at.back()) +
+                         ", its length is " + std::to_string(dl));
+            }
+          }
           if (!list.has_impacts()) continue;
           if (bin_info == nullptr || bin_info->num_docs == 0 || d < bin_info->min_docid || d > bin_info->max_docid) {
             return bad("posting of docid " + std::to_string(d) + " outside the file's documents");
@@ -91,6 +118,7 @@ Status CheckIndex(const std::string& dir, CheckReport* report) {
           if (++in_block == kMaxBlockPostings) DPS_RETURN_IF_ERROR(check_block());
         }
         DPS_RETURN_IF_ERROR(list.status());
+        if (file->positions()) DPS_RETURN_IF_ERROR(positions.CheckWhole(weights));
         if (in_block > 0) DPS_RETURN_IF_ERROR(check_block());
         if (list.has_impacts() && list.num_blocks() > 1) {
           uint32_t best = 0;

@@ -53,11 +53,12 @@ Status CompactTabletSuffix(IndexWriter* writer, size_t t, size_t first, Compacti
   const std::string name = writer->AllocateFileName(".tab");
   TabletWriterOptions options;
   options.store_text = writer->manifest().store_text;
+  options.positions = writer->manifest().positions;
   DPS_ASSIGN_OR_RETURN(auto out, TabletWriter::Create(writer->dir() + "/" + name, options));
-  EntryCursor cursor(writer->current().global(), run.get(), static_cast<uint32_t>(first));
+  EntryCursor cursor(writer->current().global(), run.get(), static_cast<uint32_t>(first), options.positions);
   cursor.SeekToFirst();
   std::vector<DocId> docs, carried;
-  std::vector<uint32_t> weights;
+  std::vector<uint32_t> weights, positions, one;
   BinLengthTable lengths;
   for (uint32_t bin = run->first_bin(); bin <= run->last_bin(); ++bin) {
     // Live stored documents of the bin, in docid order across files.
@@ -98,12 +99,17 @@ Status CompactTabletSuffix(IndexWriter* writer, size_t t, size_t first, Compacti
       const std::string term(cursor.key().term);
       docs.clear();
       weights.clear();
+      positions.clear();
       for (; cursor.Valid() && cursor.key().bin == bin && cursor.key().term == term; cursor.Next()) {
         docs.push_back(cursor.key().docid);
         weights.push_back(cursor.weight());
+        if (options.positions) {
+          DPS_RETURN_IF_ERROR(cursor.positions(&one));
+          positions.insert(positions.end(), one.begin(), one.end());
+        }
       }
       DPS_RETURN_IF_ERROR(cursor.status());
-      DPS_RETURN_IF_ERROR(out->AddPostingList(term, docs, weights));
+      DPS_RETURN_IF_ERROR(out->AddPostingList(term, docs, weights, positions));
     }
     for (const auto& d : stored) {
       DPS_RETURN_IF_ERROR(out->AddDocument(d.docid, d.id, d.title, d.text));

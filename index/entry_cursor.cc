@@ -10,8 +10,8 @@ bool EntryCursor::Fail(const Status& s) {
 }
 
 EntryCursor::EntryCursor(const GlobalIndexReader* global, const Tablet* tablet,
-                         uint32_t first_file)
-    : global_(global), tablet_(tablet), first_file_(first_file) {
+                         uint32_t first_file, bool with_positions)
+    : global_(global), tablet_(tablet), first_file_(first_file), with_positions_(with_positions) {
   if (global_ != nullptr) terms_ = std::make_unique<TermDictCursor>(&global_->dict());
 }
 
@@ -52,7 +52,7 @@ void EntryCursor::AdvanceTerm() {
 }
 
 Status EntryCursor::OpenCurrentTerm() {
-  DPS_ASSIGN_OR_RETURN(docs_, tablet_->OpenRefs(BinId{bin_}, refs_));
+  DPS_ASSIGN_OR_RETURN(docs_, tablet_->OpenRefs(BinId{bin_}, refs_, with_positions_));
   return Status::OK();
 }
 

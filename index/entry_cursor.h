@@ -34,7 +34,9 @@ class EntryCursor {
   // `global` may be null (an index without terms). `first_file`: the tablet
   // is files [first_file, ...) of the MANIFEST's tablet (compaction's run):
   // refs to earlier files are skipped, later ones shifted.
-  EntryCursor(const GlobalIndexReader* global, const Tablet* tablet, uint32_t first_file = 0);
+  // with_positions: positions() reads each entry's word positions.
+  EntryCursor(const GlobalIndexReader* global, const Tablet* tablet, uint32_t first_file = 0,
+              bool with_positions = false);
 
   void SeekToFirst() { Seek(tablet_->first_bin(), "", 0); }
   // First entry >= (bin, term, docid) in Accumulo order.
@@ -43,6 +45,8 @@ class EntryCursor {
   bool Valid() const { return valid_; }
   EntryKey key() const { return EntryKey{bin_, term_, docs_->doc()}; }
   uint32_t weight() const { return weight_; }
+  // The current entry's positions (REQUIRES: with_positions, Valid()).
+  Status positions(std::vector<uint32_t>* out) { return docs_->Positions(out); }
   const Status& status() const { return status_; }
 
  private:
@@ -62,6 +66,7 @@ class EntryCursor {
   const GlobalIndexReader* global_;
   const Tablet* tablet_;
   uint32_t first_file_;
+  bool with_positions_;
   uint32_t bin_ = 0;
   std::unique_ptr<TermDictCursor> terms_;
   GlobalTermInfo info_;

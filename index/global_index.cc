@@ -6,6 +6,7 @@
 #include "common/file_header.h"
 #include "common/coding.h"
 #include "index/inline_postings.h"
+#include "index/positions.h"
 #include "index/posting_codec.h"
 
 namespace dps {
@@ -17,11 +18,11 @@ constexpr size_t kDirectorySize = 32;  // dict_offset, dict_len, num_terms, tota
 constexpr uint64_t kSingletonGapEscape = 7;
 }  // namespace
 
-Result<std::unique_ptr<GlobalIndexWriter>> GlobalIndexWriter::Create(const std::string& path) {
+Result<std::unique_ptr<GlobalIndexWriter>> GlobalIndexWriter::Create(const std::string& path, bool positions) {
   DPS_ASSIGN_OR_RETURN(auto file, PagedFileWriter::Create(path));
-  std::unique_ptr<GlobalIndexWriter> w(new GlobalIndexWriter(std::move(file)));
+  std::unique_ptr<GlobalIndexWriter> w(new GlobalIndexWriter(std::move(file), positions));
   std::string header;
-  EncodeFileHeader({kGlobalIndexMagic, kGlobalIndexVersion, 0}, &header);  // no flags yet
+  EncodeFileHeader({kGlobalIndexMagic, kGlobalIndexVersion, positions ? kGlobalFlagPositions : 0}, &header);
   DPS_RETURN_IF_ERROR(w->file_->Append(header));
   return w;
 }
@@ -120,11 +121,16 @@ Status GlobalIndexWriter::Add(std::string_view term, const GlobalTermInfo& info)
       PutVarint64(&scratch_, r.offset);
       PutVarint64(&scratch_, r.len);
       if (r.df > kBlockSize) PutFixed16(&scratch_, static_cast<uint16_t>(r.max_score));
+      if (positions_) PutVarint64(&scratch_, r.positions_offset);
     } else if (kind == 3) {
       PutVarint64(&scratch_, uint64_t{r.df} << 1 | (r.inline_weights ? 1 : 0));
       scratch_.append(r.inline_postings);
     } else if (kind == 2) {
       PutVarint32(&scratch_, r.inline_weight);
+    }
+    if (positions_ && kind != 0) {
+      if (r.inline_positions.empty()) return Status::InvalidArgument("GlobalIndexWriter: an inline ref without its positions");
+      scratch_.append(r.inline_positions);
     }
     prev_bin = r.bin;
     prev_file = r.file;
@@ -158,7 +164,8 @@ Result<std::unique_ptr<GlobalIndexReader>> GlobalIndexReader::Open(const std::st
   }
   DPS_ASSIGN_OR_RETURN(std::string_view header, f.Read(0, kFileHeaderSize));
   DPS_RETURN_IF_ERROR(
-      CheckFileHeader(header, {kGlobalIndexMagic, kGlobalIndexVersion}, 0, "global index").WithContext(path));
+      CheckFileHeader(header, {kGlobalIndexMagic, kGlobalIndexVersion}, kGlobalFlagPositions, "global index").WithContext(path));
+  r->positions_ = (DecodeFixed32(reinterpret_cast<const uint8_t*>(header.data()) + 12) & kGlobalFlagPositions) != 0;
   if (f.directory_size() != kDirectorySize) {
     return Status::Corruption(path + ": offset " + std::to_string(f.directory_offset()) +
                               ": bad directory size");
@@ -228,6 +235,10 @@ Status GlobalIndexReader::ParseValue(std::string_view value, GlobalTermInfo* inf
         r.max_score = DecodeFixed16(p);
         p += 2;
       }
+      if (positions_) {
+        p = GetVarint64(p, end, &r.positions_offset);
+        if (p == nullptr) return bad("positions offset");
+      }
     } else if (kind == 3) {
       uint64_t df_flag;
       p = GetVarint64(p, end, &df_flag);
@@ -247,6 +258,23 @@ Status GlobalIndexReader::ParseValue(std::string_view value, GlobalTermInfo* inf
       if (p == nullptr || docid > kMaxDocId || r.inline_weight < (kind == 2 ? 2u : 1u)) {
         return bad("posting");
       }
+    }
+    if (positions_ && kind != 0) {
+      // As many varints as the list's weights sum to.
+      uint64_t values = r.df == 1 ? r.inline_weight : r.df;
+      if (r.df > 1 && r.inline_weights) {
+        uint32_t weights[kMaxInlineDfRead];
+        const auto* q = reinterpret_cast<const uint8_t*>(r.inline_postings.data());
+        if (ParseInlinePostings(q, q + r.inline_postings.size(), r.df, true, nullptr, weights) == nullptr) {
+          return bad("inline list");
+        }
+        values = 0;
+        for (uint32_t i = 0; i < r.df; ++i) values += weights[i];
+      }
+      const uint8_t* start = p;
+      p = SkipInlinePositions(p, end, values);
+      if (p == nullptr) return bad("inline positions");
+      r.inline_positions = std::string_view(reinterpret_cast<const char*>(start), p - start);
     }
     info->df += r.df;
     info->refs.push_back(r);

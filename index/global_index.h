@@ -25,7 +25,9 @@
 namespace dps {
 
 inline constexpr uint64_t kGlobalIndexMagic = 0x0031584947535044ULL;  // "DPSGIX1\0"
-inline constexpr uint32_t kGlobalIndexVersion = 7;
+inline constexpr uint32_t kGlobalIndexVersion = 8;
+// Header flag: every ref carries its list's positions (docs/FORMAT.md "Global index").
+inline constexpr uint32_t kGlobalFlagPositions = 1u << 0;
 
 // A term's postings in one (bin, file): the tablet dictionary's value, with
 // the file named by its position in its tablet's MANIFEST file list.
@@ -43,6 +45,12 @@ struct TermRef {
   uint64_t offset = 0;        // a list in the file: relative to the bin's postings region
   uint64_t len = 0;
   uint32_t max_score = 0;     // a list of more than one block: its largest block score (PostingRef's)
+  // An index with positions: an inline list's (or singleton's) inline
+  // positions (docs/FORMAT.md "Inline positions"), viewing the dictionary's
+  // bytes; a list in the file: its positions list's offset in the bin's
+  // positions region.
+  std::string_view inline_positions;
+  uint64_t positions_offset = 0;
   bool in_file() const { return df >= 2 && inline_postings.empty(); }
 };
 
@@ -77,7 +85,9 @@ struct TermTable {
 
 class GlobalIndexWriter {
  public:
-  static Result<std::unique_ptr<GlobalIndexWriter>> Create(const std::string& path);
+  // positions: every ref carries its list's positions (all files of the
+  // index have them).
+  static Result<std::unique_ptr<GlobalIndexWriter>> Create(const std::string& path, bool positions);
   // REQUIRES: terms strictly ascending; refs non-empty, ascending by (bin,
   // file).
   Status Add(std::string_view term, const GlobalTermInfo& info);
@@ -85,12 +95,13 @@ class GlobalIndexWriter {
   uint64_t bytes_written() const { return file_->offset(); }
 
  private:
-  explicit GlobalIndexWriter(std::unique_ptr<PagedFileWriter> file)
-      : file_(std::move(file)), dict_(file_.get(), kGlobalDictBlockEntries) {}
+  GlobalIndexWriter(std::unique_ptr<PagedFileWriter> file, bool positions)
+      : file_(std::move(file)), dict_(file_.get(), kGlobalDictBlockEntries), positions_(positions) {}
   std::unique_ptr<PagedFileWriter> file_;
   TermDictBuilder dict_;  // streams into file_
   std::string last_;
   std::string scratch_;
+  bool positions_;
 };
 
 class GlobalIndexReader {
@@ -103,9 +114,11 @@ class GlobalIndexReader {
   const TermDictReader& dict() const { return dict_; }
   const std::string& path() const { return file_->path(); }
   Status ParseValue(std::string_view value, GlobalTermInfo* info) const;
+  bool positions() const { return positions_; }
 
  private:
   GlobalIndexReader() = default;
+  bool positions_ = false;
   std::unique_ptr<PagedFileReader> file_;
   TermDictReader dict_;
   uint64_t num_terms_ = 0;

@@ -38,6 +38,7 @@ struct Posting {
   std::string_view term;
   DocId doc;
   uint32_t tf;
+  const uint32_t* positions;  // tf of them, or null (an index without positions)
   bool operator<(const Posting& o) const { return term != o.term ? term < o.term : doc < o.doc; }
 };
 
@@ -103,6 +104,7 @@ Result<std::unique_ptr<IndexWriter>> IndexWriter::Open(const std::string& dir,
     m.store_text = options.store_text;
     DPS_RETURN_IF_ERROR(options.analyzer.Validate());
     m.analyzer = options.analyzer;
+    m.positions = options.positions;
     m.tablets = SplitBins(options.bins, options.tablets);
     DPS_RETURN_IF_ERROR(WriteManifest(dir, m));
     w->created_index_ = true;
@@ -182,6 +184,7 @@ Status IndexWriter::Commit(std::vector<AnalyzedDocument> docs, CommitStats* stat
     const std::string file_name = AllocateFileName(".tab");
     TabletWriterOptions wopt;
     wopt.store_text = manifest_.store_text;
+    wopt.positions = manifest_.positions;
     DPS_ASSIGN_OR_RETURN(auto writer, TabletWriter::Create(dir_ + "/" + file_name, wopt));
     for (uint32_t bin : bins) {
       const auto& list = by_bin[bin];
@@ -202,11 +205,19 @@ Status IndexWriter::Commit(std::vector<AnalyzedDocument> docs, CommitStats* stat
       std::vector<Posting> postings;
       for (size_t k = 0; k < list.size(); ++k) {
         const AnalyzedDocument* doc = list[k];
+        uint64_t at = 0;
         for (const auto& [term, tf] : doc->terms) {
           if (term.empty() || tf == 0) {
             return Status::InvalidArgument("document '" + doc->id + "': empty term or zero tf");
           }
-          postings.push_back(Posting{term, static_cast<DocId>(first + k), tf});
+          const uint32_t* pos = manifest_.positions && at + tf <= doc->positions.size() ? doc->positions.data() + at : nullptr;
+          postings.push_back(Posting{term, static_cast<DocId>(first + k), tf, pos});
+          at += tf;
+        }
+        if (manifest_.positions ? at != doc->positions.size() : !doc->positions.empty()) {
+          return Status::InvalidArgument("document '" + doc->id + "': " + std::to_string(doc->positions.size()) +
+                                         " positions for " + std::to_string(at) + " tokens, in an index " +
+                                         (manifest_.positions ? "with" : "without") + " positions");
         }
       }
       std::sort(postings.begin(), postings.end());
@@ -219,11 +230,12 @@ Status IndexWriter::Commit(std::vector<AnalyzedDocument> docs, CommitStats* stat
       DPS_RETURN_IF_ERROR(writer->StartBin(BinId{bin}));
       writer->SetDocLengths(&lengths);
       std::vector<DocId> list_docs;
-      std::vector<uint32_t> list_weights;
+      std::vector<uint32_t> list_weights, list_positions;
       for (size_t i = 0; i < postings.size();) {
         size_t j = i;
         list_docs.clear();
         list_weights.clear();
+        list_positions.clear();
         for (; j < postings.size() && postings[j].term == postings[i].term; ++j) {
           if (!list_docs.empty() && list_docs.back() == postings[j].doc) {
             return Status::InvalidArgument("duplicate term '" + std::string(postings[j].term) +
@@ -231,8 +243,11 @@ Status IndexWriter::Commit(std::vector<AnalyzedDocument> docs, CommitStats* stat
           }
           list_docs.push_back(postings[j].doc);
           list_weights.push_back(postings[j].tf);
+          if (postings[j].positions != nullptr) {
+            list_positions.insert(list_positions.end(), postings[j].positions, postings[j].positions + postings[j].tf);
+          }
         }
-        DPS_RETURN_IF_ERROR(writer->AddPostingList(postings[i].term, list_docs, list_weights));
+        DPS_RETURN_IF_ERROR(writer->AddPostingList(postings[i].term, list_docs, list_weights, list_positions));
         i = j;
       }
       for (size_t k = 0; k < list.size(); ++k) {
@@ -277,6 +292,7 @@ Status IndexWriter::Delete(const std::vector<std::string>& ids, CommitStats* sta
     const std::string file_name = AllocateFileName(".tab");
     TabletWriterOptions wopt;
     wopt.store_text = manifest_.store_text;
+    wopt.positions = manifest_.positions;
     DPS_ASSIGN_OR_RETURN(auto writer, TabletWriter::Create(dir_ + "/" + file_name, wopt));
     for (const auto& [bin, docids] : bins) {
       DPS_RETURN_IF_ERROR(writer->StartBin(BinId{bin}));
@@ -386,6 +402,10 @@ Status IndexWriter::RebuildGlobalIndex(Manifest* next, const std::vector<AddedFi
     if (at == names.end()) return Status::InvalidArgument(a.name + ": not in its tablet");
     DPS_ASSIGN_OR_RETURN(auto file, TabletReader::Open(dir_ + "/" + a.name));
     DPS_ASSIGN_OR_RETURN(auto list, TermListReader::Open(TermListPathFor(dir_ + "/" + a.name)));
+    if (file->positions() != next->positions || list->positions() != next->positions) {
+      return Status::Corruption(dir_ + "/" + a.name + ": word positions " + (file->positions() ? "present" : "absent") +
+                                " in a file of an index " + (next->positions ? "with" : "without") + " positions");
+    }
     for (size_t k = 0; k < list->bin_count(); ++k) {
       const int i = file->FindBin(BinId{list->bin(k)});
       if (i < 0) return Status::Corruption(list->path() + ": bin " + std::to_string(list->bin(k)) + " not in its tablet file");
@@ -407,7 +427,7 @@ Status IndexWriter::RebuildGlobalIndex(Manifest* next, const std::vector<AddedFi
   char name_buf[32];
   std::snprintf(name_buf, sizeof name_buf, "%06" PRIu64 ".gix", next->next_file_number++);
   const std::string name = name_buf;
-  DPS_ASSIGN_OR_RETURN(auto writer, GlobalIndexWriter::Create(dir_ + "/" + name));
+  DPS_ASSIGN_OR_RETURN(auto writer, GlobalIndexWriter::Create(dir_ + "/" + name, next->positions));
   std::string term;
   GlobalTermInfo info, old_info;
   auto flush = [&]() -> Status {
@@ -449,10 +469,12 @@ Status IndexWriter::RebuildGlobalIndex(Manifest* next, const std::vector<AddedFi
       r.inline_weight = ref.inline_weight;
       r.inline_postings = ref.inline_postings;  // the term list outlives the writer's Add
       r.inline_weights = ref.inline_weights;
+      r.inline_positions = ref.inline_positions;
       if (ref.in_file()) {
         r.offset = ref.offset - bin.postings_offset;
         r.len = ref.len;
         r.max_score = ref.max_score;
+        r.positions_offset = ref.positions_offset - bin.positions_offset;
       }
       info.refs.push_back(r);
     }

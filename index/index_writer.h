@@ -40,6 +40,10 @@ struct IndexOptions {
   // The analyzer the documents' terms come from (recorded in the MANIFEST;
   // the writer only records it: callers analyze). Fixed at creation.
   AnalyzerSpec analyzer;
+  // Index word positions (phrase queries; docs/FORMAT.md "Positions"). Off:
+  // a smaller index that refuses phrases. The command line turns it on
+  // unless --no-positions; library callers (tests) ask for it.
+  bool positions = false;
   int zstd_level = 3;
   // False for commands that change an existing index (delete, compact): a
   // missing index is then an error, not a new empty one.
@@ -52,6 +56,9 @@ struct AnalyzedDocument {
   std::string title;
   std::string text;
   std::vector<std::pair<std::string, uint32_t>> terms;  // distinct terms, tf >= 1, any order
+  // An index with positions: each term's positions (tf of them, ascending),
+  // the terms' one after another in `terms` order; else empty.
+  std::vector<uint32_t> positions;
 };
 
 struct CommitStats {

@@ -55,6 +55,7 @@ std::string Manifest::Encode() const {
   out += "bins " + std::to_string(bins) + "\n";
   out += "store-text " + std::string(store_text ? "1" : "0") + "\n";
   out += "analyzer " + analyzer.ToString() + "\n";
+  out += "positions " + std::string(positions ? "1" : "0") + "\n";
   out += "next-file " + std::to_string(next_file_number) + "\n";
   out += "global " + (global_index.empty() ? std::string("-") : global_index) + "\n";
   for (const auto& t : tablets) {
@@ -83,7 +84,7 @@ Result<Manifest> Manifest::Decode(const std::string& text, const std::string& pa
   std::istringstream in(text.substr(0, at));
   std::string line;
   size_t n = 0;
-  bool seen_version = false, seen_bins = false, seen_id = false, seen_analyzer = false;
+  bool seen_version = false, seen_bins = false, seen_id = false, seen_analyzer = false, seen_positions = false;
   while (std::getline(in, line)) {
     ++n;
     auto w = Words(line);
@@ -124,6 +125,10 @@ Result<Manifest> Manifest::Decode(const std::string& text, const std::string& pa
       if (!spec.ok()) return error(n, spec.status().message());
       m.analyzer = std::move(spec).value();
       seen_analyzer = true;
+    } else if (key == "positions" && w.size() == 2) {
+      ok = w[1] == "0" || w[1] == "1";
+      m.positions = w[1] == "1";
+      seen_positions = true;
     } else if (key == "next-file" && w.size() == 2) {
       ok = ParseU64(w[1], &m.next_file_number);
     } else if (key == "global" && w.size() == 2) {
@@ -144,8 +149,9 @@ Result<Manifest> Manifest::Decode(const std::string& text, const std::string& pa
     }
     if (!ok) return error(n, "malformed value in '" + line + "'");
   }
-  if (!seen_version || !seen_bins || !seen_id || !seen_analyzer) {
-    return Status::Corruption(path + ": missing version, index-id, bins or analyzer line");
+  for (const auto& [seen, key] : {std::pair{seen_version, "version"}, {seen_id, "index-id"}, {seen_bins, "bins"},
+                                   {seen_analyzer, "analyzer"}, {seen_positions, "positions"}}) {
+    if (!seen) return Status::Corruption(path + ": missing its " + key + " line");
   }
   uint32_t expect_bin = 0;
   for (const auto& t : m.tablets) {

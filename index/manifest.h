@@ -32,6 +32,8 @@ struct Manifest {
   uint32_t bins = 0;
   bool store_text = true;
   AnalyzerSpec analyzer;  // fixed at creation; queries are analyzed with it
+  // Word positions are indexed (phrases can be answered); fixed at creation.
+  bool positions = false;
   uint64_t next_file_number = 1;
   std::string global_index;  // file name of the global index, empty if none
   std::vector<TabletEntry> tablets;  // contiguous, ascending bin ranges covering [0, bins)

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/coding.h"
+#include "index/paged_file.h"
 
 namespace dps {
 
@@ -88,10 +89,32 @@ Status PositionReader::Corrupt(const std::string& what) const {
 
 Status PositionReader::Open(std::string_view list, uint64_t df, std::string where) {
   where_ = std::move(where);
+  file_ = nullptr;
   base_ = reinterpret_cast<const uint8_t*>(list.data());
   end_ = base_ + list.size();
+  return OpenVerified(df);
+}
+
+Status PositionReader::Open(const PagedFileReader* file, uint64_t offset, uint64_t end, uint64_t df,
+                            std::string where) {
+  where_ = std::move(where);
+  if (offset >= end || end > file->body_size()) return Corrupt("list outside its region");
+  file_ = file;
+  base_ = file->data() + offset;
+  end_ = file->data() + end;
+  return OpenVerified(df);
+}
+
+Status PositionReader::Verify(const uint8_t* from, uint64_t len) const {
+  if (file_ == nullptr) return Status::OK();
+  len = std::min<uint64_t>(len, static_cast<uint64_t>(end_ - from));
+  return file_->Verify(static_cast<uint64_t>(from - file_->data()), len);
+}
+
+Status PositionReader::OpenVerified(uint64_t df) {
   df_ = df;
   loaded_ = UINT64_MAX;
+  DPS_RETURN_IF_ERROR(Verify(base_, 10));  // the head's varint
   const uint8_t* p = GetVarint64(base_, end_, &values_);
   if (p == nullptr) return Corrupt("truncated head");
   // Every posting has at least one position, and a list of df postings has
@@ -103,6 +126,7 @@ Status PositionReader::Open(std::string_view list, uint64_t df, std::string wher
   nchunks_ = Blocks(values_);
   const uint64_t tables = 4 * (blocks_ - 1) + 4 * (nchunks_ - 1);
   if (static_cast<uint64_t>(end_ - p) < tables + 1) return Corrupt("truncated tables");
+  DPS_RETURN_IF_ERROR(Verify(p, tables));
   starts_ = p;
   ends_ = p + 4 * (blocks_ - 1);
   chunks_ = ends_ + 4 * (nchunks_ - 1);
@@ -118,6 +142,12 @@ Status PositionReader::LoadChunk(uint64_t chunk) {
   const uint64_t from = chunk == 0 ? 0 : DecodeFixed32(ends_ + 4 * (chunk - 1));
   if (from > static_cast<uint64_t>(end_ - chunks_)) return Corrupt("value block " + std::to_string(chunk) + " past the end");
   const size_t n = static_cast<size_t>(std::min<uint64_t>(kBlockSize, values_ - chunk * kBlockSize));
+  // The block's bytes: up to the next block's start, or at most the
+  // largest block of n values (head 3, 32-bit payload, n exceptions of
+  // 32-bit highs).
+  const uint64_t most = chunk + 1 < nchunks_ ? DecodeFixed32(ends_ + 4 * chunk) - std::min<uint64_t>(from, DecodeFixed32(ends_ + 4 * chunk))
+                                             : 3 + PayloadSize(n, 32) + n + 4 * n;
+  DPS_RETURN_IF_ERROR(Verify(chunks_ + from, most));
   const uint8_t* after = DecodeValueBlock(chunks_ + from, end_, n, buf_);
   if (after == nullptr) return Corrupt("value block " + std::to_string(chunk) + " does not decode");
   if (chunk + 1 < nchunks_ && static_cast<uint64_t>(after - chunks_) != DecodeFixed32(ends_ + 4 * chunk)) {
@@ -168,6 +198,28 @@ Status PositionReader::CheckWhole(std::span<const uint32_t> weights, const uint8
   const uint8_t* after = SkipBlock(chunks_ + from, end_, static_cast<size_t>(values_ - last * kBlockSize));
   if (after == nullptr) return Corrupt("the last value block does not decode");
   *end_out = after;
+  return Status::OK();
+}
+
+Status PostingPositions::OpenInline(std::string_view bytes, std::span<const uint32_t> weights,
+                                    const std::string& where) {
+  inline_ = true;
+  inline_values_.clear();
+  const auto* p = reinterpret_cast<const uint8_t*>(bytes.data());
+  const auto* end = p + bytes.size();
+  if (ParseInlinePositions(p, end, weights, &inline_values_) != end) {
+    return Status::Corruption(where + ": positions: malformed inline positions");
+  }
+  return Status::OK();
+}
+
+Status PostingPositions::Get(uint32_t block, uint64_t in_block, uint32_t tf, uint32_t* out) {
+  if (!inline_) return reader_.Get(block, in_block, tf, out);
+  if (block != 0 || tf == 0 || in_block + tf > inline_values_.size()) {
+    return Status::Corruption("inline positions: posting out of range");
+  }
+  std::copy(inline_values_.begin() + static_cast<ptrdiff_t>(in_block),
+            inline_values_.begin() + static_cast<ptrdiff_t>(in_block + tf), out);
   return Status::OK();
 }
 

@@ -26,6 +26,8 @@
 
 namespace dps {
 
+class PagedFileReader;
+
 // The largest position: documents are at most kMaxDocLength (2^32 - 1)
 // tokens, numbered from 0.
 inline constexpr uint32_t kMaxPosition = UINT32_MAX - 1;
@@ -58,6 +60,11 @@ class PositionReader {
   // df: the posting list's length. Checks the head and tables; `where`
   // names the list in errors.
   Status Open(std::string_view list, uint64_t df, std::string where);
+  // The same over a paged file (a tablet's positions region), the list at
+  // `offset`, the region ending at `end`: each range is checksum-verified
+  // (PagedFileReader::Verify) before it is read, so a phrase reads only
+  // the pages of the value blocks it decodes.
+  Status Open(const PagedFileReader* file, uint64_t offset, uint64_t end, uint64_t df, std::string where);
 
   // The positions of the posting of doc block `block` whose values start
   // `in_block` values into the block's (the tfs of the block's earlier
@@ -73,9 +80,12 @@ class PositionReader {
 
  private:
   Status Corrupt(const std::string& what) const;
+  Status Verify(const uint8_t* from, uint64_t len) const;
+  Status OpenVerified(uint64_t df);
   Status LoadChunk(uint64_t chunk);
   uint64_t BlockStart(size_t block) const;
 
+  const PagedFileReader* file_ = nullptr;  // null: bytes given whole, already verified
   const uint8_t* base_ = nullptr;    // the list's first byte
   const uint8_t* end_ = nullptr;     // the region's end
   const uint8_t* starts_ = nullptr;  // block_start table (u32 each)
@@ -85,6 +95,33 @@ class PositionReader {
   std::string where_;
   uint64_t loaded_ = UINT64_MAX;     // the chunk in buf_
   uint32_t buf_[kBlockSize];
+};
+
+// The positions of one opened posting list, read at its cursor's posting:
+// a positions list in the file, or a list kept inline (decoded whole when
+// opened: at most kMaxInlineDfRead postings).
+class PostingPositions {
+ public:
+  Status OpenInFile(const PagedFileReader* file, uint64_t offset, uint64_t end, uint64_t df, std::string where) {
+    inline_ = false;
+    return reader_.Open(file, offset, end, df, std::move(where));
+  }
+  // `weights`: the inline list's, in list order.
+  Status OpenInline(std::string_view bytes, std::span<const uint32_t> weights, const std::string& where);
+  // The positions of the posting at (block, in_block) with weight tf
+  // (PostingCursor::PositionsAt) into out[0..tf).
+  Status Get(uint32_t block, uint64_t in_block, uint32_t tf, uint32_t* out);
+  // The whole list against its postings' weights (PositionReader::CheckWhole;
+  // inline positions were checked whole when opened).
+  Status CheckWhole(std::span<const uint32_t> weights) {
+    const uint8_t* end = nullptr;
+    return inline_ ? Status::OK() : reader_.CheckWhole(weights, &end);
+  }
+
+ private:
+  bool inline_ = false;
+  PositionReader reader_;
+  std::vector<uint32_t> inline_values_;  // every posting's positions, in list order
 };
 
 }  // namespace dps

@@ -123,6 +123,19 @@ class PostingCursor {
   uint32_t weight();
   uint32_t df() const { return df_; }
   const Status& status() const { return status_; }
+  // Where the current posting's positions are (index/positions.h): its
+  // doc block, the weights of the block's earlier postings summed, and its
+  // own weight. False on corruption (status() says why). REQUIRES: doc()
+  // != kEndDoc.
+  bool PositionsAt(uint32_t* block, uint64_t* in_block, uint32_t* tf) {
+    *tf = weight();
+    if (*tf == 0 || !status_.ok()) return false;
+    uint64_t sum = 0;
+    for (uint32_t i = 0; i < pos_; ++i) sum += weights_[i];
+    *block = block_;
+    *in_block = sum;
+    return true;
+  }
 
   // Block-max pruning (shards/ranking): the list's blocks, their last
   // docids and impacts (index/block_impacts.h), read from the skip table

@@ -4,12 +4,18 @@
 
 #include "index/and_iterator.h"
 #include "index/or_iterator.h"
+#include "index/phrase_iterator.h"
 
 namespace dps {
 
 std::string QueryNode::ToString() const {
   std::string out = negated ? "-" : "";
   if (kind == Kind::kTerm) return out + term;
+  if (kind == Kind::kPhrase) {
+    out += '"';
+    for (size_t i = 0; i < children.size(); ++i) out += (i > 0 ? " " : "") + children[i].term;
+    return out + '"';
+  }
   out += "(";
   for (size_t i = 0; i < children.size(); ++i) {
     if (i > 0) out += kind == Kind::kAnd ? " AND " : " OR ";
@@ -19,12 +25,30 @@ std::string QueryNode::ToString() const {
 }
 
 void PositiveTerms(const QueryNode& node, std::vector<std::string>* terms) {
-  if (node.negated) return;
+  if (node.negated) return;  // a negated phrase's words too
   if (node.kind == QueryNode::Kind::kTerm) {
     if (std::find(terms->begin(), terms->end(), node.term) == terms->end()) terms->push_back(node.term);
     return;
   }
   for (const auto& c : node.children) PositiveTerms(c, terms);
+}
+
+void PositiveClauses(const QueryNode& node, std::vector<std::string>* bare_terms,
+                     std::vector<std::vector<std::string>>* phrases) {
+  if (node.negated) return;
+  if (node.kind == QueryNode::Kind::kTerm) {
+    if (std::find(bare_terms->begin(), bare_terms->end(), node.term) == bare_terms->end()) {
+      bare_terms->push_back(node.term);
+    }
+    return;
+  }
+  if (node.kind == QueryNode::Kind::kPhrase) {
+    std::vector<std::string> words;
+    for (const auto& w : node.children) words.push_back(w.term);
+    if (std::find(phrases->begin(), phrases->end(), words) == phrases->end()) phrases->push_back(std::move(words));
+    return;
+  }
+  for (const auto& c : node.children) PositiveClauses(c, bare_terms, phrases);
 }
 
 namespace {
@@ -38,6 +62,17 @@ Status Validate(const QueryNode& node, const QueryNode* parent) {
   }
   if (node.kind == QueryNode::Kind::kTerm) {
     if (node.term.empty()) return Status::InvalidArgument("empty term");
+    return Status::OK();
+  }
+  if (node.kind == QueryNode::Kind::kPhrase) {
+    if (node.children.size() < 2 || node.children.size() > kMaxPhraseWords) {
+      return Status::InvalidArgument("a phrase needs 2 to " + std::to_string(kMaxPhraseWords) + " words: " + node.ToString());
+    }
+    for (const auto& w : node.children) {
+      if (w.kind != QueryNode::Kind::kTerm || w.negated || w.term.empty()) {
+        return Status::InvalidArgument("a phrase holds plain words only: " + node.ToString());
+      }
+    }
     return Status::OK();
   }
   if (node.children.empty()) return Status::InvalidArgument("empty AND/OR");
@@ -73,8 +108,40 @@ Result<std::unique_ptr<DocIterator>> BuildIterator(const IndexReader& index, Bin
   return BuildIterator(index.TabletOf(bin), bin, node, table);
 }
 
+Result<std::unique_ptr<PhraseIterator>> OpenPhrase(const Tablet& tablet, BinId bin,
+                                                   const std::vector<std::string>& phrase, const TermTable& terms) {
+  std::vector<std::string_view> distinct;
+  std::vector<uint32_t> slot_word;
+  for (const auto& w : phrase) {
+    const auto at = std::find(distinct.begin(), distinct.end(), w);
+    slot_word.push_back(static_cast<uint32_t>(at - distinct.begin()));
+    if (at == distinct.end()) distinct.push_back(w);
+  }
+  std::vector<std::unique_ptr<TermIterator>> words;
+  for (std::string_view w : distinct) {
+    const GlobalTermInfo* info = terms.Find(w);
+    if (info == nullptr) return Status::InvalidArgument("term '" + std::string(w) + "' was not looked up");
+    DPS_ASSIGN_OR_RETURN(auto it, tablet.OpenRefs(bin, info->RefsOf(bin), /*with_positions=*/true));
+    if (it == nullptr) return std::unique_ptr<PhraseIterator>();  // a word absent from the bin
+    words.push_back(std::move(it));
+  }
+  return std::make_unique<PhraseIterator>(std::move(words), std::move(slot_word));
+}
+
+namespace {
+Result<std::unique_ptr<DocIterator>> BuildPhraseIterator(const Tablet& tablet, BinId bin, const QueryNode& node,
+                                                         const TermTable& terms) {
+  std::vector<std::string> words;
+  for (const auto& w : node.children) words.push_back(w.term);
+  DPS_ASSIGN_OR_RETURN(auto it, OpenPhrase(tablet, bin, words, terms));
+  if (it == nullptr) return std::unique_ptr<DocIterator>(new EmptyIterator());
+  return std::unique_ptr<DocIterator>(std::move(it));
+}
+}  // namespace
+
 Result<std::unique_ptr<DocIterator>> BuildIterator(const Tablet& tablet, BinId bin,
                                                    const QueryNode& node, const TermTable& terms) {
+  if (node.kind == QueryNode::Kind::kPhrase) return BuildPhraseIterator(tablet, bin, node, terms);
   if (node.kind == QueryNode::Kind::kTerm) {
     const GlobalTermInfo* info = terms.Find(node.term);
     if (info == nullptr) return Status::InvalidArgument("term '" + node.term + "' was not looked up");

@@ -20,6 +20,15 @@ class BinSets {
       info->Bins(out);
       return Status::OK();
     }
+    if (node.kind == QueryNode::Kind::kPhrase) {  // the bins holding every word
+      DPS_RETURN_IF_ERROR(Of(node.children[0], out));
+      for (size_t i = 1; i < node.children.size(); ++i) {
+        DPS_ASSIGN_OR_RETURN(const GlobalTermInfo* info, Lookup(node.children[i].term));
+        out->erase(std::remove_if(out->begin(), out->end(), [info](BinId b) { return info->RefsOf(b).empty(); }),
+                   out->end());
+      }
+      return Status::OK();
+    }
     out->clear();
     bool first = true;
     std::vector<BinId> child, merged;
@@ -118,6 +127,31 @@ Status PlanConjunction(const GlobalIndexReader* global, uint32_t bins, QueryPlan
   return Status::OK();
 }
 
+bool HasPhrase(const QueryNode& node) {
+  if (node.kind == QueryNode::Kind::kPhrase) return true;
+  return std::any_of(node.children.begin(), node.children.end(), HasPhrase);
+}
+
+// Which highlight terms score as bare terms, and the phrases' words.
+void PlanClauses(QueryPlan* plan) {
+  plan->scored_terms.assign(plan->highlight.size(), true);
+  if (!HasPhrase(plan->root)) return;
+  std::vector<std::string> bare;
+  std::vector<std::vector<std::string>> phrases;
+  PositiveClauses(plan->root, &bare, &phrases);
+  if (phrases.empty()) return;
+  auto index_of = [plan](const std::string& t) {
+    return static_cast<size_t>(std::find(plan->highlight.begin(), plan->highlight.end(), t) - plan->highlight.begin());
+  };
+  for (size_t i = 0; i < plan->highlight.size(); ++i) {
+    plan->scored_terms[i] = std::find(bare.begin(), bare.end(), plan->highlight[i]) != bare.end();
+  }
+  for (const auto& words : phrases) {
+    std::vector<size_t>& p = plan->phrases.emplace_back();
+    for (const auto& w : words) p.push_back(index_of(w));
+  }
+}
+
 }  // namespace
 
 Result<QueryPlan> PlanQuery(QueryNode root_node, const GlobalIndexReader* global,
@@ -127,9 +161,14 @@ Result<QueryPlan> PlanQuery(QueryNode root_node, const GlobalIndexReader* global
   const QueryNode& root = plan.root;
   plan.highlight.reserve(4);
   PositiveTerms(root, &plan.highlight);
+  PlanClauses(&plan);
   if (global == nullptr) {
     plan.empty = true;
     return plan;
+  }
+  if (!global->positions() && HasPhrase(root)) {
+    return Status::InvalidArgument("phrases need word positions, and this index has none (it was built with "
+                                   "--no-positions): " + root.ToString());
   }
   plan.terms.entries.reserve(plan.highlight.size() + 2);
   if (IsPureConjunction(root)) {

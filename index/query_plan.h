@@ -31,6 +31,11 @@ struct QueryPlan {
   // terms.entries.
   std::vector<size_t> and_entries;
   std::vector<std::string> highlight;  // positive terms, for snippets
+  // Ranked scoring (PositiveClauses): which highlight terms score as bare
+  // terms, and each positive phrase as indexes into highlight. Without
+  // phrases every highlight term scores and `phrases` is empty.
+  std::vector<bool> scored_terms;
+  std::vector<std::vector<size_t>> phrases;
   // Postings the query may have to touch, from global frequencies: the sum
   // of its positive terms' df (dense intersections decode every list), for
   // a conjunction at most 32 x terms x the rarest df (each candidate costs

@@ -58,20 +58,27 @@ Status Tablet::ResolveRef(const TermRef& ref, const TabletReader** file, Posting
   out->len = ref.len;
   out->max_score = ref.max_score;
   out->offset = 0;
+  out->inline_positions = ref.inline_positions;
+  out->positions_offset = 0;
   if (ref.in_file()) {
     if (ref.offset > b.postings_len || ref.len > b.postings_len - ref.offset) {
       return bad("postings range outside " + f->path() + "'s bin");
     }
     out->offset = b.postings_offset + ref.offset;
+    if (f->positions()) {
+      if (ref.positions_offset >= b.positions_len) return bad("positions offset outside " + f->path() + "'s bin");
+      out->positions_offset = b.positions_offset + ref.positions_offset;
+    }
   }
   *file = f;
   return Status::OK();
 }
 
-Result<std::unique_ptr<TermIterator>> Tablet::OpenRefs(BinId bin,
-                                                       std::span<const TermRef> refs) const {
+Result<std::unique_ptr<TermIterator>> Tablet::OpenRefs(BinId bin, std::span<const TermRef> refs,
+                                                       bool with_positions) const {
   if (refs.empty()) return std::unique_ptr<TermIterator>();
   std::vector<std::unique_ptr<PostingCursor>> parts;
+  std::vector<std::unique_ptr<PostingPositions>> positions;
   for (const TermRef& r : refs) {
     if (r.bin != bin.value) return Status::Corruption("global index ref of another bin");
     const TabletReader* file;
@@ -80,8 +87,14 @@ Result<std::unique_ptr<TermIterator>> Tablet::OpenRefs(BinId bin,
     auto cursor = std::make_unique<PostingCursor>();
     DPS_RETURN_IF_ERROR(file->OpenCursor(ref, cursor.get()));
     parts.push_back(std::move(cursor));
+    if (with_positions) {
+      positions.push_back(std::make_unique<PostingPositions>());
+      DPS_RETURN_IF_ERROR(file->OpenPositions(ref, positions.back().get()));
+    }
   }
-  return std::make_unique<TermIterator>(std::move(parts), deleted(bin));
+  auto it = std::make_unique<TermIterator>(std::move(parts), deleted(bin));
+  if (with_positions) it->AttachPositions(std::move(positions));
+  return it;
 }
 
 Status Tablet::GetDocument(BinId bin, DocId docid, StoredDoc* doc, DocBlockCache* cache,

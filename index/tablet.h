@@ -33,7 +33,10 @@ class Tablet {
   // index's refs of that bin (the tablet's files keep no dictionary): null
   // when `refs` is empty. A ref naming a file or bin this tablet does
   // not have, or a range outside the bin's postings, is Corruption.
-  Result<std::unique_ptr<TermIterator>> OpenRefs(BinId bin, std::span<const TermRef> refs) const;
+  // with_positions: the iterator can read each posting's positions
+  // (TermIterator::Positions); Unsupported when a file has none.
+  Result<std::unique_ptr<TermIterator>> OpenRefs(BinId bin, std::span<const TermRef> refs,
+                                                 bool with_positions = false) const;
   // Resolves one ref to its file and absolute posting location.
   Status ResolveRef(const TermRef& ref, const TabletReader** file, PostingRef* out) const;
   // Deleted docids of `bin` (union of all files' tombstones), ascending.

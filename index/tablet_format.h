@@ -11,10 +11,12 @@
 namespace dps {
 
 inline constexpr uint64_t kTabletMagic = 0x0031424154535044ULL;  // "DPSTAB1\0" little-endian
-inline constexpr uint32_t kTabletFormatVersion = 8;
+inline constexpr uint32_t kTabletFormatVersion = 9;
 // Header flag bits; the others are reserved and must be zero.
 inline constexpr uint32_t kTabletFlagStoredText = 1u << 0;
-inline constexpr uint32_t kTabletKnownFlags = kTabletFlagStoredText;
+// Word positions: each bin's lists in the file have a positions region.
+inline constexpr uint32_t kTabletFlagPositions = 1u << 1;
+inline constexpr uint32_t kTabletKnownFlags = kTabletFlagStoredText | kTabletFlagPositions;
 
 // One fixed-size record per bin in the directory, sorted by bin.
 struct BinInfo {
@@ -37,8 +39,12 @@ struct BinInfo {
   // num_docs == 0. (Version 4 kept an id index here.)
   uint64_t lengths_offset = 0, lengths_len = 0;
   uint64_t tombstones_offset = 0, tombstones_len = 0;
+  // The positions region (index/positions.h): the positions lists of the
+  // bin's lists in the file; both 0 when the file has no positions or the
+  // bin no list in the file. (Version 8 and earlier: absent.)
+  uint64_t positions_offset = 0, positions_len = 0;
 };
-inline constexpr size_t kBinInfoSize = 6 * 4 + 11 * 8;  // 112 bytes
+inline constexpr size_t kBinInfoSize = 6 * 4 + 13 * 8;  // 128 bytes
 
 void EncodeBinInfo(const BinInfo& info, std::string* out);
 // REQUIRES: p points at kBinInfoSize readable bytes.

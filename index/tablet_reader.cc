@@ -1,5 +1,7 @@
 #include "index/tablet_reader.h"
 
+#include "index/positions.h"
+
 #include "common/file_header.h"
 #include "common/coding.h"
 #include "index/inline_postings.h"
@@ -25,6 +27,7 @@ Result<std::unique_ptr<TabletReader>> TabletReader::Open(const std::string& path
                                       "tablet file", &flags)
                           .WithContext(path));
   r->stores_text_ = flags & kTabletFlagStoredText;
+  r->positions_ = (flags & kTabletFlagPositions) != 0;
 
   DPS_ASSIGN_OR_RETURN(std::string_view dir, f.Read(f.directory_offset(), f.directory_size()));
   auto* d = reinterpret_cast<const uint8_t*>(dir.data());
@@ -104,6 +107,15 @@ int TabletReader::FindBin(BinId bin) const {
   return lo < bins_.size() && bins_[lo].info.bin == bin.value ? static_cast<int>(lo) : -1;
 }
 
+// Views `values` inline positions at p (stepped over, not decoded: the
+// cursor that reads them checks them).
+const uint8_t* TabletReader::InlinePositionsOf(const uint8_t* p, const uint8_t* end, uint64_t values,
+                                               std::string_view* out) {
+  const uint8_t* after = SkipInlinePositions(p, end, values);
+  if (after != nullptr) *out = std::string_view(reinterpret_cast<const char*>(p), static_cast<size_t>(after - p));
+  return after;
+}
+
 Status TabletReader::ParsePostingRef(size_t i, std::string_view value, PostingRef* ref) const {
   const BinInfo& b = bins_[i].info;
   auto* p = reinterpret_cast<const uint8_t*>(value.data());
@@ -118,10 +130,17 @@ Status TabletReader::ParsePostingRef(size_t i, std::string_view value, PostingRe
     p = nullptr;
   } else if (form != 0 && df == 1) {
     p = ParseInlinePostings(p, end, 1, form == 2, &ref->inline_doc, &ref->inline_weight);
+    if (p != nullptr && positions_) p = InlinePositionsOf(p, end, ref->inline_weight, &ref->inline_positions);
   } else if (form != 0) {
     const uint8_t* start = p;
-    p = df > kMaxInlineDfRead ? nullptr : ParseInlinePostings(p, end, ref->df, form == 2, nullptr, nullptr);
+    uint32_t weights[kMaxInlineDfRead];
+    p = df > kMaxInlineDfRead ? nullptr : ParseInlinePostings(p, end, ref->df, form == 2, nullptr, weights);
     if (p != nullptr) ref->inline_postings = std::string_view(reinterpret_cast<const char*>(start), p - start);
+    if (p != nullptr && positions_) {
+      uint64_t values = 0;
+      for (uint32_t i = 0; i < ref->df; ++i) values += weights[i];
+      p = InlinePositionsOf(p, end, values, &ref->inline_positions);
+    }
   } else if (df >= 2) {
     uint64_t rel = 0;
     p = GetVarint64(p, end, &rel);
@@ -134,6 +153,12 @@ Status TabletReader::ParsePostingRef(size_t i, std::string_view value, PostingRe
       p = ref->max_score == 0 ? nullptr : p + 2;
     }
     ref->offset = b.postings_offset + rel;
+    if (p != nullptr && positions_) {
+      uint64_t pos_rel = 0;
+      p = GetVarint64(p, end, &pos_rel);
+      if (p != nullptr && pos_rel >= b.positions_len) p = nullptr;
+      ref->positions_offset = b.positions_offset + pos_rel;
+    }
   } else {
     p = nullptr;
   }
@@ -142,6 +167,32 @@ Status TabletReader::ParsePostingRef(size_t i, std::string_view value, PostingRe
                               ": malformed dictionary value");
   }
   return Status::OK();
+}
+
+Status TabletReader::OpenPositions(const PostingRef& ref, PostingPositions* out) const {
+  if (!positions_) return Status::Unsupported(path() + ": no word positions (the index was built with --no-positions)");
+  if (ref.df == 1) {
+    const uint32_t weight = ref.inline_weight;
+    return out->OpenInline(ref.inline_positions, std::span(&weight, 1), path());
+  }
+  if (!ref.inline_postings.empty()) {
+    uint32_t weights[kMaxInlineDfRead];
+    const auto* p = reinterpret_cast<const uint8_t*>(ref.inline_postings.data());
+    if (ref.df > kMaxInlineDfRead ||
+        ParseInlinePostings(p, p + ref.inline_postings.size(), ref.df, ref.inline_weights, nullptr, weights) == nullptr) {
+      return Status::Corruption(path() + ": malformed inline postings");
+    }
+    return out->OpenInline(ref.inline_positions, std::span(weights, ref.df), path());
+  }
+  // The region's end: the bin whose positions region holds the offset.
+  for (const auto& bin : bins_) {
+    const BinInfo& b = bin.info;
+    if (ref.positions_offset >= b.positions_offset && ref.positions_offset < b.positions_offset + b.positions_len) {
+      return out->OpenInFile(file_.get(), ref.positions_offset, b.positions_offset + b.positions_len, ref.df,
+                             path() + ": positions at " + std::to_string(ref.positions_offset));
+    }
+  }
+  return Status::Corruption(path() + ": positions offset " + std::to_string(ref.positions_offset) + " in no bin");
 }
 
 Status TabletReader::OpenCursor(const PostingRef& ref, PostingCursor* cursor) const {

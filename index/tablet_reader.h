@@ -15,6 +15,7 @@
 #include "index/doc_store.h"
 #include "index/paged_file.h"
 #include "index/posting_list.h"
+#include "index/positions.h"
 #include "index/tablet_format.h"
 #include "index/types.h"
 
@@ -33,6 +34,11 @@ struct PostingRef {
   // A list in the file of more than one block: the largest of its block
   // scores (index/block_impacts.h), the term's bound in the bin; else 0.
   uint32_t max_score = 0;
+  // Positions (a file with kTabletFlagPositions): an inline list's inline
+  // positions ("Inline positions"), or the absolute offset of a list's
+  // positions list in its bin's positions region.
+  std::string_view inline_positions;
+  uint64_t positions_offset = 0;
   bool in_file() const { return df >= 2 && inline_postings.empty(); }
 };
 
@@ -45,6 +51,7 @@ class TabletReader {
   // Index of `bin` in this file, or -1 when the file holds nothing for it.
   int FindBin(BinId bin) const;
   bool stores_text() const { return stores_text_; }
+  bool positions() const { return positions_; }
   const std::string& path() const { return file_->path(); }
   uint64_t file_size() const { return file_->file_size(); }
   const PagedFileReader& file() const { return *file_; }
@@ -53,6 +60,9 @@ class TabletReader {
   Status ParsePostingRef(size_t i, std::string_view value, PostingRef* ref) const;
   // Verifies the list's bytes and positions `cursor` on its first docid.
   Status OpenCursor(const PostingRef& ref, PostingCursor* cursor) const;
+  // The positions of the list `ref` names (index/positions.h).
+  // Unsupported when the file has none.
+  Status OpenPositions(const PostingRef& ref, PostingPositions* out) const;
 
   const DocStoreReader& docs(size_t i) const { return bins_[i].docs; }
   // Bin i's document lengths (BM25's dl), REQUIRES: bin(i).num_docs > 0.
@@ -73,6 +83,8 @@ class TabletReader {
 
   std::unique_ptr<PagedFileReader> file_;
   bool stores_text_ = false;
+  bool positions_ = false;
+  static const uint8_t* InlinePositionsOf(const uint8_t* p, const uint8_t* end, uint64_t values, std::string_view* out);
   std::vector<Bin> bins_;
 };
 

@@ -1,5 +1,7 @@
 #include "index/tablet_writer.h"
 
+#include "index/positions.h"
+
 #include <algorithm>
 
 #include "common/file_header.h"
@@ -20,9 +22,10 @@ Result<std::unique_ptr<TabletWriter>> TabletWriter::Create(const std::string& pa
                                                            const TabletWriterOptions& options) {
   DPS_ASSIGN_OR_RETURN(auto file, PagedFileWriter::Create(path));
   std::unique_ptr<TabletWriter> w(new TabletWriter(std::move(file), options));
-  DPS_ASSIGN_OR_RETURN(w->term_list_, TermListWriter::Create(TermListPathFor(path)));
+  DPS_ASSIGN_OR_RETURN(w->term_list_, TermListWriter::Create(TermListPathFor(path), options.positions));
   std::string header;
-  EncodeFileHeader({kTabletMagic, kTabletFormatVersion, options.store_text ? kTabletFlagStoredText : 0}, &header);
+  const uint32_t flags = (options.store_text ? kTabletFlagStoredText : 0) | (options.positions ? kTabletFlagPositions : 0);
+  EncodeFileHeader({kTabletMagic, kTabletFormatVersion, flags}, &header);
   DPS_RETURN_IF_ERROR(w->Append(header));
   return w;
 }
@@ -45,7 +48,7 @@ Status TabletWriter::StartBin(BinId bin) {
 }
 
 Status TabletWriter::AddPostingList(std::string_view term, std::span<const DocId> docs,
-                                    std::span<const uint32_t> weights) {
+                                    std::span<const uint32_t> weights, std::span<const uint32_t> positions) {
   if (!in_bin_ || docs_started_) {
     return Status::InvalidArgument("AddPostingList: not inside a bin, or after documents");
   }
@@ -63,6 +66,7 @@ Status TabletWriter::AddPostingList(std::string_view term, std::span<const DocId
     }
     lengths_.Add(docs[i], weights[i]);
   }
+  if (options_.positions) DPS_RETURN_IF_ERROR(CheckPositions(term, weights, positions));
   // Value: df << 2 | form, then form 0: the list's offset and length in the
   // bin's postings region; 1 or 2: the postings inline, without or with
   // weights (docs/FORMAT.md "Term list"). Short lists live inline in the
@@ -75,6 +79,7 @@ Status TabletWriter::AddPostingList(std::string_view term, std::span<const DocId
     const bool has_weights = EncodeInlinePostings(docs, weights, &payload_);
     PutVarint64(&scratch_, uint64_t{docs.size()} << 2 | (has_weights ? 2 : 1));
     scratch_.append(payload_);
+    if (options_.positions) AppendInlinePositions(weights, positions, &scratch_);
   } else {
     list_lengths_.resize(docs.size());
     for (size_t i = 0; i < docs.size(); ++i) {
@@ -94,12 +99,43 @@ Status TabletWriter::AddPostingList(std::string_view term, std::span<const DocId
     PutVarint64(&scratch_, file_->offset() - bin_.postings_offset);
     PutVarint64(&scratch_, list.size());
     if (docs.size() > kBlockSize) PutFixed16(&scratch_, static_cast<uint16_t>(max_score));
+    if (options_.positions) {
+      PutVarint64(&scratch_, positions_region_.size());
+      EncodePositionList(weights, positions, &positions_region_);
+    }
     DPS_RETURN_IF_ERROR(Append(list));
   }
   DPS_RETURN_IF_ERROR(term_list_->Add(term, scratch_));
   last_term_.assign(term);
   ++bin_.num_terms;
   bin_.num_postings += docs.size();
+  return Status::OK();
+}
+
+Status TabletWriter::CheckPositions(std::string_view term, std::span<const uint32_t> weights,
+                                    std::span<const uint32_t> positions) const {
+  size_t at = 0;
+  for (uint32_t tf : weights) {
+    for (uint32_t i = 0; i < tf; ++i, ++at) {
+      if (at >= positions.size() || positions[at] > kMaxPosition || (i > 0 && positions[at] <= positions[at - 1])) {
+        return Status::InvalidArgument("AddPostingList: term '" + std::string(term) +
+                                       "': each posting needs its weight's ascending positions");
+      }
+    }
+  }
+  if (at != positions.size()) {
+    return Status::InvalidArgument("AddPostingList: term '" + std::string(term) + "': more positions than weights");
+  }
+  return Status::OK();
+}
+
+// The positions lists of the bin's lists in the file, after its postings.
+Status TabletWriter::WritePositionsRegion() {
+  if (positions_region_.empty()) return Status::OK();
+  bin_.positions_offset = file_->offset();
+  bin_.positions_len = positions_region_.size();
+  DPS_RETURN_IF_ERROR(Append(positions_region_));
+  positions_region_.clear();
   return Status::OK();
 }
 
@@ -111,6 +147,7 @@ Status TabletWriter::AddDocument(DocId docid, std::string_view id, std::string_v
   }
   if (!docs_started_) {
     bin_.postings_len = file_->offset() - bin_.postings_offset;
+    DPS_RETURN_IF_ERROR(WritePositionsRegion());
     bin_.docs_offset = file_->offset();  // doc blocks stream out from here
     docs_started_ = true;
   }
@@ -136,7 +173,10 @@ Status TabletWriter::AddTombstones(std::span<const DocId> docids) {
 
 Status TabletWriter::FinishBin() {
   if (!in_bin_) return Status::InvalidArgument("FinishBin: not inside a bin");
-  if (!docs_started_) bin_.postings_len = file_->offset() - bin_.postings_offset;
+  if (!docs_started_) {
+    bin_.postings_len = file_->offset() - bin_.postings_offset;
+    DPS_RETURN_IF_ERROR(WritePositionsRegion());
+  }
   if (bin_.num_docs > 0) {
     std::string region;
     DPS_RETURN_IF_ERROR(docs_.Finish(&region));

@@ -32,6 +32,9 @@ struct TabletWriterOptions {
   // zstd level of doc store blocks: 3 is zstd's default, a good balance of
   // ingest speed and size; 19 is ~30% smaller and ~10x slower to write.
   int zstd_level = 3;
+  // Word positions: every list comes with its postings' positions, kept in
+  // each bin's positions region (docs/FORMAT.md "Positions").
+  bool positions = false;
 };
 
 class TabletWriter {
@@ -47,8 +50,10 @@ class TabletWriter {
   void SetDocLengths(const BinLengthTable* lengths) { given_lengths_ = lengths; }
   // REQUIRES: terms strictly ascending within the bin, before any document;
   // docs strictly ascending, <= kMaxDocId; weights >= 1; same sizes, >= 1.
+  // With options.positions, `positions` holds each posting's weight's
+  // ascending positions, one posting after another; else it is ignored.
   Status AddPostingList(std::string_view term, std::span<const DocId> docs,
-                        std::span<const uint32_t> weights);
+                        std::span<const uint32_t> weights, std::span<const uint32_t> positions = {});
   // REQUIRES: docid strictly ascending within the bin. Its length (for
   // BM25) is the sum of its weights in this bin's posting lists.
   Status AddDocument(DocId docid, std::string_view id, std::string_view title,
@@ -68,6 +73,9 @@ class TabletWriter {
  private:
   TabletWriter(std::unique_ptr<PagedFileWriter> file, const TabletWriterOptions& options);
   Status Append(std::string_view bytes) { return file_->Append(bytes); }
+  Status CheckPositions(std::string_view term, std::span<const uint32_t> weights,
+                        std::span<const uint32_t> positions) const;
+  Status WritePositionsRegion();
 
   std::unique_ptr<PagedFileWriter> file_;
   // Each bin's dictionary goes to the term list beside the file
@@ -91,6 +99,7 @@ class TabletWriter {
   uint32_t bins_ = 0;
   std::string scratch_;
   std::string payload_;
+  std::string positions_region_;  // the bin's, written after its postings
   PostingSizes sizes_;
   uint64_t inline_postings_ = 0;
 };

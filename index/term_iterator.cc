@@ -60,4 +60,13 @@ uint64_t CountMatches(DocIterator* it) {
   return n;
 }
 
+Status TermIterator::Positions(std::vector<uint32_t>* out) {
+  PostingCursor& c = *parts_[part_];
+  uint32_t block = 0, tf = 0;
+  uint64_t in_block = 0;
+  if (!c.PositionsAt(&block, &in_block, &tf)) return c.status();
+  out->resize(tf);
+  return positions_[part_]->Get(block, in_block, tf, out->data());
+}
+
 }  // namespace dps

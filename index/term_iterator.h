@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "index/doc_iterator.h"
+#include "index/positions.h"
 #include "index/posting_list.h"
 
 namespace dps {
@@ -26,12 +27,18 @@ class TermIterator final : public DocIterator {
   uint64_t cost() const override { return cost_; }
   Status status() const override;
   uint32_t weight() { return parts_[part_]->weight(); }
+  // One positions source per part (Tablet::OpenRefs with positions).
+  void AttachPositions(std::vector<std::unique_ptr<PostingPositions>> positions) { positions_ = std::move(positions); }
+  // The current posting's positions into *out (as many as its weight,
+  // ascending). REQUIRES: positions attached, doc() != kEndDoc.
+  Status Positions(std::vector<uint32_t>* out);
 
  private:
   // `d` is the current part's docid after a move to >= target: crosses into
   // later parts when it is exhausted and steps over deleted docids.
   DocId Settle(DocId d, DocId target);
   std::vector<std::unique_ptr<PostingCursor>> parts_;
+  std::vector<std::unique_ptr<PostingPositions>> positions_;  // parallel to parts_, or empty
   size_t part_ = 0;
   std::span<const DocId> deleted_;
   size_t deleted_pos_ = 0;

@@ -17,11 +17,11 @@ std::string TermListPathFor(const std::string& tablet_path) {
   return tablet_path + ".dic";
 }
 
-Result<std::unique_ptr<TermListWriter>> TermListWriter::Create(const std::string& path) {
+Result<std::unique_ptr<TermListWriter>> TermListWriter::Create(const std::string& path, bool positions) {
   DPS_ASSIGN_OR_RETURN(auto file, PagedFileWriter::Create(path));
   std::unique_ptr<TermListWriter> w(new TermListWriter(std::move(file)));
   std::string header;
-  EncodeFileHeader({kTermListMagic, kTermListVersion, 0}, &header);  // no flags yet
+  EncodeFileHeader({kTermListMagic, kTermListVersion, positions ? kTermListFlagPositions : 0}, &header);
   DPS_RETURN_IF_ERROR(w->file_->Append(header));
   return w;
 }
@@ -74,7 +74,8 @@ Result<std::unique_ptr<TermListReader>> TermListReader::Open(const std::string& 
   }
   DPS_ASSIGN_OR_RETURN(std::string_view header, f.Read(0, kFileHeaderSize));
   DPS_RETURN_IF_ERROR(
-      CheckFileHeader(header, {kTermListMagic, kTermListVersion}, 0, "term list").WithContext(path));
+      CheckFileHeader(header, {kTermListMagic, kTermListVersion}, kTermListFlagPositions, "term list").WithContext(path));
+  r->positions_ = (DecodeFixed32(reinterpret_cast<const uint8_t*>(header.data()) + 12) & kTermListFlagPositions) != 0;
   DPS_ASSIGN_OR_RETURN(std::string_view dir, f.Read(f.directory_offset(), f.directory_size()));
   auto* d = reinterpret_cast<const uint8_t*>(dir.data());
   if (dir.size() < 8) return bad(f.directory_offset(), "short directory");

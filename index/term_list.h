@@ -20,14 +20,17 @@
 namespace dps {
 
 inline constexpr uint64_t kTermListMagic = 0x0031434944535044ULL;  // "DPSDIC1\0"
-inline constexpr uint32_t kTermListVersion = 5;
+inline constexpr uint32_t kTermListVersion = 6;
+// Header flag: values carry positions (inline ones after inline postings,
+// a list's positions offset after form 0's fields).
+inline constexpr uint32_t kTermListFlagPositions = 1u << 0;
 
 // "000007.tab" -> "000007.dic" (same directory).
 std::string TermListPathFor(const std::string& tablet_path);
 
 class TermListWriter {
  public:
-  static Result<std::unique_ptr<TermListWriter>> Create(const std::string& path);
+  static Result<std::unique_ptr<TermListWriter>> Create(const std::string& path, bool positions);
   // One bin's dictionary, streamed to the file: BeginBin, Add for each of
   // its terms (ascending), EndBin. REQUIRES: bins strictly ascending. A bin
   // without terms is left out.
@@ -55,9 +58,11 @@ class TermListReader {
   uint32_t bin(size_t i) const { return bins_[i]; }
   const TermDictReader& dict(size_t i) const { return dicts_[i]; }
   const std::string& path() const { return file_->path(); }
+  bool positions() const { return positions_; }
 
  private:
   TermListReader() = default;
+  bool positions_ = false;
   std::unique_ptr<PagedFileReader> file_;
   std::vector<uint32_t> bins_;
   std::vector<TermDictReader> dicts_;

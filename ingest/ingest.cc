@@ -48,6 +48,9 @@ struct AnalyzedDoc {
   uint32_t bin = 0;
   XXH128_hash_t key{};  // IdKey of the external id
   std::vector<std::pair<std::string, uint32_t>> terms;
+  // With positions: each term's positions in the title-then-text token
+  // stream, ascending, the terms' one after another in `terms` order.
+  std::vector<uint32_t> positions;
   uint64_t tokens = 0;
 };
 
@@ -65,14 +68,16 @@ struct KeyEq {
   }
 };
 
-// Distinct terms with their frequencies, in order of first occurrence;
-// `tokens` is consumed. An open-addressing table per document (slots hold a
+// Distinct terms with their frequencies, in order of first occurrence,
+// and, when `positions` is given, each term's positions (token indexes)
+// grouped by term in that order; `tokens` is consumed. An open-addressing table per document (slots hold a
 // hash tag and the term's index in *out): sorting the tokens instead spent
 // a third of a one-thread ingest of long documents in string compares.
 void CountTerms(std::vector<std::string>* tokens, std::vector<std::pair<std::string, uint32_t>>* out,
-                std::vector<uint64_t>* slots) {
+                std::vector<uint64_t>* slots, std::vector<uint32_t>* positions, std::vector<uint32_t>* term_of) {
   constexpr uint64_t kEmpty = UINT64_MAX;
   out->clear();
+  if (positions != nullptr) term_of->clear();
   size_t capacity = 16;
   while (capacity < 2 * tokens->size()) capacity *= 2;
   slots->assign(capacity, kEmpty);
@@ -84,16 +89,28 @@ void CountTerms(std::vector<std::string>* tokens, std::vector<std::pair<std::str
       uint64_t& slot = (*slots)[i];
       if (slot == kEmpty) {
         slot = tag | out->size();
+        if (positions != nullptr) term_of->push_back(static_cast<uint32_t>(out->size()));
         out->emplace_back(std::move(token), 1);
         break;
       }
       auto& entry = (*out)[static_cast<uint32_t>(slot)];
       if ((slot & ~uint64_t{UINT32_MAX}) == tag && entry.first == token) {
+        if (positions != nullptr) term_of->push_back(static_cast<uint32_t>(slot));
         ++entry.second;
         break;
       }
     }
   }
+  if (positions == nullptr) return;
+  // A counting sort of the token indexes by term: ascending within each.
+  std::vector<uint64_t>& at = *slots;  // reused: the table is done
+  at.assign(out->size(), 0);
+  for (size_t t = 0, sum = 0; t < out->size(); ++t) {
+    at[t] = sum;
+    sum += (*out)[t].second;
+  }
+  positions->resize(term_of->size());
+  for (size_t i = 0; i < term_of->size(); ++i) (*positions)[at[(*term_of)[i]]++] = static_cast<uint32_t>(i);
 }
 
 class IngestRun {
@@ -151,7 +168,7 @@ Status IngestRun::Place(RawDocument& raw, AnalyzedDoc& doc) {
   }
   const DocId docid = static_cast<DocId>(next_doc_[bin]++);
   it->second = docid;
-  buffer_.Add(bin, docid, doc.terms);
+  buffer_.Add(bin, docid, doc.terms, doc.positions);
   // BM25's dl: every token counted once into doc.terms, so the sum of its
   // weights, which the tablet writer checks.
   const uint64_t length = doc.tokens;
@@ -242,6 +259,7 @@ Status IngestRun::WriteFinal() {
   std::vector<TabletBuildResult> built(tablets.size());
   TabletWriterOptions wopt;
   wopt.store_text = writer_->manifest().store_text;
+  wopt.positions = writer_->manifest().positions;
   for (auto& t : tombstones_) std::sort(t.begin(), t.end());
   tbb::parallel_for(size_t{0}, tablets.size(), [&](size_t t) {
     RunSet runs;
@@ -313,8 +331,16 @@ Status IngestRun::Run(const std::vector<std::string>& inputs, const ProgressFn& 
   // flush time and the process itself.
   const uint64_t flush_at = options_.memory_budget * 6 / 10;
   // Logs hold most of the buffer: room for a fair share of flush_at each,
-  // plus a quarter for skew, entries of 12 bytes.
-  buffer_.SetReservation(static_cast<size_t>(flush_at / 12 / bins_ * 5 / 4));
+  // plus a quarter for skew, entries of 16 bytes; with positions, about
+  // 1.5 positions of 4 bytes a posting beside them (natural text), whose
+  // reservation is doubled: pages reserved and never written cost nothing,
+  // and a log of positions that grows by copying spent a fifth of an ingest.
+  if (writer_->manifest().positions) {
+    const size_t entries = static_cast<size_t>(flush_at / 22 / bins_ * 5 / 4);
+    buffer_.SetReservation(entries, entries * 3);
+  } else {
+    buffer_.SetReservation(static_cast<size_t>(flush_at / 16 / bins_ * 5 / 4));
+  }
   const unsigned threads = options_.threads == 0 ? std::max(1u, std::thread::hardware_concurrency())
                                                  : options_.threads;
   const size_t batch_bytes = BatchBytes(options_.memory_budget, threads);
@@ -351,6 +377,8 @@ Status IngestRun::Run(const std::vector<std::string>& inputs, const ProgressFn& 
                 batch->analyzed.resize(batch->docs.size());
                 std::vector<std::string> tokens;
                 std::vector<uint64_t> slots;
+                std::vector<uint32_t> term_of;
+                const bool positions = writer_->manifest().positions;
                 AnalyzeStats astats;
                 for (size_t i = 0; i < batch->docs.size(); ++i) {
                   const RawDocument& raw = batch->docs[i];
@@ -359,7 +387,7 @@ Status IngestRun::Run(const std::vector<std::string>& inputs, const ProgressFn& 
                   analyzer->Analyze(raw.title, &tokens, &astats);
                   analyzer->Analyze(raw.text, &tokens, &astats);
                   out.tokens = tokens.size();
-                  CountTerms(&tokens, &out.terms, &slots);
+                  CountTerms(&tokens, &out.terms, &slots, positions ? &out.positions : nullptr, &term_of);
                   out.bin = BinOfId(raw.id, bins_).value;
                   out.key = IdKey(raw.id);
                 }

@@ -32,6 +32,7 @@ struct IngestOptions {
   // and index.analyzer is the whole spec they describe; without them an
   // existing index's analyzer is used.
   bool bins_set = false, tablets_set = false, store_text_set = false, analyzer_set = false;
+  bool positions_set = false;
   // Whole-process memory bound for buffers; runs spill when it is reached.
   uint64_t memory_budget = 1ull << 30;
   // Worker threads; 0 = all cores.

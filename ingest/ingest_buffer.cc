@@ -12,7 +12,7 @@ namespace {
 constexpr size_t kArenaBlock = 1 << 20;
 }  // namespace
 
-IngestBuffer::IngestBuffer(uint32_t bins) : logs_(bins) {}
+IngestBuffer::IngestBuffer(uint32_t bins) : logs_(bins), positions_(bins) {}
 
 void IngestBuffer::Grow() {
   std::vector<Slot> bigger(slots_.size() * 2);
@@ -49,8 +49,8 @@ uint32_t IngestBuffer::Intern(std::string_view term, uint64_t hash) {
   return id;
 }
 
-void IngestBuffer::Add(uint32_t bin, DocId docid,
-                       std::span<const std::pair<std::string, uint32_t>> terms) {
+void IngestBuffer::Add(uint32_t bin, DocId docid, std::span<const std::pair<std::string, uint32_t>> terms,
+                       std::span<const uint32_t> positions) {
   // With a large vocabulary each lookup is three dependent cache misses
   // (slot, term array, term bytes). The document's terms are independent,
   // so touch each level for all of them before using any: the misses of
@@ -59,6 +59,11 @@ void IngestBuffer::Add(uint32_t bin, DocId docid,
   // Chunks keep the prefetched lines in cache until they are used.
   constexpr size_t kChunk = 64;
   auto& log = logs_[bin];
+  auto& pos = positions_[bin];
+  // Entries index their positions with 32 bits: the budget flushes a
+  // buffer long before a bin holds 2^32 of them (16 GiB).
+  uint32_t at = static_cast<uint32_t>(pos.size());
+  pos.insert(pos.end(), positions.begin(), positions.end());
   hashes_.resize(std::min(terms.size(), kChunk));
   for (size_t start = 0; start < terms.size(); start += kChunk) {
     const size_t n = std::min(kChunk, terms.size() - start);
@@ -77,15 +82,18 @@ void IngestBuffer::Add(uint32_t bin, DocId docid,
       if (id != kEmptySlot) __builtin_prefetch(terms_[id].data());
     }
     for (size_t k = 0; k < n; ++k) {
-      log.push_back(Entry{Intern(chunk[k].first, hashes_[k]), docid, chunk[k].second});
+      log.push_back(Entry{Intern(chunk[k].first, hashes_[k]), docid, chunk[k].second, at});
+      if (!positions.empty()) at += chunk[k].second;
     }
   }
   postings_ += terms.size();
 }
 
-void IngestBuffer::SetReservation(size_t entries_per_bin) {
+void IngestBuffer::SetReservation(size_t entries_per_bin, size_t positions_per_bin) {
   reserved_ = entries_per_bin;
+  reserved_positions_ = positions_per_bin;
   for (auto& log : logs_) log.reserve(reserved_);
+  for (auto& pos : positions_) pos.reserve(reserved_positions_);
 }
 
 size_t IngestBuffer::memory_bytes() const {
@@ -93,6 +101,9 @@ size_t IngestBuffer::memory_bytes() const {
                  rank_.capacity() * 8;
   for (const auto& log : logs_) {
     bytes += (log.capacity() > reserved_ ? log.capacity() : log.size()) * sizeof(Entry);
+  }
+  for (const auto& pos : positions_) {
+    bytes += (pos.capacity() > reserved_positions_ ? pos.capacity() : pos.size()) * sizeof(uint32_t);
   }
   return bytes;
 }
@@ -111,7 +122,7 @@ bool IngestBuffer::ForEachList(uint32_t bin, const ListSink& emit) {
   auto& log = logs_[bin];
   // The log is in docid order, so a stable sort by term rank alone yields
   // (term, docid) order: an LSD radix sort of the entries themselves, two
-  // 16-bit passes, O(n), with one scratch array of the same size (12 bytes
+  // 16-bit passes, O(n), with one scratch array of the same size (16 bytes
   // an entry: the flush must fit in the memory budget too).
   {
     std::vector<Entry> tmp(log.size());
@@ -130,21 +141,25 @@ bool IngestBuffer::ForEachList(uint32_t bin, const ListSink& emit) {
     }
   }
   std::vector<DocId> docs;
-  std::vector<uint32_t> weights;
+  std::vector<uint32_t> weights, positions;
+  const std::vector<uint32_t>& pos = positions_[bin];
   bool more = true;
   for (size_t i = 0; i < log.size() && more;) {
     const uint32_t term = log[i].term;
     docs.clear();
     weights.clear();
+    positions.clear();
     size_t j = i;
     for (; j < log.size() && log[j].term == term; ++j) {
       docs.push_back(log[j].doc);
       weights.push_back(log[j].tf);
+      if (!pos.empty()) positions.insert(positions.end(), pos.begin() + log[j].pos, pos.begin() + log[j].pos + log[j].tf);
     }
-    more = emit(terms_[term], docs, weights);
+    more = emit(terms_[term], docs, weights, positions);
     i = j;
   }
   std::vector<Entry>().swap(log);  // consumed: its memory goes back now
+  std::vector<uint32_t>().swap(positions_[bin]);  // consumed too; Clear reserves again
   return more;
 }
 
@@ -152,6 +167,10 @@ void IngestBuffer::Clear() {
   for (auto& log : logs_) {
     std::vector<Entry>().swap(log);
     log.reserve(reserved_);
+  }
+  for (auto& pos : positions_) {
+    std::vector<uint32_t>().swap(pos);
+    pos.reserve(reserved_positions_);
   }
   arena_.clear();
   arena_used_ = arena_bytes_ = 0;

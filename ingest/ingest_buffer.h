@@ -4,7 +4,7 @@
 // append-only log of (term id, docid, tf). Sorting a bin's log by (term
 // rank, docid) at flush time yields its posting lists in Accumulo order.
 //
-// Memory: ~12 bytes per posting plus the interned terms; memory_bytes() is
+// Memory: ~16 bytes per posting (and 4 per position) plus the interned terms; memory_bytes() is
 // what the pipeline compares with its budget. Single-threaded writes; after
 // Seal(), ForEachList may run concurrently for different bins.
 #pragma once
@@ -28,14 +28,18 @@ class IngestBuffer {
   explicit IngestBuffer(uint32_t bins);
 
   // REQUIRES: not sealed; docids of a bin ascend across calls; terms distinct.
-  void Add(uint32_t bin, DocId docid, std::span<const std::pair<std::string, uint32_t>> terms);
+  // `positions`: empty, or each term's positions (as many as its weight,
+  // ascending), the terms' one after another in `terms` order.
+  void Add(uint32_t bin, DocId docid, std::span<const std::pair<std::string, uint32_t>> terms,
+           std::span<const uint32_t> positions = {});
 
   // Reserves each bin's log up front (now and after every Clear), so logs
   // never grow by copying: a doubling vector briefly holds its old and new
   // arrays, 1.5x its size, which the budget cannot see. Reserved pages
   // cost nothing until written, so memory_bytes() counts entries, not
   // capacity, within the reservation.
-  void SetReservation(size_t entries_per_bin);
+  // positions_per_bin: the same for each bin's positions (0 without).
+  void SetReservation(size_t entries_per_bin, size_t positions_per_bin = 0);
 
   size_t memory_bytes() const;
   uint64_t postings() const { return postings_; }
@@ -44,10 +48,11 @@ class IngestBuffer {
 
   // Ranks terms by their bytes; required before ForEachList.
   void Seal();
-  // Calls emit(term, docids, weights) for each term of `bin` in term order.
-  // Thread-safe across different bins after Seal().
+  // Calls emit(term, docids, weights, positions) for each term of `bin` in
+  // term order; positions empty unless the documents came with them (each
+  // posting's, in docid order). Thread-safe across different bins after Seal().
   using ListSink = std::function<bool(std::string_view term, std::span<const DocId> docs,
-                                      std::span<const uint32_t> weights)>;
+                                      std::span<const uint32_t> weights, std::span<const uint32_t> positions)>;
   // Consumes the bin: afterwards its log is empty and its memory freed.
   bool ForEachList(uint32_t bin, const ListSink& emit);
 
@@ -58,11 +63,14 @@ class IngestBuffer {
     uint32_t term;
     DocId doc;
     uint32_t tf;
+    uint32_t pos;  // the first of its tf positions in positions_[bin]
   };
   uint32_t Intern(std::string_view term, uint64_t hash);  // hash: XXH3-64 of term
 
   std::vector<std::vector<Entry>> logs_;
+  std::vector<std::vector<uint32_t>> positions_;  // by bin, in Add order
   size_t reserved_ = 0;  // entries per bin
+  size_t reserved_positions_ = 0;
   // Interned term bytes live in arena blocks that never move.
   std::vector<std::unique_ptr<char[]>> arena_;
   size_t arena_used_ = 0;

@@ -60,6 +60,11 @@ Status CheckShapeMatches(const std::string& index_dir, const Manifest& existing,
                                    index_dir + " uses analyzer '" + existing.analyzer.ToString() + "'" + fixed +
                                    "; without analyzer flags ingest uses it");
   }
+  if (options.positions_set && options.index.positions != existing.positions) {
+    return Status::InvalidArgument(
+        std::string(options.index.positions ? "indexing positions" : "--no-positions") + ": the index at " +
+        index_dir + (existing.positions ? " has word positions" : " has no word positions") + fixed);
+  }
   return Status::OK();
 }
 

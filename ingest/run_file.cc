@@ -1,5 +1,7 @@
 #include "ingest/run_file.h"
 
+#include "index/positions.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -39,7 +41,7 @@ Status RunWriter::FlushBlock() {
 }
 
 Status RunWriter::Add(uint32_t bin, std::string_view term, std::span<const DocId> docs,
-                      std::span<const uint32_t> weights) {
+                      std::span<const uint32_t> weights, std::span<const uint32_t> positions) {
   if (docs.empty() || docs.size() != weights.size()) {
     return Status::InvalidArgument("RunWriter: empty list or size mismatch");
   }
@@ -54,6 +56,9 @@ Status RunWriter::Add(uint32_t bin, std::string_view term, std::span<const DocId
     EncodePostingList(docs, weights, /*lengths=*/weights, /*score_avgdl=*/1.0, &list_);  // a run knows no lengths: its impacts are never read
     PutLengthPrefixed(&block_, list_);
   }
+  list_.clear();
+  if (!positions.empty()) AppendInlinePositions(weights, positions, &list_);
+  PutLengthPrefixed(&block_, list_);
   if (block_.size() >= kBlockTarget) return FlushBlock();
   return Status::OK();
 }
@@ -159,6 +164,7 @@ Status RunReader::Next() {
   } else {
     p = nullptr;
   }
+  if (p != nullptr) p = GetLengthPrefixed(p, end, &positions_);
   // prev_term views the previous block after a refill: compare only within one.
   const bool same_block = pos_ > 0;
   if (p == nullptr || (!first && same_block && (bin_ < prev_bin || (bin_ == prev_bin && term_ <= prev_term)))) {
@@ -166,6 +172,16 @@ Status RunReader::Next() {
   }
   pos_ = static_cast<size_t>(reinterpret_cast<const char*>(p) - block_.data());
   valid_ = true;
+  return Status::OK();
+}
+
+Status RunReader::ReadPositions(std::span<const uint32_t> weights, std::vector<uint32_t>* out) const {
+  if (positions_.empty()) return Status::OK();
+  const auto* p = reinterpret_cast<const uint8_t*>(positions_.data());
+  const auto* end = p + positions_.size();
+  if (ParseInlinePositions(p, end, weights, out) != end) {
+    return Status::Corruption(Where(list_offset_) + ": malformed positions of '" + std::string(term_) + "'");
+  }
   return Status::OK();
 }
 

@@ -12,6 +12,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/file.h"
 #include "common/status.h"
@@ -21,15 +22,16 @@
 namespace dps {
 
 inline constexpr uint64_t kRunMagic = 0x00314e5552535044ULL;  // "DPSRUN1\0"
-inline constexpr uint32_t kRunVersion = 3;
+inline constexpr uint32_t kRunVersion = 4;
 
 class RunWriter {
  public:
   static Result<std::unique_ptr<RunWriter>> Create(const std::string& path);
   // REQUIRES: (bin, term) strictly ascending across calls; docs ascending,
-  // weights >= 1, same sizes >= 1.
+  // weights >= 1, same sizes >= 1; positions empty or the postings' (as
+  // many as the weights sum to, ascending within each posting).
   Status Add(uint32_t bin, std::string_view term, std::span<const DocId> docs,
-             std::span<const uint32_t> weights);
+             std::span<const uint32_t> weights, std::span<const uint32_t> positions = {});
   Status Finish();  // the end block, then fsync
 
  private:
@@ -51,6 +53,9 @@ class RunReader {
   std::string_view term() const { return term_; }
   // Positions `cursor` on the current record's list.
   Status OpenList(PostingCursor* cursor) const;
+  // Appends the current record's positions, given its postings' weights in
+  // list order (none when the run has none).
+  Status ReadPositions(std::span<const uint32_t> weights, std::vector<uint32_t>* out) const;
   // Moves to the next record; at the end Valid() turns false.
   Status Next();
   const std::string& path() const { return path_; }
@@ -74,6 +79,7 @@ class RunReader {
   std::string_view term_;
   uint32_t df_ = 0;
   std::string_view list_;     // df >= 2: the encoded list
+  std::string_view positions_;  // inline positions form; empty: none
   DocId single_doc_ = 0;
   uint32_t single_weight_ = 0;
   uint64_t list_offset_ = 0;  // file offset of list_, for messages

@@ -1,5 +1,6 @@
 #include "ingest/tablet_build.h"
 
+#include <numeric>
 
 namespace dps {
 
@@ -14,7 +15,7 @@ Status RunSet::ForEachList(uint32_t bin, const IngestBuffer::ListSink& emit) {
     while (run->Valid() && run->bin() < bin) DPS_RETURN_IF_ERROR(run->Next());
   }
   std::vector<DocId> docs;
-  std::vector<uint32_t> weights;
+  std::vector<uint32_t> weights, positions;
   std::string term;
   PostingCursor cursor;
   for (;;) {
@@ -29,6 +30,7 @@ Status RunSet::ForEachList(uint32_t bin, const IngestBuffer::ListSink& emit) {
     term.assign(best->term());
     docs.clear();
     weights.clear();
+    positions.clear();
     for (auto& run : runs_) {  // oldest run first: docids ascend
       if (!run->Valid() || run->bin() != bin || run->term() != term) continue;
       DPS_RETURN_IF_ERROR(run->OpenList(&cursor));
@@ -40,9 +42,14 @@ Status RunSet::ForEachList(uint32_t bin, const IngestBuffer::ListSink& emit) {
         weights.push_back(cursor.weight());
       }
       DPS_RETURN_IF_ERROR(cursor.status());
+      const size_t from = docs.size() - cursor.df();
+      DPS_RETURN_IF_ERROR(run->ReadPositions(std::span(weights).subspan(from), &positions));
       DPS_RETURN_IF_ERROR(run->Next());
     }
-    if (!emit(term, docs, weights)) return Status::OK();
+    if (!positions.empty() && positions.size() != std::accumulate(weights.begin(), weights.end(), uint64_t{0})) {
+      return Status::Corruption("spill runs of '" + term + "': some lists have positions, some do not");
+    }
+    if (!emit(term, docs, weights, positions)) return Status::OK();
   }
 }
 
@@ -58,8 +65,8 @@ Status WriteRunFile(const std::string& path, uint32_t first_bin, uint32_t last_b
     if (!bin_has_data[bin]) continue;
     Status added;
     DPS_RETURN_IF_ERROR(lists(bin, [&](std::string_view term, std::span<const DocId> docs,
-                                       std::span<const uint32_t> weights) {
-      added = writer->Add(bin, term, docs, weights);
+                                       std::span<const uint32_t> weights, std::span<const uint32_t> positions) {
+      added = writer->Add(bin, term, docs, weights, positions);
       return added.ok();
     }));
     DPS_RETURN_IF_ERROR(added);
@@ -82,8 +89,8 @@ Status BuildTabletFile(const TabletBuild& build, const std::vector<uint8_t>& bin
     if (build.docs != nullptr) writer->SetDocLengths(&build.docs->lengths(bin));
     Status list_status;
     DPS_RETURN_IF_ERROR(build.lists(bin, [&](std::string_view term, std::span<const DocId> docs,
-                                             std::span<const uint32_t> weights) {
-      list_status = writer->AddPostingList(term, docs, weights);
+                                             std::span<const uint32_t> weights, std::span<const uint32_t> positions) {
+      list_status = writer->AddPostingList(term, docs, weights, positions);
       result->postings += docs.size();
       return list_status.ok();
     }));

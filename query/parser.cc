@@ -9,18 +9,41 @@ namespace dps {
 namespace {
 
 struct Token {
-  enum class Kind { kWord, kAnd, kOr, kNot, kMinus, kOpen, kClose, kEnd };
+  enum class Kind { kWord, kPhrase, kAnd, kOr, kNot, kMinus, kOpen, kClose, kEnd };
   Kind kind;
-  std::string_view text;
+  std::string_view text;  // a phrase: with its quotes
   size_t pos;
+  std::string_view inner = {};  // a phrase: its words, between the quotes
 };
 
 bool IsQuerySpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 bool EndsWord(char c) { return IsQuerySpace(c) || c == '(' || c == ')'; }
+// The bytes of the quote at s[i] (" is 1, the typographic “ ” „ 3).
+size_t QuoteBytes(std::string_view s, size_t i) { return s[i] == '"' ? 1 : 3; }
 
 Status SyntaxError(size_t pos, const std::string& what) {
   return Status::InvalidArgument("query syntax error at position " + std::to_string(pos) + ": " +
                                  what);
+}
+
+// A phrase at s[i] (a quote starting a word): its words up to the closing
+// quote, which must end a word. Sets *end past the closing quote.
+Result<std::string_view> LexPhrase(std::string_view s, size_t i, size_t* end) {
+  const size_t open = i + QuoteBytes(s, i);
+  size_t j = open;
+  while (j < s.size() && UnsupportedAt(s, j, false) != Unsupported::kPhrase) ++j;
+  if (j >= s.size()) {
+    return SyntaxError(i, "the phrase " + Excerpt(s.substr(i)) + " has no closing quote");
+  }
+  *end = j + QuoteBytes(s, j);
+  if (*end < s.size() && s[*end] == '~') {
+    return SyntaxError(*end, "proximity (" + Excerpt(s.substr(i, *end - i)) +
+                                 "~N) is not supported: phrases match their words side by side");
+  }
+  if (*end < s.size() && !EndsWord(s[*end])) {
+    return SyntaxError(*end, "a phrase (" + Excerpt(s.substr(i, *end - i)) + ") must end before the next word");
+  }
+  return s.substr(open, j - open);
 }
 
 // Splits the query into tokens, refusing other engines' syntax
@@ -41,6 +64,11 @@ Result<std::vector<Token>> Lex(std::string_view s) {
                 out.back().pos + out.back().text.size() < i)) {
       out.push_back({Token::Kind::kMinus, s.substr(i, 1), i});  // "-term", not "a-b"
       ++i;
+    } else if (UnsupportedAt(s, i, true) == Unsupported::kPhrase) {
+      size_t end = i;
+      DPS_ASSIGN_OR_RETURN(std::string_view words, LexPhrase(s, i, &end));
+      out.push_back({Token::Kind::kPhrase, s.substr(i, end - i), i, words});
+      i = end;
     } else {
       size_t end = i;
       while (end < s.size() && !EndsWord(s[end])) ++end;
@@ -121,8 +149,8 @@ class Parser {
   }
   bool StartsUnary() const {
     const auto k = Peek().kind;
-    return k == Token::Kind::kWord || k == Token::Kind::kNot || k == Token::Kind::kMinus ||
-           k == Token::Kind::kOpen;
+    return k == Token::Kind::kWord || k == Token::Kind::kPhrase || k == Token::Kind::kNot ||
+           k == Token::Kind::kMinus || k == Token::Kind::kOpen;
   }
 
   Result<QueryNode> ParseOr() {
@@ -182,6 +210,7 @@ class Parser {
       ++pos_;
       return q;
     }
+    if (Peek().kind == Token::Kind::kPhrase) return ParsePhrase();
     // A word: its analyzed tokens, ANDed (none: an empty AND, dropped later).
     const Token& w = Peek();
     ++pos_;
@@ -192,6 +221,24 @@ class Parser {
     terms.reserve(tokens_buf_.size());
     for (auto& t : tokens_buf_) terms.push_back(QueryNode::Term(std::move(t)));
     return Simplify(QueryNode::Kind::kAnd, std::move(terms));
+  }
+
+  // A quoted phrase: its analyzed words at consecutive positions; one word
+  // is that term, none an error (a phrase of punctuation would vanish).
+  Result<QueryNode> ParsePhrase() {
+    const Token& p = Peek();
+    ++pos_;
+    tokens_buf_.clear();
+    analyzer_->Analyze(p.inner, &tokens_buf_, nullptr);
+    if (tokens_buf_.empty()) {
+      return SyntaxError(p.pos, "the phrase " + Excerpt(p.text) + " has no searchable words");
+    }
+    if (tokens_buf_.size() > kMaxPhraseWords) {
+      return SyntaxError(p.pos, "the phrase " + Excerpt(p.text) + " has " + std::to_string(tokens_buf_.size()) +
+                                    " words, more than " + std::to_string(kMaxPhraseWords));
+    }
+    if (tokens_buf_.size() == 1) return QueryNode::Term(std::move(tokens_buf_[0]));
+    return QueryNode::Phrase(std::move(tokens_buf_));
   }
 
   // Flattens nested nodes of the same kind, drops empty ANDs (words without

@@ -2,22 +2,6 @@
 
 namespace dps {
 
-namespace {
-
-// The quoted phrase at the start of `rest`: up to and including the
-// closing quote (any of " “ ” „, as users mix them), or all of `rest`.
-std::string_view PhraseText(std::string_view rest) {
-  const size_t open = rest[0] == '"' ? 1 : 3;
-  for (size_t j = open; j < rest.size(); ++j) {
-    if (UnsupportedAt(rest, j, false) == Unsupported::kPhrase) {
-      return rest.substr(0, j + (rest[j] == '"' ? 1 : 3));
-    }
-  }
-  return rest;
-}
-
-}  // namespace
-
 std::string Excerpt(std::string_view text) {
   size_t n = text.size();
   if (n > kMaxExcerptBytes) {
@@ -35,8 +19,8 @@ std::string Excerpt(std::string_view text) {
 std::string UnsupportedMessage(Unsupported what, std::string_view word, std::string_view rest) {
   const std::string w = Excerpt(word);
   switch (what) {
-    case Unsupported::kPhrase:
-      return "phrases (" + Excerpt(PhraseText(rest)) + ") are not supported yet";
+    case Unsupported::kPhrase:  // the lexer reads phrases that start a word
+      return "a quote inside a word (" + w + "): a phrase is words in quotes, \"a b\"";
     case Unsupported::kField:
       return "field queries (" + w + ") are not supported yet";
     case Unsupported::kWildcard:

@@ -36,9 +36,20 @@ void CheckMagic(ByteReader* r) {
   if (r->U32("magic") != kWireMagic && r->ok()) r->Fail("magic");
 }
 
-// Query node tag: bits 0-1 kind (0 term, 1 and, 2 or), bit 2 negated.
+// Query node tag: bits 0-1 kind (0 term, 1 and, 2 or, 3 phrase: its words
+// as term children), bit 2 negated.
+uint8_t KindBits(QueryNode::Kind k) {
+  switch (k) {
+    case QueryNode::Kind::kTerm: return 0;
+    case QueryNode::Kind::kAnd: return 1;
+    case QueryNode::Kind::kOr: return 2;
+    case QueryNode::Kind::kPhrase: return 3;
+  }
+  return 0;
+}
+
 void EncodeNode(const QueryNode& n, std::string* out) {
-  const uint8_t kind = n.kind == QueryNode::Kind::kTerm ? 0 : n.kind == QueryNode::Kind::kAnd ? 1 : 2;
+  const uint8_t kind = KindBits(n.kind);
   out->push_back(static_cast<char>(kind | (n.negated ? 4 : 0)));
   if (n.kind == QueryNode::Kind::kTerm) {
     PutLengthPrefixed(out, n.term);
@@ -54,7 +65,7 @@ void DecodeNode(ByteReader* r, size_t depth, size_t* nodes, QueryNode* n) {
   if (++*nodes > kMaxQueryNodes) return r->Fail("query: more than 4096 nodes");
   const uint8_t tag = r->U8("query node tag");
   if (!r->ok()) return;
-  if ((tag & ~7u) != 0 || (tag & 3) == 3) return r->Fail("query node tag");
+  if ((tag & ~7u) != 0) return r->Fail("query node tag");
   n->negated = (tag & 4) != 0;
   if ((tag & 3) == 0) {
     n->kind = QueryNode::Kind::kTerm;
@@ -62,7 +73,9 @@ void DecodeNode(ByteReader* r, size_t depth, size_t* nodes, QueryNode* n) {
     if (r->ok() && n->term.empty()) r->Fail("query term: empty");
     return;
   }
-  n->kind = (tag & 3) == 1 ? QueryNode::Kind::kAnd : QueryNode::Kind::kOr;
+  constexpr QueryNode::Kind kInner[] = {QueryNode::Kind::kTerm, QueryNode::Kind::kAnd, QueryNode::Kind::kOr,
+                                        QueryNode::Kind::kPhrase};
+  n->kind = kInner[tag & 3];
   const uint64_t count = r->Varint("query child count");
   // Each child takes at least two bytes: a count beyond that is a lie.
   if (r->ok() && (count == 0 || count > r->remaining() / 2)) return r->Fail("query child count");

@@ -13,6 +13,11 @@ RankContext::RankContext(const QueryPlan& plan, const CollectionStats& stats, Bm
     const GlobalTermInfo* info = plan.terms.Find(term);
     idf.push_back(info == nullptr || info->df == 0 ? 0.0 : Bm25Idf(stats.documents, info->df));
   }
+  for (const auto& words : plan.phrases) {
+    double sum = 0;
+    for (size_t w : words) sum += idf[w];
+    phrase_idf.push_back(sum);
+  }
 }
 
 namespace {
@@ -51,30 +56,46 @@ Status RankBin(const Tablet& tablet, const QueryPlan& plan, BinId bin, const Ran
   out->clear();
   if (k == 0 || matches.empty()) return Status::OK();
   // One cursor per positive term, walked forward with the matches.
+  // A term only inside phrases scores through them (plan.scored_terms).
   std::vector<std::unique_ptr<TermIterator>> terms(plan.highlight.size());
   for (size_t t = 0; t < terms.size(); ++t) {
     const GlobalTermInfo* info = plan.terms.Find(plan.highlight[t]);
-    if (info == nullptr) continue;
+    if (info == nullptr || !plan.scored_terms[t]) continue;
     DPS_ASSIGN_OR_RETURN(terms[t], tablet.OpenRefs(bin, info->RefsOf(bin)));
+  }
+  std::vector<std::unique_ptr<PhraseIterator>> phrases(plan.phrases.size());
+  for (size_t p = 0; p < phrases.size(); ++p) {
+    std::vector<std::string> words;
+    for (size_t w : plan.phrases[p]) words.push_back(plan.highlight[w]);
+    DPS_ASSIGN_OR_RETURN(phrases[p], OpenPhrase(tablet, bin, words, plan.terms));
   }
   const BinLengths lengths(tablet, bin);
   TopK top(k);
-  std::vector<uint32_t> tf(terms.size());
+  std::vector<uint32_t> tf(terms.size()), occurrences(phrases.size());
   for (DocId d : matches) {
     // Weights first (0: the document lacks the term, an OR's), then the
     // arithmetic, whose divisions overlap with no call between them.
     for (size_t t = 0; t < terms.size(); ++t) {
       tf[t] = terms[t] != nullptr && terms[t]->Seek(d) == d ? terms[t]->weight() : 0;
     }
+    for (size_t p = 0; p < phrases.size(); ++p) {
+      occurrences[p] = phrases[p] != nullptr && phrases[p]->Seek(d) == d ? phrases[p]->Occurrences() : 0;
+    }
     const double norm = rank.bm25.Norm(lengths.Of(d));
     double score = 0;
     for (size_t t = 0; t < terms.size(); ++t) {  // the same order for every document and bound
       if (tf[t] != 0) score += Bm25::ScoreWithNorm(rank.idf[t], tf[t], norm);
     }
+    for (size_t p = 0; p < phrases.size(); ++p) {  // then the phrases, in query order
+      if (occurrences[p] != 0) score += Bm25::ScoreWithNorm(rank.phrase_idf[p], occurrences[p], norm);
+    }
     top.Offer({score, bin.value, d});
   }
   for (const auto& t : terms) {
     if (t != nullptr) DPS_RETURN_IF_ERROR(t->status());
+  }
+  for (const auto& p : phrases) {
+    if (p != nullptr) DPS_RETURN_IF_ERROR(p->status());
   }
   *out = top.Take();
   return Status::OK();

@@ -21,6 +21,9 @@ struct RankContext {
   explicit RankContext(const QueryPlan& plan, const CollectionStats& stats, Bm25Params params);
   Bm25 bm25;
   std::vector<double> idf;  // by plan.highlight index; 0 for a term absent from the index
+  // By plan.phrases index: the sum of the phrase's words' idfs (Lucene's
+  // PhraseQuery under BM25; ../shared/peers' ceiling scores it alike).
+  std::vector<double> phrase_idf;
 };
 
 // What pruning did in one bin (tests prove it prunes; benchmarks count).

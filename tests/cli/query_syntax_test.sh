@@ -12,10 +12,10 @@ printf '%s\n' '{"id":"d1","title":"One","text":"file system kernel module printk
 
 # query<TAB>position<TAB>what the message says after "position N: ".
 cat > "$work/refused.tsv" <<'TSV'
-"file system"	0	phrases ("file system") are not supported yet
-kernel "file system"	7	phrases ("file system") are not supported yet
--"module printk"	1	phrases ("module printk") are not supported yet
-“file system”	0	phrases (“file system”) are not supported yet
+"file system	0	the phrase "file system has no closing quote
+file"system	4	a quote inside a word (file"system): a phrase is words in quotes, "a b"
+"file system"~2	13	proximity ("file system"~N) is not supported: phrases match their words side by side
+-"module printk"	0	a query of only negations matches nothing to subtract from ('-"module printk"'); add a positive term
 title:kernel	5	field queries (title:kernel) are not supported yet
 12:30	2	field queries (12:30) are not supported yet
 http://example.com	4	field queries (http://example.com) are not supported yet
@@ -53,6 +53,13 @@ printf 'ok\tfile kernel\n' >> "$work/batch.tsv"
 q "batch of refused queries" 2 query --index "$work/idx" --queries "$work/batch.tsv"
 same "batch names each refused query" "$(cat "$work/batch.expected")" "$(grep '^dpsearch: query r' "$work/err")"
 same "batch error lines" "$(seq 1 23 | sed 's/^/r/; s/$/\terror/'; printf 'ok\t1')" "$(cut -f1,2 "$work/out")"
+
+# Phrases: quoted words side by side.
+for spec in '"file system":d1' '“file system”:d1' 'kernel "module printk":d1' '"system file":' 'kernel -"module printk":'; do
+  query=${spec%:*} id=${spec##*:}
+  q "phrase '$query'" "$([ -n "$id" ] && echo 0 || echo 1)" query --index "$work/idx" --format tsv -- "$query"
+  same "phrase '$query' answer" "$id" "$(cut -f1 "$work/out")"
+done
 
 # Punctuation of no query language stays text, analyzed like documents.
 for spec in "R&D:d2" "wow!:d2" "c++:d2" "Yahoo! mail:d2" "I/O:d2" "file-system:d1" "(-wow) file:d1"; do

@@ -94,7 +94,7 @@ TEST(GlobalIndex, RefsRoundTripWithBinsAndFrequency) {
     terms.emplace_back(key, refs);
   }
   {
-    auto w = GlobalIndexWriter::Create(path);
+    auto w = GlobalIndexWriter::Create(path, false);
     ASSERT_TRUE(w.ok());
     for (const auto& [term, refs] : terms) {
       GlobalTermInfo info;
@@ -137,7 +137,7 @@ TEST(GlobalIndex, RefsRoundTripWithBinsAndFrequency) {
 
 TEST(GlobalIndex, WriterRefusesUnorderedOrEmptyRefs) {
   testing::TempDir dir;
-  auto w = GlobalIndexWriter::Create(dir.path() + "/g.gix");
+  auto w = GlobalIndexWriter::Create(dir.path() + "/g.gix", false);
   ASSERT_TRUE(w.ok());
   GlobalTermInfo info;
   EXPECT_FALSE((*w)->Add("a", info).ok());  // no refs
@@ -160,7 +160,7 @@ TEST(GlobalIndex, ReaderRefusesMalformedValues) {
   testing::TempDir dir;
   const std::string path = dir.path() + "/g.gix";
   {
-    auto w = GlobalIndexWriter::Create(path);
+    auto w = GlobalIndexWriter::Create(path, false);
     ASSERT_TRUE(w.ok());
     GlobalTermInfo info;
     info.refs = {Inline(0, 0, 5, 1)};
@@ -238,7 +238,7 @@ TEST(GlobalIndex, AddAllMatchesAddOneAtATime) {
   testing::TempDir dir;
   const std::string path = dir.path() + "/g.gix";
   {
-    auto w = GlobalIndexWriter::Create(path);
+    auto w = GlobalIndexWriter::Create(path, false);
     ASSERT_TRUE(w.ok());
     for (int t = 0; t < 3000; t += 2) {  // even numbers only: odd ones are absent
       char key[16];

@@ -116,6 +116,23 @@ TEST(Manifest, AMissingAnalyzerLineIsCorruption) {
   EXPECT_NE(m.status().message().find("analyzer line"), std::string::npos) << m.status().message();
 }
 
+TEST(Manifest, PositionsAreRecordedAndRequired) {
+  for (bool positions : {true, false}) {
+    Manifest sample = Sample();
+    sample.positions = positions;
+    auto back = Manifest::Decode(sample.Encode(), "MANIFEST");
+    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    EXPECT_EQ(back->positions, positions);
+  }
+  std::string body = Body(Sample());
+  const size_t at = body.find("positions ");
+  ASSERT_NE(at, std::string::npos);
+  body.erase(at, body.find('\n', at) + 1 - at);
+  auto m = Manifest::Decode(Sealed(body), "MANIFEST");
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.status().message().find("missing its positions line"), std::string::npos) << m.status().message();
+}
+
 TEST(Manifest, OtherVersionsAreUnsupportedAndOlderOnesAskForReingest) {
   std::string body = Body(Sample());
   ASSERT_EQ(body.rfind("dpsearch-manifest 2\n", 0), 0u);

@@ -27,7 +27,7 @@ TEST(TermList, StreamedBinsReadBackAndEmptyBinsAreLeftOut) {
     }
   }
   {
-    auto w = TermListWriter::Create(path);
+    auto w = TermListWriter::Create(path, false);
     ASSERT_TRUE(w.ok());
     for (uint32_t bin = 0; bin < 12; ++bin) {
       ASSERT_TRUE((*w)->BeginBin(bin).ok());
@@ -60,7 +60,7 @@ TEST(TermList, StreamedBinsReadBackAndEmptyBinsAreLeftOut) {
 
 TEST(TermList, RefusesMisuse) {
   testing::TempDir dir;
-  auto w = TermListWriter::Create(dir.path() + "/000001.dic");
+  auto w = TermListWriter::Create(dir.path() + "/000001.dic", false);
   ASSERT_TRUE(w.ok());
   EXPECT_FALSE((*w)->EndBin().ok());  // no bin begun
   ASSERT_TRUE((*w)->BeginBin(5).ok());

@@ -33,7 +33,7 @@ TEST(IngestBuffer, EmitsEachBinsListsInTermThenDocOrder) {
   for (uint32_t bin = 0; bin < 3; ++bin) {
     std::string last;
     buffer.ForEachList(bin, [&](std::string_view term, std::span<const DocId> docs,
-                                std::span<const uint32_t> weights) {
+                                std::span<const uint32_t> weights, std::span<const uint32_t>) {
       EXPECT_LT(last, term);
       last = term;
       for (size_t i = 0; i < docs.size(); ++i) got[{bin, std::string(term)}].emplace_back(docs[i], weights[i]);
@@ -63,7 +63,7 @@ TEST(RunSet, MergesRunsIntoOneListPerTerm) {
   }
   std::map<std::string, std::vector<DocId>> got;
   ASSERT_TRUE(runs.ForEachList(0, [&](std::string_view term, std::span<const DocId> docs,
-                                      std::span<const uint32_t>) {
+                                      std::span<const uint32_t>, std::span<const uint32_t>) {
                     got[std::string(term)].assign(docs.begin(), docs.end());
                     return true;
                   })

@@ -1,4 +1,4 @@
-// The golden index of the current format (tests/golden/v8, made once by
+// The golden index of the current format (tests/golden/v9, made once by
 // tests/golden/make_golden.sh and never regenerated; only its MANIFEST was
 // moved to version 2 by hand, adding `analyzer icu`, the analyzer that made
 // its terms) opens, checks clean and answers fixed queries with fixed
@@ -34,7 +34,7 @@ namespace {
 namespace fs = std::filesystem;
 
 const std::string kGoldenDir = std::string(DPS_SOURCE_DIR) + "/tests/golden";
-const std::string kGoldenIndex = kGoldenDir + "/v8/index";
+const std::string kGoldenIndex = kGoldenDir + "/v9/index";
 
 std::string Sorted(std::set<std::string> ids) {
   std::string out;
@@ -77,7 +77,7 @@ TEST(Golden, CurrentVersionOpensChecksCleanAndAnswersFixedQueries) {
     EXPECT_EQ(Sorted(ids), want) << "query " << text;
     ++queries;
   }
-  EXPECT_EQ(queries, 14u);
+  EXPECT_EQ(queries, 23u);
 
   // Weights (tf over title + text) and stored fields of the replacement.
   std::map<std::pair<std::string, std::string>, uint32_t> want_tf = {
@@ -101,6 +101,14 @@ TEST(Golden, CurrentVersionOpensChecksCleanAndAnswersFixedQueries) {
     }
     EXPECT_TRUE(found) << id << " " << term;
   }
+
+  // Positions: title then text, one stream.
+  testing::PositionsByEntry positions;
+  ASSERT_TRUE(testing::ReadAllPositions(kGoldenIndex, &positions).ok());
+  const testing::PositionsByEntry want_positions = {
+      {{"apple", "4"}, {2, 3, 4}}, {{"apple", "g1"}, {0, 2}}, {{"banana", "g2"}, {0, 4}}, {{"strasse", "g6"}, {0, 2}}};
+  for (const auto& [key, want] : want_positions) EXPECT_EQ(positions[key], want) << key.first << " " << key.second;
+  EXPECT_EQ(positions.size(), 28u);  // every entry has its positions
 }
 
 // A copy of the golden index to alter.

@@ -1,5 +1,8 @@
 #include "tests/testing/test_util.h"
 
+#include "index/entry_cursor.h"
+#include "index/index_reader.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -46,45 +49,84 @@ std::vector<ModelDoc> RandomCorpus(std::mt19937_64& rng, size_t docs, size_t voc
     const size_t n = len(rng);
     for (size_t k = 0; k < n; ++k) {
       size_t r = static_cast<size_t>(std::lower_bound(cdf.begin(), cdf.end(), u(rng)) - cdf.begin());
-      ++out[i].terms[VocabTerm(std::min(r, vocab - 1))];
+      out[i].tokens.push_back(VocabTerm(std::min(r, vocab - 1)));
+      ++out[i].terms[out[i].tokens.back()];
     }
   }
   return out;
 }
 
-AnalyzedDocument ToAnalyzed(const ModelDoc& d) {
+std::map<std::string, std::vector<uint32_t>> PositionsOf(const ModelDoc& d) {
+  std::map<std::string, std::vector<uint32_t>> out;
+  for (size_t i = 0; i < d.tokens.size(); ++i) out[d.tokens[i]].push_back(static_cast<uint32_t>(i));
+  return out;
+}
+
+AnalyzedDocument ToAnalyzed(const ModelDoc& d, bool with_positions) {
   AnalyzedDocument a;
   a.id = d.id;
   a.title = "title of " + d.id;
+  const auto positions = with_positions ? PositionsOf(d) : std::map<std::string, std::vector<uint32_t>>();
   for (const auto& [t, tf] : d.terms) {
     a.terms.emplace_back(t, tf);
     for (uint32_t k = 0; k < tf; ++k) a.text += t + " ";
+    if (with_positions) {
+      const auto& p = positions.at(t);
+      a.positions.insert(a.positions.end(), p.begin(), p.end());
+    }
   }
   return a;
 }
 
-std::vector<AnalyzedDocument> ToAnalyzed(const std::vector<ModelDoc>& docs) {
+std::vector<AnalyzedDocument> ToAnalyzed(const std::vector<ModelDoc>& docs, bool with_positions) {
   std::vector<AnalyzedDocument> out;
-  for (const auto& d : docs) out.push_back(ToAnalyzed(d));
+  for (const auto& d : docs) out.push_back(ToAnalyzed(d, with_positions));
   return out;
 }
 
-bool Matches(const QueryNode& q, const std::map<std::string, uint32_t>& terms) {
+namespace {
+// `tokens` null: a model without token streams (no phrase may be asked).
+bool MatchesIn(const QueryNode& q, const std::map<std::string, uint32_t>& terms,
+               const std::vector<std::string>* tokens) {
   switch (q.kind) {
     case QueryNode::Kind::kTerm:
       return terms.count(q.term) > 0;
+    case QueryNode::Kind::kPhrase: {
+      if (tokens == nullptr) {
+        ADD_FAILURE() << "a phrase asked of a model without token streams";
+        return false;
+      }
+      std::vector<std::string> words;
+      for (const auto& w : q.children) words.push_back(w.term);
+      return PhraseOccurrences(*tokens, words) > 0;
+    }
     case QueryNode::Kind::kAnd:
       for (const auto& c : q.children) {
-        if (Matches(c, terms) == c.negated) return false;
+        if (MatchesIn(c, terms, tokens) == c.negated) return false;
       }
       return true;
     case QueryNode::Kind::kOr:
       for (const auto& c : q.children) {
-        if (Matches(c, terms)) return true;
+        if (MatchesIn(c, terms, tokens)) return true;
       }
       return false;
   }
   return false;
+}
+}  // namespace
+
+bool Matches(const QueryNode& q, const std::map<std::string, uint32_t>& terms) {
+  return MatchesIn(q, terms, nullptr);
+}
+
+bool Matches(const QueryNode& q, const ModelDoc& d) { return MatchesIn(q, d.terms, &d.tokens); }
+
+uint32_t PhraseOccurrences(const std::vector<std::string>& tokens, const std::vector<std::string>& words) {
+  uint32_t n = 0;
+  for (size_t s = 0; s + words.size() <= tokens.size(); ++s) {
+    n += std::equal(words.begin(), words.end(), tokens.begin() + static_cast<ptrdiff_t>(s));
+  }
+  return n;
 }
 
 QueryNode RandomQuery(std::mt19937_64& rng, size_t vocab, int depth) {
@@ -136,6 +178,25 @@ std::set<std::string> RunQuery(const std::string& index_dir, const QueryNode& q)
     EXPECT_TRUE((*it)->status().ok()) << (*it)->status().ToString();
   }
   return ids;
+}
+
+Status ReadAllPositions(const std::string& dir, PositionsByEntry* out) {
+  out->clear();
+  DPS_ASSIGN_OR_RETURN(auto index, IndexReader::Open(dir));
+  std::vector<uint32_t> positions;
+  for (size_t t = 0; t < index->tablet_count(); ++t) {
+    const Tablet& tablet = index->tablet(t);
+    EntryCursor cursor(index->global(), &tablet, 0, /*with_positions=*/true);
+    for (cursor.SeekToFirst(); cursor.Valid(); cursor.Next()) {
+      StoredDoc doc;
+      DPS_RETURN_IF_ERROR(tablet.GetDocument(BinId{cursor.key().bin}, cursor.key().docid, &doc, nullptr, false, false));
+      DPS_RETURN_IF_ERROR(cursor.positions(&positions));
+      if (positions.size() != cursor.weight()) return Status::Corruption("positions and weight disagree");
+      (*out)[{std::string(cursor.key().term), doc.id}] = positions;
+    }
+    DPS_RETURN_IF_ERROR(cursor.status());
+  }
+  return Status::OK();
 }
 
 }  // namespace dps::testing

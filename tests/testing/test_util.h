@@ -31,6 +31,7 @@ class TempDir {
 struct ModelDoc {
   std::string id;
   std::map<std::string, uint32_t> terms;  // term -> tf
+  std::vector<std::string> tokens;        // the token stream terms counts (RandomCorpus's order)
 };
 
 // Random documents over a vocabulary of `vocab` terms with Zipf-like
@@ -39,11 +40,23 @@ std::vector<ModelDoc> RandomCorpus(std::mt19937_64& rng, size_t docs, size_t voc
                                    size_t max_len);
 std::string VocabTerm(size_t rank);
 
-AnalyzedDocument ToAnalyzed(const ModelDoc& d);
-std::vector<AnalyzedDocument> ToAnalyzed(const std::vector<ModelDoc>& docs);
+// with_positions: each term's positions in d.tokens (an index with
+// positions needs them).
+AnalyzedDocument ToAnalyzed(const ModelDoc& d, bool with_positions = false);
+std::vector<AnalyzedDocument> ToAnalyzed(const std::vector<ModelDoc>& docs, bool with_positions = false);
+// Each term's positions in the token stream.
+std::map<std::string, std::vector<uint32_t>> PositionsOf(const ModelDoc& d);
 
-// Does the document satisfy the query?
+// Every live entry's positions in the index at `dir`, keyed by (term,
+// external id), read with the real cursors (EntryCursor with positions).
+using PositionsByEntry = std::map<std::pair<std::string, std::string>, std::vector<uint32_t>>;
+Status ReadAllPositions(const std::string& dir, PositionsByEntry* out);
+
+// Does the document satisfy the query? The terms-only form takes no phrase.
 bool Matches(const QueryNode& q, const std::map<std::string, uint32_t>& terms);
+bool Matches(const QueryNode& q, const ModelDoc& d);
+// Occurrences of `words` at consecutive positions of `tokens` (overlaps count).
+uint32_t PhraseOccurrences(const std::vector<std::string>& tokens, const std::vector<std::string>& words);
 
 // A random valid query tree over the vocabulary: depth <= 3, AND nodes may
 // have negated children (always one positive), OR nodes none.

@@ -1,0 +1,94 @@
+#include "index/phrase_iterator.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace dps {
+
+uint32_t CountPhrase(std::span<const std::vector<uint32_t>* const> slots, bool first_only) {
+  const size_t n = slots.size();
+  size_t lead = 0;
+  for (size_t i = 1; i < n; ++i) {
+    if (slots[i]->size() < slots[lead]->size()) lead = i;
+  }
+  // One cursor per slot: starts only grow, so each list is walked once.
+  size_t at[kMaxPhraseWords] = {};
+  uint32_t count = 0;
+  for (const uint32_t p : *slots[lead]) {
+    if (p < lead) continue;
+    const uint64_t start = p - lead;
+    bool all = true;
+    for (size_t i = 0; i < n && all; ++i) {
+      if (i == lead) continue;
+      const std::vector<uint32_t>& list = *slots[i];
+      const uint64_t want = start + i;
+      while (at[i] < list.size() && list[at[i]] < want) ++at[i];
+      all = at[i] < list.size() && list[at[i]] == want;
+    }
+    if (all) {
+      ++count;
+      if (first_only) return count;
+    }
+  }
+  return count;
+}
+
+PhraseIterator::PhraseIterator(std::vector<std::unique_ptr<TermIterator>> words, std::vector<uint32_t> slot_word)
+    : words_(std::move(words)), slot_word_(std::move(slot_word)), positions_(words_.size()) {
+  order_.resize(words_.size());
+  std::iota(order_.begin(), order_.end(), size_t{0});
+  std::stable_sort(order_.begin(), order_.end(),
+                   [this](size_t a, size_t b) { return words_[a]->cost() < words_[b]->cost(); });
+  for (uint32_t w : slot_word_) slots_.push_back(&positions_[w]);
+  doc_ = Settle(words_[order_[0]]->doc());
+}
+
+bool PhraseIterator::ReadPositions() {
+  for (size_t w = 0; w < words_.size(); ++w) {
+    status_ = words_[w]->Positions(&positions_[w]);
+    if (!status_.ok()) return false;
+  }
+  return true;
+}
+
+DocId PhraseIterator::Settle(DocId candidate) {
+  TermIterator& lead = *words_[order_[0]];
+  for (;;) {
+    // Leapfrog: every word on one docid.
+    DocId d = lead.Seek(candidate);
+    size_t i = 1;
+    while (d != kEndDoc && i < order_.size()) {
+      const DocId e = words_[order_[i]]->Seek(d);
+      if (e == d) {
+        ++i;
+      } else {
+        d = lead.Seek(e);
+        i = 1;
+      }
+    }
+    if (d == kEndDoc) {
+      for (const auto& w : words_) {
+        if (!w->status().ok()) status_ = w->status();
+      }
+      return kEndDoc;
+    }
+    if (!ReadPositions()) return kEndDoc;
+    if (CountPhrase(slots_, /*first_only=*/true) > 0) return d;
+    candidate = d + 1;
+    if (candidate == kEndDoc) return kEndDoc;
+  }
+}
+
+DocId PhraseIterator::Next() {
+  if (doc_ == kEndDoc) return kEndDoc;
+  return doc_ = doc_ + 1 == kEndDoc ? kEndDoc : Settle(doc_ + 1);
+}
+
+DocId PhraseIterator::Seek(DocId target) {
+  if (doc_ == kEndDoc || doc_ >= target) return doc_;
+  return doc_ = Settle(target);
+}
+
+uint32_t PhraseIterator::Occurrences() { return CountPhrase(slots_, /*first_only=*/false); }
+
+}  // namespace dps

@@ -1,0 +1,56 @@
+// PhraseIterator: the documents where a phrase's words stand at
+// consecutive positions (slop 0). Documents holding every distinct word are
+// found by a leapfrog over the words' iterators, rarest first (as an AND);
+// positions are read only for those candidates, and the phrase is checked
+// from the word with the fewest positions there. Owns its word iterators,
+// which must read positions (Tablet::OpenRefs with positions).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "index/doc_iterator.h"
+#include "index/term_iterator.h"
+
+namespace dps {
+
+// The most words a phrase may have (a query's longest is far below).
+inline constexpr size_t kMaxPhraseWords = 32;
+
+// How many times the phrase occurs: starts s where every slot i holds
+// position s + i, slot i's positions being *slots[i] (ascending; several
+// slots may share one list: a repeated word). Overlapping occurrences count
+// apart ("a a" occurs twice in "a a a"). first_only: stop at the first (0 or 1).
+uint32_t CountPhrase(std::span<const std::vector<uint32_t>* const> slots, bool first_only);
+
+class PhraseIterator final : public DocIterator {
+ public:
+  // words: one iterator per distinct word; slot_word[i]: the word at phrase
+  // position i. REQUIRES: at least two slots, every word used by a slot.
+  PhraseIterator(std::vector<std::unique_ptr<TermIterator>> words, std::vector<uint32_t> slot_word);
+
+  DocId doc() const override { return doc_; }
+  DocId Next() override;
+  DocId Seek(DocId target) override;
+  uint64_t cost() const override { return words_[order_[0]]->cost(); }
+  Status status() const override { return status_; }
+  // The phrase's occurrences in doc() (its tf). REQUIRES: doc() != kEndDoc.
+  uint32_t Occurrences();
+
+ private:
+  // The first docid >= candidate holding the phrase.
+  DocId Settle(DocId candidate);
+  // Reads the words' positions at doc(); false on an error (status_).
+  bool ReadPositions();
+  std::vector<std::unique_ptr<TermIterator>> words_;
+  std::vector<size_t> order_;  // words_ rarest first
+  std::vector<uint32_t> slot_word_;
+  std::vector<std::vector<uint32_t>> positions_;  // by word, at doc_
+  std::vector<const std::vector<uint32_t>*> slots_;
+  DocId doc_ = kEndDoc;
+  Status status_;
+};
+
+}  // namespace dps

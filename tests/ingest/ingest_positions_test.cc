@@ -1,0 +1,115 @@
+// Word positions through the real ingest pipeline: the analyzer's token
+// stream (title, then text: one stream), the buffer, spill runs merged
+// (tiny budgets) or not, replacements within and across ingests. The
+// oracle splits title + text on spaces: the documents are lowercase ASCII
+// words, which the analyzer keeps as they are. Also: --no-positions
+// indexes refuse a change of kind.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <random>
+#include <string>
+
+#include "index/index_writer.h"
+#include "ingest/ingest.h"
+#include "tests/testing/test_util.h"
+
+namespace dps {
+namespace {
+
+struct Doc {
+  std::string id, title, text;
+};
+
+std::string Words(std::mt19937_64& rng, size_t n, size_t vocab) {
+  std::string s;
+  for (size_t i = 0; i < n; ++i) {
+    // Skewed: a few words repeat a lot (long position lists, many blocks).
+    const size_t r = rng() % 3 ? rng() % 6 : rng() % vocab;
+    if (!s.empty()) s += ' ';
+    s.push_back('w');
+    s.push_back(static_cast<char>('a' + r % 26));
+    s.append(std::to_string(r / 26));
+  }
+  return s;
+}
+
+testing::PositionsByEntry Expected(const std::map<std::string, Doc>& live) {
+  testing::PositionsByEntry want;
+  for (const auto& [id, d] : live) {
+    std::string stream = d.title;
+    stream.push_back(' ');
+    stream.append(d.text);
+    uint32_t position = 0;
+    size_t at = 0;
+    while (at < stream.size()) {
+      const size_t end = std::min(stream.find(' ', at), stream.size());
+      if (end > at) want[{stream.substr(at, end - at), id}].push_back(position++);
+      at = end + 1;
+    }
+  }
+  return want;
+}
+
+TEST(IngestPositions, AnalyzerPositionsSurviveBuffersRunsAndReplacements) {
+  uint64_t spilled = 0, unspilled = 0;  // both paths ran
+  for (uint64_t seed = 1; seed <= 4; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::mt19937_64 rng(seed);
+    testing::TempDir dir;
+    const std::string index = dir.path() + "/index";
+    std::map<std::string, Doc> live;
+    for (int round = 0; round < 3; ++round) {
+      const std::string input = dir.path() + "/in" + std::to_string(round) + ".jsonl";
+      std::ofstream out(input);
+      const size_t n = 100 + rng() % 300;
+      for (size_t i = 0; i < n; ++i) {
+        Doc d{std::to_string(rng() % 400), Words(rng, rng() % 4, 300), Words(rng, rng() % 300, 2000)};
+        out << "{\"id\": \"" << d.id << "\", \"title\": \"" << d.title << "\", \"text\": \"" << d.text << "\"}\n";
+        live[d.id] = d;  // the last copy wins, within an ingest too
+      }
+      out.close();
+      IngestOptions options;
+      options.index.positions = true;
+      options.index.bins = 3;
+      options.index.tablets = 2;
+      options.memory_budget = rng() % 2 ? (1u << 16) : (64u << 20);  // tiny budgets spill runs
+      IngestStats stats;
+      const Status s = Ingest(index, {input}, options, &stats);
+      ASSERT_TRUE(s.ok()) << s.ToString();
+      (stats.runs > 0 ? spilled : unspilled) += 1;
+      testing::PositionsByEntry got;
+      const Status read = testing::ReadAllPositions(index, &got);
+      ASSERT_TRUE(read.ok()) << read.ToString();
+      EXPECT_TRUE(got == Expected(live)) << "round " << round;
+    }
+  }
+  EXPECT_GT(spilled, 0u);
+  EXPECT_GT(unspilled, 0u);
+}
+
+TEST(IngestPositions, AnIndexKeepsItsKind) {
+  testing::TempDir dir;
+  const std::string input = dir.path() + "/in.jsonl";
+  std::ofstream(input) << "{\"id\": \"a\", \"text\": \"x y\"}\n";
+  for (bool positions : {true, false}) {
+    std::string index = dir.path();
+    index.append(positions ? "/with" : "/without");
+    IngestOptions options;
+    options.index.positions = positions;
+    IngestStats stats;
+    ASSERT_TRUE(Ingest(index, {input}, options, &stats).ok());
+    options.index.positions = !positions;
+    options.positions_set = true;
+    const Status s = Ingest(index, {input}, options, &stats);
+    EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+    EXPECT_NE(s.ToString().find(positions ? "has word positions" : "has no word positions"), std::string::npos)
+        << s.ToString();
+    options.positions_set = false;  // no flag: the index's own kind
+    EXPECT_TRUE(Ingest(index, {input}, options, &stats).ok());
+  }
+}
+
+}  // namespace
+}  // namespace dps
