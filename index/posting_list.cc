@@ -188,6 +188,8 @@ void PostingCursor::InitSingleton(DocId doc, uint32_t weight) {
   docs_[1] = kEndDoc;
   weights_[0] = weight;
   weights_loaded_ = true;
+  summed_ = 0;
+  sum_ = 0;
   data_ = nullptr;
 }
 
@@ -427,6 +429,8 @@ uint32_t PostingCursor::weight() {
     weight_next_ = after;
     weight_block_ = block_ + 1;
     weights_loaded_ = true;
+    summed_ = 0;
+    sum_ = 0;
   }
   return weights_[pos_];
 }

@@ -127,13 +127,15 @@ class PostingCursor {
   // doc block, the weights of the block's earlier postings summed, and its
   // own weight. False on corruption (status() says why). REQUIRES: doc()
   // != kEndDoc.
+  // Phrases ask in docid order: the sum carries on from the last one asked
+  // in the block (a fresh sum after a backward step).
   bool PositionsAt(uint32_t* block, uint64_t* in_block, uint32_t* tf) {
     *tf = weight();
     if (*tf == 0 || !status_.ok()) return false;
-    uint64_t sum = 0;
-    for (uint32_t i = 0; i < pos_; ++i) sum += weights_[i];
+    if (pos_ < summed_) summed_ = 0, sum_ = 0;
+    for (; summed_ < pos_; ++summed_) sum_ += weights_[summed_];
     *block = block_;
-    *in_block = sum;
+    *in_block = sum_;
     return true;
   }
 
@@ -207,6 +209,8 @@ class PostingCursor {
   uint32_t num_blocks_ = 0;
   uint32_t block_ = 0;  // index of the decoded block
   bool weights_loaded_ = false;
+  uint32_t summed_ = 0;  // PositionsAt: weights_[0, summed_) add up to sum_
+  uint64_t sum_ = 0;
   uint32_t block_size_ = 0;  // postings in block_; block_len_ < it while parts are pending
   bool narrow_ = false;  // skip table parts are u16 distances
   uint32_t last_width_ = 4, last_mask_ = UINT32_MAX;  // the last_doc column

@@ -189,7 +189,7 @@ Status TabletReader::OpenPositions(const PostingRef& ref, PostingPositions* out)
     const BinInfo& b = bin.info;
     if (ref.positions_offset >= b.positions_offset && ref.positions_offset < b.positions_offset + b.positions_len) {
       return out->OpenInFile(file_.get(), ref.positions_offset, b.positions_offset + b.positions_len, ref.df,
-                             path() + ": positions at " + std::to_string(ref.positions_offset));
+                             path() + ": positions list at offset " + std::to_string(ref.positions_offset));
     }
   }
   return Status::Corruption(path() + ": positions offset " + std::to_string(ref.positions_offset) + " in no bin");

@@ -5,8 +5,9 @@
 # count. Queries the normalized corpora cannot answer like an ICU analyzer
 # are skipped and counted: runs of Chinese/Japanese/Thai (kept whole by the
 # normalizer, segmented by ICU) and characters whose case folding differs
-# from lowercasing. Only the AND query sets (NAME.tsv, no dot in NAME) are
-# used: NAME.phrases.tsv holds phrase queries, not supported yet. Skips
+# from lowercasing. Each corpus of an AND query set (NAME.tsv) is indexed
+# once, with word positions, and answers that set and its phrase set
+# (NAME.phrases.tsv) when there is one. Skips
 # (exit 77, ctest's SKIP_RETURN_CODE, with a message) when the query sets or
 # the corpora cannot be had.
 # Usage: corpora_test.sh path/to/dpsearch
@@ -42,8 +43,10 @@ fail=0
 for n in "${names[@]}"; do
   started=$(date +%s%N)
   "$bin" ingest --index "$work/$n" --no-store-text "$cache/$n.norm.jsonl" 2>"$work/$n.err" || { cat "$work/$n.err"; fail=1; continue; }
-  # Keep the queries every engine answers alike; count the others.
-  python3 - "$shared/corpora/queries/$n.tsv" "$work/$n.q" <<'PY'
+  for set in "$n" "$n.phrases"; do
+    [ -s "$shared/corpora/queries/$set.tsv" ] || continue
+    # Keep the queries every engine answers alike; count the others.
+    python3 - "$shared/corpora/queries/$set.tsv" "$work/$set.q" <<'PY'
 import sys, unicodedata
 keep = skip = 0
 with open(sys.argv[1], encoding='utf-8') as f, open(sys.argv[2], 'w', encoding='utf-8') as out:
@@ -60,21 +63,22 @@ with open(sys.argv[1], encoding='utf-8') as f, open(sys.argv[2], 'w', encoding='
         out.write(f"{qid}\t{terms}\t{expected}\n")
 print(f"{keep} queries kept, {skip} skipped (CJK/Thai runs or case folding differs)")
 PY
-  "$bin" query --index "$work/$n" --queries "$work/$n.q" > "$work/$n.out" 2>"$work/$n.qerr"
-  status=$?
-  # A query that fails prints its error and counts 0: no error may pass.
-  if [ $status -ne 0 ] || [ -s "$work/$n.qerr" ]; then
-    echo "FAIL: $n: batch query exit $status, $(wc -l < "$work/$n.qerr") lines on stderr:"; head -5 "$work/$n.qerr"; fail=1; continue
-  fi
-  total=$(wc -l < "$work/$n.q")
-  if [ "$total" -eq 0 ] || [ "$(wc -l < "$work/$n.out")" -ne "$total" ]; then
-    echo "FAIL: $n: $(wc -l < "$work/$n.out") answers to $total queries"; fail=1; continue
-  fi
-  bad=$(paste "$work/$n.out" "$work/$n.q" | awk -F'\t' '$1 != $4 || $2 != $6' | tee "$work/$n.bad" | wc -l)
-  if [ "$bad" -ne 0 ]; then
-    echo "FAIL: $n: $bad of $total queries have wrong counts:"; head -5 "$work/$n.bad"; fail=1
-  else
-    echo "ok: $n: $total queries, every count as expected ($(( ($(date +%s%N) - started) / 1000000 )) ms)"
-  fi
+    "$bin" query --index "$work/$n" --queries "$work/$set.q" > "$work/$set.out" 2>"$work/$set.qerr"
+    status=$?
+    # A query that fails prints its error and counts 0: no error may pass.
+    if [ $status -ne 0 ] || [ -s "$work/$set.qerr" ]; then
+      echo "FAIL: $set: batch query exit $status, $(wc -l < "$work/$set.qerr") lines on stderr:"; head -5 "$work/$set.qerr"; fail=1; continue
+    fi
+    total=$(wc -l < "$work/$set.q")
+    if [ "$total" -eq 0 ] || [ "$(wc -l < "$work/$set.out")" -ne "$total" ]; then
+      echo "FAIL: $set: $(wc -l < "$work/$set.out") answers to $total queries"; fail=1; continue
+    fi
+    bad=$(paste "$work/$set.out" "$work/$set.q" | awk -F'\t' '$1 != $4 || $2 != $6' | tee "$work/$set.bad" | wc -l)
+    if [ "$bad" -ne 0 ]; then
+      echo "FAIL: $set: $bad of $total queries have wrong counts:"; head -5 "$work/$set.bad"; fail=1
+    else
+      echo "ok: $set: $total queries, every count as expected ($(( ($(date +%s%N) - started) / 1000000 )) ms)"
+    fi
+  done
 done
 [ $fail -eq 0 ] && echo "corpora test passed" || { echo "corpora test FAILED"; exit 1; }

@@ -34,6 +34,11 @@ std::vector<QueryNode> Queries() {
   for (int i = 0; i < 12; ++i) qs.push_back(testing::RandomQuery(rng, 200));
   qs.push_back(QueryNode::And({QueryNode::Term("t0"), QueryNode::Term("t1")}));
   qs.push_back(QueryNode::Term("t5"));
+  // Phrases read the positions regions and inline positions.
+  qs.push_back(QueryNode::Phrase({"t0", "t1"}));
+  qs.push_back(QueryNode::Phrase({"t2", "t0", "t1"}));
+  qs.push_back(QueryNode::Phrase({"t0", "t0"}));
+  qs.push_back(QueryNode::And({QueryNode::Term("t3"), QueryNode::Phrase({"t40", "t0"})}));
   return qs;
 }
 
@@ -79,12 +84,13 @@ class CorruptionTest : public ::testing::Test {
     IndexOptions options;
     options.bins = 4;
     options.tablets = 2;
+    options.positions = true;
     auto writer = IndexWriter::Open(pristine_.path(), options);
     ASSERT_TRUE(writer.ok());
     auto docs = testing::RandomCorpus(rng, 3000, 200, 60);
-    ASSERT_TRUE((*writer)->Commit(testing::ToAnalyzed(docs)).ok());
+    ASSERT_TRUE((*writer)->Commit(testing::ToAnalyzed(docs, true)).ok());
     auto more = testing::RandomCorpus(rng, 300, 200, 60);  // replaces doc-0..299
-    ASSERT_TRUE((*writer)->Commit(testing::ToAnalyzed(more)).ok());
+    ASSERT_TRUE((*writer)->Commit(testing::ToAnalyzed(more, true)).ok());
     ASSERT_TRUE((*writer)->Delete({"doc-1", "doc-2", "doc-77", "doc-1234"}).ok());
     expected_ = Ask(pristine_.path());
     ASSERT_TRUE(expected_.status.ok()) << expected_.status.ToString();

@@ -38,6 +38,28 @@ struct Ranked {
 
 class RankedProperty : public ::testing::TestWithParam<uint64_t> {};
 
+// Some of the query's terms become phrases (negated ones stay negated):
+// mostly two or three tokens side by side in a live document (so they
+// match, repeated words included), else random words (mostly no match).
+QueryNode WithPhrases(QueryNode q, std::mt19937_64& rng, const std::vector<const testing::ModelDoc*>& docs,
+                      size_t vocab) {
+  if (q.kind == QueryNode::Kind::kTerm) {
+    if (rng() % 3 != 0) return q;
+    std::vector<std::string> words;
+    const testing::ModelDoc& d = *docs[rng() % docs.size()];
+    const size_t n = 2 + rng() % 2;
+    if (rng() % 4 != 0 && d.tokens.size() >= n) {
+      const size_t at = rng() % (d.tokens.size() - n + 1);
+      words.assign(d.tokens.begin() + static_cast<ptrdiff_t>(at), d.tokens.begin() + static_cast<ptrdiff_t>(at + n));
+    } else {
+      for (size_t i = 0; i < n; ++i) words.push_back(testing::VocabTerm(rng() % vocab));
+    }
+    return QueryNode::Phrase(std::move(words), q.negated);
+  }
+  for (auto& c : q.children) c = WithPhrases(std::move(c), rng, docs, vocab);
+  return q;
+}
+
 TEST_P(RankedProperty, TopKEqualsBruteForceBm25) {
   const uint64_t seed = GetParam();
   SCOPED_TRACE("seed " + std::to_string(seed));
@@ -46,6 +68,8 @@ TEST_P(RankedProperty, TopKEqualsBruteForceBm25) {
   IndexOptions options;
   options.bins = 1 + static_cast<uint32_t>(rng() % 32);
   options.tablets = 1 + static_cast<uint32_t>(rng() % std::min<uint32_t>(options.bins, 4));
+  // Two seeds in three index positions and ask phrases too.
+  options.positions = seed % 3 != 0;
   const size_t vocab = 30 + rng() % 60;
   std::vector<testing::ModelDoc> stored;  // every version still in the files
   std::map<std::string, testing::ModelDoc> live;
@@ -62,7 +86,7 @@ TEST_P(RankedProperty, TopKEqualsBruteForceBm25) {
         stored.push_back(d);
         live[id] = d;
       }
-      ASSERT_TRUE((*writer)->Commit(testing::ToAnalyzed(docs)).ok());
+      ASSERT_TRUE((*writer)->Commit(testing::ToAnalyzed(docs, options.positions)).ok());
     }
     std::vector<std::string> gone;
     for (const auto& [id, d] : live) {
@@ -133,8 +157,11 @@ TEST_P(RankedProperty, TopKEqualsBruteForceBm25) {
   const std::vector<std::pair<const char*, Searcher*>> searchers = {
       {"inline", &inline_coordinator}, {"parallel", &parallel_coordinator}, {"cluster", cluster->get()}};
 
+  std::vector<const testing::ModelDoc*> live_ptrs;
+  for (const auto& [id, d] : live) live_ptrs.push_back(&d);
   for (int q = 0; q < 60; ++q) {
-    const QueryNode generated = testing::RandomQuery(rng, vocab);
+    QueryNode generated = testing::RandomQuery(rng, vocab);
+    if (options.positions && !live_ptrs.empty() && q % 2 == 1) generated = WithPhrases(std::move(generated), rng, live_ptrs, vocab);
     auto parsed = ParseQuery(generated.ToString(), analyzer->get());
     ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
     SCOPED_TRACE("query " + parsed->ToString());
@@ -148,6 +175,16 @@ TEST_P(RankedProperty, TopKEqualsBruteForceBm25) {
     std::sort(want.begin(), want.end(), [](const Ranked& a, const Ranked& b) {
       return std::tie(b.score, a.bin, a.docid) < std::tie(a.score, b.bin, b.docid);
     });
+    for (auto [name, searcher] : searchers) {  // the exact count too
+      SearchOptions count;
+      count.count_only = true;
+      uint64_t n = 0;
+      ASSERT_TRUE(searcher->Run(*parsed, count, [&](const BinResult& b) {
+        n += b.count;
+        return true;
+      }, nullptr).ok());
+      EXPECT_EQ(n, want.size()) << name << " count";
+    }
     for (size_t k : {size_t{1}, size_t{10}, size_t{100}, want.size() + 5}) {
       SCOPED_TRACE("k " + std::to_string(k));
       for (auto [name, searcher] : searchers) {

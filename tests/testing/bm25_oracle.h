@@ -20,8 +20,10 @@ namespace dps::testing {
 CollectionStats ModelStats(const std::vector<const ModelDoc*>& stored);
 
 // Every live document matching `q`, by id, with its score: the sum over the
-// query's distinct positive terms it holds (not those under NOT) of their
-// BM25 contributions, df counted over `stored`.
+// query's distinct positive bare terms it holds (not those under NOT) of
+// their BM25 contributions, then over its distinct positive phrases it
+// holds (tf: occurrences in the token stream, idf: the words' summed), df
+// counted over `stored`.
 std::map<std::string, double> BruteForceScores(const std::map<std::string, ModelDoc>& live,
                                                const std::vector<const ModelDoc*>& stored,
                                                const QueryNode& q, Bm25Params params = {});
