@@ -11,10 +11,12 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "common/status.h"
@@ -57,22 +59,40 @@ struct GlobalTermInfo {
 
 class GlobalIndexReader;
 
-// The global entries of one query's terms (a handful: searched linearly).
-// An entry with no refs is a term absent from the index.
+// The global entries of one query's terms. An entry with no refs is a term
+// absent from the index. A handful of terms are searched linearly; past
+// kLinearEntries (a prefix's expansions make thousands) Find uses a hash
+// index. Entries are added only through the methods below.
 struct TermTable {
+  static constexpr size_t kLinearEntries = 16;
   std::vector<std::pair<std::string, GlobalTermInfo>> entries;
   const GlobalTermInfo* Find(std::string_view term) const {
-    for (const auto& e : entries) {
-      if (e.first == term) return &e.second;
-    }
-    return nullptr;
+    const size_t i = IndexOf(term);
+    return i == kNone ? nullptr : &entries[i].second;
   }
   // The index of `term`'s entry, looked up in `global` (may be null: absent)
-  // the first time it is asked for.
-  Result<size_t> Add(const GlobalIndexReader* global, std::string_view term);
-  // Adds every term of `terms` at once (their dictionary blocks are fetched
-  // together, see TermDictReader::Locate).
-  Status AddAll(const GlobalIndexReader* global, std::span<const std::string> terms);
+  // the first time it is asked for, or moved from `known` when that holds
+  // it (entries a dictionary walk has read already: a prefix's expansions).
+  Result<size_t> Add(const GlobalIndexReader* global, std::string_view term, TermTable* known = nullptr);
+  // Adds every term of `terms` at once, in order (their dictionary blocks
+  // are fetched together, see TermDictReader::Locate), `known` as in Add.
+  Status AddAll(const GlobalIndexReader* global, std::span<const std::string> terms,
+                TermTable* known = nullptr);
+  // Adds an entry read elsewhere; a term already present keeps its entry.
+  void Put(std::string_view term, GlobalTermInfo info);
+
+ private:
+  static constexpr size_t kNone = SIZE_MAX;
+  size_t IndexOf(std::string_view term) const;
+  // Moves `term`'s entry out of `known` into a new entry; false if absent.
+  bool TakeFrom(TermTable* known, std::string_view term);
+  void Append(std::string_view term, GlobalTermInfo info);
+  struct Hash {
+    using is_transparent = void;  // find() takes a string_view as it is
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+  };
+  // Every entry's index, once past kLinearEntries.
+  std::unordered_map<std::string, size_t, Hash, std::equal_to<>> index_;
 };
 
 class GlobalIndexWriter {
