@@ -8,13 +8,6 @@
 # whose replicas are all of another index is refused (exit 2).
 # Usage: cluster_cli_test.sh path/to/dpsearch
 source "$(dirname "$0")/cli_test_helpers.sh" "$1"
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-  for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
 
 # Two indexes of 8 tablets: the cluster's (3000 documents over w0..w299,
 # Zipf-like) and a stranger (another index id, other documents).
@@ -30,21 +23,6 @@ other_id=$(awk '$1 == "index-id" { print $2 }' "$work/other/MANIFEST")
 [ -n "$id" ] && [ -n "$other_id" ] && [ "$id" != "$other_id" ] || { echo "FAIL: index ids '$id' '$other_id'"; exit 1; }
 stranger_identity="index $other_id generation 1 (16 bins, 8 tablets)"
 
-# serve NAME INDEX TABLETS [ARGS...]: starts a server on a free port; its
-# address in the variable NAME once it listens.
-serve() {
-  local name=$1 log="$work/$1.log"
-  "$bin" serve --index "$2" --tablets "$3" --listen 127.0.0.1:0 --threads 1 "${@:4}" 2> "$log" &
-  pids+=($!)
-  local i port=""
-  for i in $(seq 100); do
-    port=$(sed -n 's/^dpsearch serve: .* on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$log")
-    [ -n "$port" ] && break
-    sleep 0.1
-  done
-  [ -n "$port" ] || { echo "FAIL: server $name did not start"; cat "$log"; exit 1; }
-  printf -v "$name" '127.0.0.1:%s' "$port"
-}
 serve low "$work/idx" 0-3
 serve high "$work/idx" 4-7
 serve all "$work/idx" 0-7
