@@ -1,15 +1,19 @@
 #include "index/query_node.h"
 
 #include <algorithm>
+#include <unordered_set>
 
 #include "index/and_iterator.h"
 #include "index/or_iterator.h"
+#include "index/prefix_expansion.h"
+#include "index/union_iterator.h"
 
 namespace dps {
 
 std::string QueryNode::ToString() const {
   std::string out = negated ? "-" : "";
   if (kind == Kind::kTerm) return out + term;
+  if (kind == Kind::kPrefix) return out + term + "*";
   out += "(";
   for (size_t i = 0; i < children.size(); ++i) {
     if (i > 0) out += kind == Kind::kAnd ? " AND " : " OR ";
@@ -18,13 +22,51 @@ std::string QueryNode::ToString() const {
   return out + ")";
 }
 
-void PositiveTerms(const QueryNode& node, std::vector<std::string>* terms) {
-  if (node.negated) return;
+namespace {
+// Past this many terms, the ones seen are kept in a hash set: a prefix's
+// expansions make thousands, where searching the list would be quadratic.
+constexpr size_t kLinearTerms = 16;
+
+void AddPositiveTerms(const QueryNode& node, std::vector<std::string>* terms,
+                      std::unordered_set<std::string>* seen) {
+  if (node.negated || node.kind == QueryNode::Kind::kPrefix) return;
   if (node.kind == QueryNode::Kind::kTerm) {
-    if (std::find(terms->begin(), terms->end(), node.term) == terms->end()) terms->push_back(node.term);
+    if (terms->size() < kLinearTerms) {
+      if (std::find(terms->begin(), terms->end(), node.term) == terms->end()) terms->push_back(node.term);
+      return;
+    }
+    if (seen->empty()) seen->insert(terms->begin(), terms->end());
+    if (seen->insert(node.term).second) terms->push_back(node.term);
     return;
   }
-  for (const auto& c : node.children) PositiveTerms(c, terms);
+  for (const auto& c : node.children) AddPositiveTerms(c, terms, seen);
+}
+
+void AddSnippetPrefixes(const QueryNode& node, std::vector<std::string>* prefixes) {
+  if (node.negated) return;
+  if (node.kind == QueryNode::Kind::kPrefix) {
+    if (std::find(prefixes->begin(), prefixes->end(), node.term) == prefixes->end()) prefixes->push_back(node.term);
+    return;
+  }
+  for (const auto& c : node.children) AddSnippetPrefixes(c, prefixes);
+}
+}  // namespace
+
+void PositiveTerms(const QueryNode& node, std::vector<std::string>* terms) {
+  std::unordered_set<std::string> seen;  // filled once terms pass kLinearTerms
+  AddPositiveTerms(node, terms, &seen);
+}
+
+SnippetTerms PositiveSnippetTerms(const QueryNode& node) {
+  SnippetTerms out;
+  PositiveTerms(node, &out.words);
+  AddSnippetPrefixes(node, &out.prefixes);
+  return out;
+}
+
+bool HasPrefix(const QueryNode& node) {
+  if (node.kind == QueryNode::Kind::kPrefix) return true;
+  return std::any_of(node.children.begin(), node.children.end(), [](const QueryNode& c) { return HasPrefix(c); });
 }
 
 namespace {
@@ -36,8 +78,10 @@ Status Validate(const QueryNode& node, const QueryNode* parent) {
   if (node.negated && !in_and) {
     return Status::InvalidArgument("NOT is only allowed beside a positive term: " + node.ToString());
   }
-  if (node.kind == QueryNode::Kind::kTerm) {
-    if (node.term.empty()) return Status::InvalidArgument("empty term");
+  if (node.kind == QueryNode::Kind::kTerm || node.kind == QueryNode::Kind::kPrefix) {
+    if (node.term.empty()) {
+      return Status::InvalidArgument(node.kind == QueryNode::Kind::kTerm ? "empty term" : "empty prefix");
+    }
     return Status::OK();
   }
   if (node.children.empty()) return Status::InvalidArgument("empty AND/OR");
@@ -58,7 +102,14 @@ Status Validate(const QueryNode& node, const QueryNode* parent) {
 
 Status ValidateQuery(const QueryNode& node) { return Validate(node, nullptr); }
 
+namespace {
+Status NotExpanded(const QueryNode& node) {
+  return Status::InvalidArgument("prefix '" + node.term + "*' was not expanded (the planner expands prefixes)");
+}
+}  // namespace
+
 Status LookupTerms(const GlobalIndexReader* global, const QueryNode& node, TermTable* table) {
+  if (node.kind == QueryNode::Kind::kPrefix) return NotExpanded(node);
   if (node.kind != QueryNode::Kind::kTerm) {
     for (const auto& c : node.children) DPS_RETURN_IF_ERROR(LookupTerms(global, c, table));
     return Status::OK();
@@ -69,12 +120,45 @@ Status LookupTerms(const GlobalIndexReader* global, const QueryNode& node, TermT
 Result<std::unique_ptr<DocIterator>> BuildIterator(const IndexReader& index, BinId bin,
                                                    const QueryNode& node) {
   TermTable table;
+  if (HasPrefix(node)) {
+    QueryNode expanded = node;
+    bool matches = false;
+    if (index.global() != nullptr) {
+      DPS_ASSIGN_OR_RETURN(matches, ExpandPrefixes(&expanded, *index.global(), kDefaultMaxExpansions, &table));
+    }
+    if (!matches) return std::unique_ptr<DocIterator>(new EmptyIterator());
+    DPS_RETURN_IF_ERROR(LookupTerms(index.global(), expanded, &table));
+    return BuildIterator(index.TabletOf(bin), bin, expanded, table);
+  }
   DPS_RETURN_IF_ERROR(LookupTerms(index.global(), node, &table));
   return BuildIterator(index.TabletOf(bin), bin, node, table);
 }
 
+namespace {
+// An OR of many children, materialized (index/union_iterator.h).
+Result<std::unique_ptr<DocIterator>> BuildUnion(const Tablet& tablet, BinId bin, const QueryNode& node,
+                                                const TermTable& terms) {
+  UnionBuilder builder(tablet, bin);
+  for (const auto& c : node.children) {
+    if (c.kind == QueryNode::Kind::kTerm) {
+      const GlobalTermInfo* info = terms.Find(c.term);
+      if (info == nullptr) return Status::InvalidArgument("term '" + c.term + "' was not looked up");
+      DPS_RETURN_IF_ERROR(builder.AddRefs(info->RefsOf(bin)));
+      continue;
+    }
+    DPS_ASSIGN_OR_RETURN(auto it, BuildIterator(tablet, bin, c, terms));
+    DPS_RETURN_IF_ERROR(builder.AddIterator(it.get()));
+  }
+  return builder.Finish();
+}
+}  // namespace
+
 Result<std::unique_ptr<DocIterator>> BuildIterator(const Tablet& tablet, BinId bin,
                                                    const QueryNode& node, const TermTable& terms) {
+  if (node.kind == QueryNode::Kind::kPrefix) return NotExpanded(node);
+  if (node.kind == QueryNode::Kind::kOr && node.children.size() > kMaxOrIteratorChildren) {
+    return BuildUnion(tablet, bin, node, terms);
+  }
   if (node.kind == QueryNode::Kind::kTerm) {
     const GlobalTermInfo* info = terms.Find(node.term);
     if (info == nullptr) return Status::InvalidArgument("term '" + node.term + "' was not looked up");

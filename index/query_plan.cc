@@ -9,7 +9,9 @@ namespace {
 
 class BinSets {
  public:
-  BinSets(const GlobalIndexReader* global, TermTable* table) : global_(global), table_(table) {}
+  // `known`: entries read already (a prefix's expansions), or null.
+  BinSets(const GlobalIndexReader* global, TermTable* table, TermTable* known)
+      : global_(global), table_(table), known_(known) {}
 
   // Bins where `node` can match, into *out. Negated children of an AND
   // restrict nothing (they only subtract), but their terms are looked up
@@ -59,11 +61,12 @@ class BinSets {
     DPS_ASSIGN_OR_RETURN(size_t e, Entry(term));
     return &table_->entries[e].second;
   }
-  Result<size_t> Entry(const std::string& term) { return table_->Add(global_, term); }
+  Result<size_t> Entry(const std::string& term) { return table_->Add(global_, term, known_); }
 
  private:
   const GlobalIndexReader* global_;
   TermTable* table_;
+  TermTable* known_;
 };
 
 void DropBinsOutOfRange(uint32_t bins, QueryPlan* plan) {
@@ -85,9 +88,9 @@ bool IsPureConjunction(const QueryNode& root) {
 // distinct terms (plan->highlight): their entries are looked up together
 // and sit in that order, the bins are the rarest term's bins that every
 // other term's refs also name (one merge per term), and no tree is walked.
-Status PlanConjunction(const GlobalIndexReader* global, uint32_t bins, QueryPlan* plan) {
+Status PlanConjunction(const GlobalIndexReader* global, uint32_t bins, TermTable* known, QueryPlan* plan) {
   TermTable& table = plan->terms;
-  DPS_RETURN_IF_ERROR(table.AddAll(global, plan->highlight));  // entries[i] is highlight[i]
+  DPS_RETURN_IF_ERROR(table.AddAll(global, plan->highlight, known));  // entries[i] is highlight[i]
   const size_t n = table.entries.size();
   plan->pure_and = true;
   plan->and_entries.resize(n);
@@ -120,10 +123,22 @@ Status PlanConjunction(const GlobalIndexReader* global, uint32_t bins, QueryPlan
 
 }  // namespace
 
-Result<QueryPlan> PlanQuery(QueryNode root_node, const GlobalIndexReader* global,
-                            uint32_t bins) {
+Result<QueryPlan> PlanQuery(QueryNode root_node, const GlobalIndexReader* global, uint32_t bins,
+                            uint64_t max_expansions) {
   QueryPlan plan;
   plan.root = std::move(root_node);
+  TermTable expansions;  // the prefixes' terms, read by the dictionary walk
+  if (HasPrefix(plan.root)) {
+    plan.written = PositiveSnippetTerms(plan.root);
+    bool matches = false;
+    if (global != nullptr) {
+      DPS_ASSIGN_OR_RETURN(matches, ExpandPrefixes(&plan.root, *global, max_expansions, &expansions));
+    }
+    if (!matches) {  // a required prefix no term starts with (or no index yet)
+      plan.empty = true;
+      return plan;
+    }
+  }
   const QueryNode& root = plan.root;
   plan.highlight.reserve(4);
   PositiveTerms(root, &plan.highlight);
@@ -133,18 +148,15 @@ Result<QueryPlan> PlanQuery(QueryNode root_node, const GlobalIndexReader* global
   }
   plan.terms.entries.reserve(plan.highlight.size() + 2);
   if (IsPureConjunction(root)) {
-    DPS_RETURN_IF_ERROR(PlanConjunction(global, bins, &plan));
+    DPS_RETURN_IF_ERROR(PlanConjunction(global, bins, &expansions, &plan));
     return plan;
   }
-  BinSets sets(global, &plan.terms);
-  DPS_RETURN_IF_ERROR(plan.terms.AddAll(global, plan.highlight));
+  BinSets sets(global, &plan.terms, &expansions);
+  DPS_RETURN_IF_ERROR(plan.terms.AddAll(global, plan.highlight, &expansions));
   DPS_RETURN_IF_ERROR(sets.Of(root, &plan.bins));
   DropBinsOutOfRange(bins, &plan);
   // Anything but a pure conjunction may decode every positive term's list.
-  for (const auto& t : plan.highlight) {
-    DPS_ASSIGN_OR_RETURN(const GlobalTermInfo* info, sets.Lookup(t));
-    plan.estimated_postings += info->df;
-  }
+  for (size_t h = 0; h < plan.highlight.size(); ++h) plan.estimated_postings += plan.terms.entries[h].second.df;
   return plan;
 }
 

@@ -36,11 +36,21 @@ void CheckMagic(ByteReader* r) {
   if (r->U32("magic") != kWireMagic && r->ok()) r->Fail("magic");
 }
 
-// Query node tag: bits 0-1 kind (0 term, 1 and, 2 or), bit 2 negated.
+// Query node tag: bits 0-1 kind (0 term, 1 and, 2 or, 3 prefix), bit 2
+// negated.
+uint8_t KindTag(QueryNode::Kind kind) {
+  switch (kind) {
+    case QueryNode::Kind::kTerm: return 0;
+    case QueryNode::Kind::kAnd: return 1;
+    case QueryNode::Kind::kOr: return 2;
+    case QueryNode::Kind::kPrefix: return 3;
+  }
+  return 0;
+}
+
 void EncodeNode(const QueryNode& n, std::string* out) {
-  const uint8_t kind = n.kind == QueryNode::Kind::kTerm ? 0 : n.kind == QueryNode::Kind::kAnd ? 1 : 2;
-  out->push_back(static_cast<char>(kind | (n.negated ? 4 : 0)));
-  if (n.kind == QueryNode::Kind::kTerm) {
+  out->push_back(static_cast<char>(KindTag(n.kind) | (n.negated ? 4 : 0)));
+  if (n.kind == QueryNode::Kind::kTerm || n.kind == QueryNode::Kind::kPrefix) {
     PutLengthPrefixed(out, n.term);
     return;
   }
@@ -54,12 +64,13 @@ void DecodeNode(ByteReader* r, size_t depth, size_t* nodes, QueryNode* n) {
   if (++*nodes > kMaxQueryNodes) return r->Fail("query: more than 4096 nodes");
   const uint8_t tag = r->U8("query node tag");
   if (!r->ok()) return;
-  if ((tag & ~7u) != 0 || (tag & 3) == 3) return r->Fail("query node tag");
+  if ((tag & ~7u) != 0) return r->Fail("query node tag");
   n->negated = (tag & 4) != 0;
-  if ((tag & 3) == 0) {
-    n->kind = QueryNode::Kind::kTerm;
-    n->term = r->String("query term");
-    if (r->ok() && n->term.empty()) r->Fail("query term: empty");
+  if ((tag & 3) == 0 || (tag & 3) == 3) {
+    const bool prefix = (tag & 3) == 3;
+    n->kind = prefix ? QueryNode::Kind::kPrefix : QueryNode::Kind::kTerm;
+    n->term = r->String(prefix ? "query prefix" : "query term");
+    if (r->ok() && n->term.empty()) r->Fail(prefix ? "query prefix: empty" : "query term: empty");
     return;
   }
   n->kind = (tag & 3) == 1 ? QueryNode::Kind::kAnd : QueryNode::Kind::kOr;
@@ -133,6 +144,7 @@ void EncodeQuery(const QueryRequest& m, std::string* out) {
     PutF64(out, m.bm25.k1);
     PutF64(out, m.bm25.b);
   }
+  PutVarint64(out, m.max_expansions);
   EncodeNode(m.root, out);
 }
 
@@ -247,6 +259,10 @@ Status DecodeQuery(std::string_view payload, QueryRequest* m) {
     // The CLI's own checks (!(x >= 0) also refuses NaN).
     if (r.ok() && (!(m->bm25.k1 >= 0) || !std::isfinite(m->bm25.k1))) r.Fail("bm25 k1: not a finite number >= 0");
     if (r.ok() && !(m->bm25.b >= 0 && m->bm25.b <= 1)) r.Fail("bm25 b: outside 0..1");
+  }
+  m->max_expansions = r.Varint("max expansions");
+  if (r.ok() && (m->max_expansions == 0 || m->max_expansions > kMaxMaxExpansions)) {
+    r.Fail("max expansions: outside 1..10000000");
   }
   size_t nodes = 0;
   m->root = QueryNode();

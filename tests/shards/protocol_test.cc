@@ -42,11 +42,11 @@ void ExpectTruncationsFail(std::string_view payload,
 // the Hello frame to PROTOCOL.md's table (u32 length, u8 type, u32 magic,
 // u16 version, lp-string token; little-endian).
 TEST(Protocol, HelloBytesAreAsDocumented) {
-  ASSERT_EQ(kWireVersion, 4);  // PROTOCOL.md's version
+  ASSERT_EQ(kWireVersion, 5);  // PROTOCOL.md's version
   const std::string expected("\x0e\x00\x00\x00"  // length: type + 13 payload bytes
                              "\x01"              // Hello
                              "DPSW"               // magic 0x57535044
-                             "\x04\x00"          // version 4
+                             "\x05\x00"          // version 5
                              "\x06s3cret",        // token
                              18);
   std::string f;
@@ -54,7 +54,7 @@ TEST(Protocol, HelloBytesAreAsDocumented) {
   EXPECT_EQ(f, expected);
   Hello h;
   ASSERT_TRUE(DecodeHello(Payload(expected, FrameType::kHello), &h).ok());
-  EXPECT_EQ(h.version, 4);
+  EXPECT_EQ(h.version, 5);
   EXPECT_EQ(h.token, "s3cret");
 }
 
@@ -152,8 +152,9 @@ TEST(Protocol, RankedQueryBytesAndRoundTrip) {
                               "\x0d"                              // K = 13
                               "\xcd\xcc\xcc\xcc\xcc\xcc\xec\x3f"  // k1 = 0.9
                               "\x9a\x99\x99\x99\x99\x99\xd9\x3f"  // b = 0.4
+                              "\x80\x20"                          // max expansions 4096 (version 5)
                               "\x00\x02" "ab",                     // the term
-                              29);
+                              31);
   ASSERT_GE(p.size(), want_tail.size());
   EXPECT_EQ(p.substr(p.size() - want_tail.size()), want_tail);
   EXPECT_EQ(p[8], 8) << "flag bit 3: ranked";
@@ -199,6 +200,45 @@ TEST(Protocol, RankedQueryBytesAndRoundTrip) {
   std::string zero_k(p);
   zero_k[8 + 1 + 1 + 4 + 4 + 4] = 0;  // flags, limit, deadline, tablets: K
   EXPECT_FALSE(DecodeQuery(zero_k, &got).ok());
+}
+
+// Version 5: a Query carries its expansion cap (varint, >= 1) before the
+// tree, and a prefix node is tag 3 (bit 2 negated) with its prefix.
+TEST(Protocol, PrefixQueryBytesAndRoundTrip) {
+  QueryRequest q;
+  q.request_id = 1;
+  q.max_expansions = 300;
+  q.root = QueryNode::And({QueryNode::Term("k"), QueryNode::Prefix("netw", /*negated=*/true)});
+  std::string f;
+  EncodeQuery(q, &f);
+  const std::string_view p = Payload(f, FrameType::kQuery);
+  const std::string want_tail("\xac\x02"        // max expansions 300
+                              "\x01\x02"        // AND of 2
+                              "\x00\x01" "k"    // term k
+                              "\x07\x04" "netw",  // negated prefix netw
+                              13);
+  ASSERT_GE(p.size(), want_tail.size());
+  EXPECT_EQ(p.substr(p.size() - want_tail.size()), want_tail);
+  QueryRequest got;
+  ASSERT_TRUE(DecodeQuery(p, &got).ok());
+  EXPECT_EQ(got.max_expansions, 300u);
+  EXPECT_EQ(got.root.ToString(), "(k AND -netw*)");
+  EXPECT_EQ(got.root.children[1].kind, QueryNode::Kind::kPrefix);
+  ExpectTruncationsFail(p, [](std::string_view x) { QueryRequest y; return DecodeQuery(x, &y); });
+
+  std::string bad(p);
+  bad[bad.size() - want_tail.size()] = 0;  // a cap of 0
+  bad.erase(bad.size() - want_tail.size() + 1, 1);
+  Status s = DecodeQuery(bad, &got);
+  EXPECT_NE(s.message().find("max expansions"), std::string::npos) << s.ToString();
+  q.root = QueryNode::Prefix("");
+  f.clear();
+  EncodeQuery(q, &f);
+  s = DecodeQuery(Payload(f, FrameType::kQuery), &got);
+  EXPECT_NE(s.message().find("query prefix: empty"), std::string::npos) << s.ToString();
+  bad = std::string(p);
+  bad[bad.size() - 6] = 0x0b;  // tag bit 3 set
+  EXPECT_FALSE(DecodeQuery(bad, &got).ok());
 }
 
 // Scored Results (version 4): whole docids in rank order, each with its

@@ -21,7 +21,8 @@ CollectionStats ModelStats(const std::vector<const ModelDoc*>& stored);
 
 // Every live document matching `q`, by id, with its score: the sum over the
 // query's distinct positive terms it holds (not those under NOT) of their
-// BM25 contributions, df counted over `stored`.
+// BM25 contributions, df counted over `stored`. A prefix counts as the OR
+// of the stored terms starting with it, in term order.
 std::map<std::string, double> BruteForceScores(const std::map<std::string, ModelDoc>& live,
                                                const std::vector<const ModelDoc*>& stored,
                                                const QueryNode& q, Bm25Params params = {});

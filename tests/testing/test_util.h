@@ -42,12 +42,16 @@ std::string VocabTerm(size_t rank);
 AnalyzedDocument ToAnalyzed(const ModelDoc& d);
 std::vector<AnalyzedDocument> ToAnalyzed(const std::vector<ModelDoc>& docs);
 
-// Does the document satisfy the query?
+// Does the document satisfy the query? A prefix: does it hold a term
+// starting with it.
 bool Matches(const QueryNode& q, const std::map<std::string, uint32_t>& terms);
 
 // A random valid query tree over the vocabulary: depth <= 3, AND nodes may
-// have negated children (always one positive), OR nodes none.
-QueryNode RandomQuery(std::mt19937_64& rng, size_t vocab, int depth = 0);
+// have negated children (always one positive), OR nodes none. With
+// prefix_percent > 0, that share of the leaves are prefixes of terms
+// (VocabTerm's "t17" gives "t", "t1" or "t17"; "absent" gives prefixes of
+// no term); 0 draws exactly the trees it always drew.
+QueryNode RandomQuery(std::mt19937_64& rng, size_t vocab, int depth = 0, int prefix_percent = 0);
 
 // External ids of the documents of `index_dir` matching `q`, evaluated bin by
 // bin with the real iterators.
