@@ -14,43 +14,30 @@ class Expander {
   Expander(const GlobalIndexReader& global, uint64_t max_expansions, TermTable* found)
       : global_(global), max_(max_expansions), found_(found) {}
 
-  // Expands `node` in place; false when it matches nothing.
-  Result<bool> Expand(QueryNode* node) {
-    switch (node->kind) {
-      case QueryNode::Kind::kTerm:
-        return true;
-      case QueryNode::Kind::kPrefix:
-        return ExpandPrefix(node);
-      case QueryNode::Kind::kAnd:
-      case QueryNode::Kind::kOr:
-        break;
-    }
-    const bool is_and = node->kind == QueryNode::Kind::kAnd;
+  // Expands every prefix under `node` in place.
+  Status Expand(QueryNode* node) {
+    if (node->kind == QueryNode::Kind::kPrefix) return ExpandPrefix(node);
+    if (node->kind == QueryNode::Kind::kTerm) return Status::OK();
     // Every child is expanded (no early exit), so whether the query is
     // over the cap does not depend on the order of its prefixes.
-    bool matches = is_and;  // an AND until a required child is empty; an OR once one is not
-    std::vector<QueryNode> kept;
-    kept.reserve(node->children.size());
+    bool nested_or = false;
     for (QueryNode& c : node->children) {
-      DPS_ASSIGN_OR_RETURN(const bool child_matches, Expand(&c));
-      if (is_and && !child_matches && !c.negated) matches = false;
-      if (!is_and && child_matches) matches = true;
-      if (!child_matches) continue;  // under NOT or in an OR: subtracts or adds nothing
-      if (c.kind == node->kind && !c.negated) {
-        for (QueryNode& g : c.children) kept.push_back(std::move(g));
-      } else {
-        kept.push_back(std::move(c));
+      DPS_RETURN_IF_ERROR(Expand(&c));
+      nested_or |= node->kind == QueryNode::Kind::kOr && c.kind == QueryNode::Kind::kOr;
+    }
+    if (!nested_or) return Status::OK();
+    // An expansion inside an OR joins it: an OR of terms, the shape
+    // MaxScore ranks.
+    std::vector<QueryNode> flat;
+    for (QueryNode& c : node->children) {
+      if (c.kind != QueryNode::Kind::kOr) {
+        flat.push_back(std::move(c));
+        continue;
       }
+      for (QueryNode& g : c.children) flat.push_back(std::move(g));
     }
-    if (!matches) return false;
-    node->children = std::move(kept);
-    if (node->children.size() == 1 && !node->children[0].negated) {
-      const bool negated = node->negated;
-      QueryNode only = std::move(node->children[0]);
-      *node = std::move(only);
-      node->negated = negated;
-    }
-    return true;
+    node->children = std::move(flat);
+    return Status::OK();
   }
 
   // InvalidArgument when the query is over the cap.
@@ -71,7 +58,7 @@ class Expander {
   }
 
  private:
-  Result<bool> ExpandPrefix(QueryNode* node) {
+  Status ExpandPrefix(QueryNode* node) {
     std::vector<std::string> terms;
     Status parse;
     uint64_t n = 0;
@@ -88,19 +75,25 @@ class Expander {
     DPS_RETURN_IF_ERROR(parse);
     total_ += n;
     counts_.emplace_back(node->term, n);
-    if (n == 0) return false;
-    if (total_ > max_) return true;  // refused by Check: the tree is not used
+    // No term starts with the prefix, so neither is the prefix itself a
+    // term: as a term it matches nothing and scores nothing, and planning
+    // treats it as any absent term (an AND requiring it is empty).
+    if (n == 0) {
+      node->kind = QueryNode::Kind::kTerm;
+      return Status::OK();
+    }
+    if (total_ > max_) return Status::OK();  // refused by Check: the tree is not used
     const bool negated = node->negated;
     if (n == 1) {
       *node = QueryNode::Term(std::move(terms[0]), negated);
-      return true;
+      return Status::OK();
     }
     std::vector<QueryNode> children;
     children.reserve(terms.size());
     for (std::string& t : terms) children.push_back(QueryNode::Term(std::move(t)));
     *node = QueryNode::Or(std::move(children));
     node->negated = negated;
-    return true;
+    return Status::OK();
   }
 
   const GlobalIndexReader& global_;
@@ -112,12 +105,11 @@ class Expander {
 
 }  // namespace
 
-Result<bool> ExpandPrefixes(QueryNode* root, const GlobalIndexReader& global, uint64_t max_expansions,
-                            TermTable* found) {
+Status ExpandPrefixes(QueryNode* root, const GlobalIndexReader& global, uint64_t max_expansions,
+                      TermTable* found) {
   Expander expander(global, max_expansions, found);
-  DPS_ASSIGN_OR_RETURN(const bool matches, expander.Expand(root));
-  DPS_RETURN_IF_ERROR(expander.Check());
-  return matches;
+  DPS_RETURN_IF_ERROR(expander.Expand(root));
+  return expander.Check();
 }
 
 }  // namespace dps

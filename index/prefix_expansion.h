@@ -31,16 +31,17 @@ inline constexpr uint64_t kDefaultMaxExpansions = 4096;
 inline constexpr uint64_t kMaxMaxExpansions = 10'000'000;
 
 // Expands every prefix of *root in place into the OR of its terms, in term
-// order (one term alone), negated as the prefix was; ORs of ORs and ANDs
-// of ANDs that result are flattened. A prefix no term starts with matches
-// nothing: it is dropped from an OR or from under a NOT, and empties the
-// AND that requires it; the result is false when the whole query then
-// matches nothing (*root is then not to be used). Each expansion's global
-// entry is put in *found, so planning need not look it up again.
-// InvalidArgument, naming each prefix and its count, when the prefixes
-// expand to more than `max_expansions` terms in all.
+// order (one term alone), negated as the prefix was; an OR it lands in
+// takes its terms directly. A prefix no term starts with becomes a term
+// no document holds (the prefix itself: no term starts with it, so it is
+// none), which matches and scores nothing, as an absent word does: an AND
+// requiring it is empty, an OR or a NOT of it adds or subtracts nothing.
+// Each expansion's global entry is put in *found, so planning need not
+// look it up again. InvalidArgument, naming each prefix and its count,
+// when the prefixes expand to more than `max_expansions` terms in all
+// (*root is then not to be used).
 // REQUIRES: ValidateQuery(*root).ok().
-Result<bool> ExpandPrefixes(QueryNode* root, const GlobalIndexReader& global, uint64_t max_expansions,
-                            TermTable* found);
+Status ExpandPrefixes(QueryNode* root, const GlobalIndexReader& global, uint64_t max_expansions,
+                      TermTable* found);
 
 }  // namespace dps

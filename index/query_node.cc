@@ -121,12 +121,9 @@ Result<std::unique_ptr<DocIterator>> BuildIterator(const IndexReader& index, Bin
                                                    const QueryNode& node) {
   TermTable table;
   if (HasPrefix(node)) {
+    if (index.global() == nullptr) return std::unique_ptr<DocIterator>(new EmptyIterator());
     QueryNode expanded = node;
-    bool matches = false;
-    if (index.global() != nullptr) {
-      DPS_ASSIGN_OR_RETURN(matches, ExpandPrefixes(&expanded, *index.global(), kDefaultMaxExpansions, &table));
-    }
-    if (!matches) return std::unique_ptr<DocIterator>(new EmptyIterator());
+    DPS_RETURN_IF_ERROR(ExpandPrefixes(&expanded, *index.global(), kDefaultMaxExpansions, &table));
     DPS_RETURN_IF_ERROR(LookupTerms(index.global(), expanded, &table));
     return BuildIterator(index.TabletOf(bin), bin, expanded, table);
   }

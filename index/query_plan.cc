@@ -130,14 +130,11 @@ Result<QueryPlan> PlanQuery(QueryNode root_node, const GlobalIndexReader* global
   TermTable expansions;  // the prefixes' terms, read by the dictionary walk
   if (HasPrefix(plan.root)) {
     plan.written = PositiveSnippetTerms(plan.root);
-    bool matches = false;
-    if (global != nullptr) {
-      DPS_ASSIGN_OR_RETURN(matches, ExpandPrefixes(&plan.root, *global, max_expansions, &expansions));
-    }
-    if (!matches) {  // a required prefix no term starts with (or no index yet)
+    if (global == nullptr) {  // no commit yet: nothing to expand into
       plan.empty = true;
       return plan;
     }
+    DPS_RETURN_IF_ERROR(ExpandPrefixes(&plan.root, *global, max_expansions, &expansions));
   }
   const QueryNode& root = plan.root;
   plan.highlight.reserve(4);
