@@ -36,10 +36,8 @@ struct Ranked {
   DocId docid;
 };
 
-class RankedProperty : public ::testing::TestWithParam<uint64_t> {};
-
-TEST_P(RankedProperty, TopKEqualsBruteForceBm25) {
-  const uint64_t seed = GetParam();
+// One scenario: prefix_percent of the queries' leaves are prefixes.
+void CheckScenario(uint64_t seed, int prefix_percent) {
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
   testing::TempDir dir;
@@ -134,7 +132,7 @@ TEST_P(RankedProperty, TopKEqualsBruteForceBm25) {
       {"inline", &inline_coordinator}, {"parallel", &parallel_coordinator}, {"cluster", cluster->get()}};
 
   for (int q = 0; q < 60; ++q) {
-    const QueryNode generated = testing::RandomQuery(rng, vocab);
+    const QueryNode generated = testing::RandomQuery(rng, vocab, 0, prefix_percent);
     auto parsed = ParseQuery(generated.ToString(), analyzer->get());
     ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
     SCOPED_TRACE("query " + parsed->ToString());
@@ -197,6 +195,15 @@ TEST_P(RankedProperty, TopKEqualsBruteForceBm25) {
     }
   }
 }
+
+class RankedProperty : public ::testing::TestWithParam<uint64_t> {};
+
+TEST_P(RankedProperty, TopKEqualsBruteForceBm25) { CheckScenario(GetParam(), 0); }
+
+// A prefix ranks as the OR of its expansions (the oracle expands it over
+// the stored documents' terms, in term order): `t*` gives more than 16
+// terms (scored term at a time), `t1*` 11 (MaxScore when alone).
+TEST_P(RankedProperty, PrefixTopKEqualsBruteForceBm25) { CheckScenario(GetParam(), 35); }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, RankedProperty, ::testing::Range<uint64_t>(1, 13));
 
