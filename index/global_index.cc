@@ -42,7 +42,8 @@ void GlobalTermInfo::Bins(std::vector<BinId>* out) const {
   }
 }
 
-size_t TermTable::IndexOf(std::string_view term) const {
+size_t TermTable::IndexOf(std::string_view term, size_t hint) const {
+  if (hint < entries.size() && entries[hint].first == term) return hint;
   if (!index_.empty()) {
     const auto it = index_.find(term);
     return it == index_.end() ? kNone : it->second;
@@ -62,10 +63,11 @@ void TermTable::Append(std::string_view term, GlobalTermInfo info) {
   index_.emplace(entries.back().first, entries.size() - 1);
 }
 
-bool TermTable::TakeFrom(TermTable* known, std::string_view term) {
+bool TermTable::TakeFrom(TermTable* known, std::string_view term, size_t* hint) {
   if (known == nullptr) return false;
-  const size_t i = known->IndexOf(term);
+  const size_t i = known->IndexOf(term, *hint);
   if (i == kNone) return false;
+  *hint = i + 1;
   Append(term, std::move(known->entries[i].second));
   return true;
 }
@@ -76,7 +78,7 @@ void TermTable::Put(std::string_view term, GlobalTermInfo info) {
 
 Result<size_t> TermTable::Add(const GlobalIndexReader* global, std::string_view term, TermTable* known) {
   if (const size_t i = IndexOf(term); i != kNone) return i;
-  if (TakeFrom(known, term)) return entries.size() - 1;
+  if (TakeFrom(known, term, &known_hint_)) return entries.size() - 1;
   GlobalTermInfo info;
   if (global != nullptr) {
     bool found = false;  // absent: the entry stays empty
@@ -100,7 +102,7 @@ Status TermTable::AddAll(const GlobalIndexReader* global, std::span<const std::s
     for (size_t k = start; k < std::min(start + kBatch, terms.size()); ++k) {
       if (IndexOf(terms[k]) != kNone) continue;
       int64_t& block = blocks[entries.size() - first_new];
-      if (TakeFrom(known, terms[k])) {
+      if (TakeFrom(known, terms[k], &known_hint_)) {
         block = kTaken;
         continue;
       }

@@ -70,6 +70,16 @@ struct TermTable {
     const size_t i = IndexOf(term);
     return i == kNone ? nullptr : &entries[i].second;
   }
+  // Find, trying entries[*hint] first; *hint becomes the index after the
+  // entry found. Terms asked for in the order they were added (an OR of a
+  // prefix's expansions, whose entries were added in that order) are found
+  // without hashing.
+  const GlobalTermInfo* FindFrom(std::string_view term, size_t* hint) const {
+    const size_t i = IndexOf(term, *hint);
+    if (i == kNone) return nullptr;
+    *hint = i + 1;
+    return &entries[i].second;
+  }
   // The index of `term`'s entry, looked up in `global` (may be null: absent)
   // the first time it is asked for, or moved from `known` when that holds
   // it (entries a dictionary walk has read already: a prefix's expansions).
@@ -83,9 +93,10 @@ struct TermTable {
 
  private:
   static constexpr size_t kNone = SIZE_MAX;
-  size_t IndexOf(std::string_view term) const;
+  size_t IndexOf(std::string_view term, size_t hint = kNone) const;
   // Moves `term`'s entry out of `known` into a new entry; false if absent.
-  bool TakeFrom(TermTable* known, std::string_view term);
+  // *hint as in FindFrom, for `known`.
+  bool TakeFrom(TermTable* known, std::string_view term, size_t* hint);
   void Append(std::string_view term, GlobalTermInfo info);
   struct Hash {
     using is_transparent = void;  // find() takes a string_view as it is
@@ -93,6 +104,7 @@ struct TermTable {
   };
   // Every entry's index, once past kLinearEntries.
   std::unordered_map<std::string, size_t, Hash, std::equal_to<>> index_;
+  size_t known_hint_ = 0;  // TakeFrom's, across Add calls
 };
 
 class GlobalIndexWriter {

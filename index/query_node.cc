@@ -136,9 +136,10 @@ namespace {
 Result<std::unique_ptr<DocIterator>> BuildUnion(const Tablet& tablet, BinId bin, const QueryNode& node,
                                                 const TermTable& terms) {
   UnionBuilder builder(tablet, bin);
+  size_t hint = 0;  // an expansion's entries sit in its order
   for (const auto& c : node.children) {
     if (c.kind == QueryNode::Kind::kTerm) {
-      const GlobalTermInfo* info = terms.Find(c.term);
+      const GlobalTermInfo* info = terms.FindFrom(c.term, &hint);
       if (info == nullptr) return Status::InvalidArgument("term '" + c.term + "' was not looked up");
       DPS_RETURN_IF_ERROR(builder.AddRefs(info->RefsOf(bin)));
       continue;
