@@ -63,22 +63,35 @@ void TermTable::Append(std::string_view term, GlobalTermInfo info) {
   index_.emplace(entries.back().first, entries.size() - 1);
 }
 
-bool TermTable::TakeFrom(TermTable* known, std::string_view term, size_t* hint) {
-  if (known == nullptr) return false;
-  const size_t i = known->IndexOf(term, *hint);
-  if (i == kNone) return false;
-  *hint = i + 1;
-  Append(term, std::move(known->entries[i].second));
+void KnownTerms::Add(std::string term, GlobalTermInfo info) {
+  entries_.emplace_back(std::move(term), std::move(info));
+}
+
+bool KnownTerms::Take(std::string_view term, GlobalTermInfo* info) {
+  size_t i = next_;
+  if (i >= entries_.size() || entries_[i].first != term) {
+    if (index_.empty()) {
+      for (size_t k = entries_.size(); k-- > 0;) index_[entries_[k].first] = k;  // the first of duplicates wins
+    }
+    const auto it = index_.find(term);
+    if (it == index_.end()) return false;
+    i = it->second;
+  }
+  *info = std::move(entries_[i].second);
+  next_ = i + 1;
   return true;
 }
 
-void TermTable::Put(std::string_view term, GlobalTermInfo info) {
-  if (IndexOf(term) == kNone) Append(term, std::move(info));
+bool TermTable::TakeFrom(KnownTerms* known, std::string_view term) {
+  GlobalTermInfo info;
+  if (known == nullptr || !known->Take(term, &info)) return false;
+  Append(term, std::move(info));
+  return true;
 }
 
-Result<size_t> TermTable::Add(const GlobalIndexReader* global, std::string_view term, TermTable* known) {
+Result<size_t> TermTable::Add(const GlobalIndexReader* global, std::string_view term, KnownTerms* known) {
   if (const size_t i = IndexOf(term); i != kNone) return i;
-  if (TakeFrom(known, term, &known_hint_)) return entries.size() - 1;
+  if (TakeFrom(known, term)) return entries.size() - 1;
   GlobalTermInfo info;
   if (global != nullptr) {
     bool found = false;  // absent: the entry stays empty
@@ -88,7 +101,7 @@ Result<size_t> TermTable::Add(const GlobalIndexReader* global, std::string_view 
   return entries.size() - 1;
 }
 
-Status TermTable::AddAll(const GlobalIndexReader* global, std::span<const std::string> terms, TermTable* known) {
+Status TermTable::AddAll(const GlobalIndexReader* global, std::span<const std::string> terms, KnownTerms* known) {
   if (global == nullptr || terms.size() < 2) {
     for (const auto& t : terms) DPS_RETURN_IF_ERROR(Add(global, t, known).status());
     return Status::OK();
@@ -102,7 +115,7 @@ Status TermTable::AddAll(const GlobalIndexReader* global, std::span<const std::s
     for (size_t k = start; k < std::min(start + kBatch, terms.size()); ++k) {
       if (IndexOf(terms[k]) != kNone) continue;
       int64_t& block = blocks[entries.size() - first_new];
-      if (TakeFrom(known, terms[k], &known_hint_)) {
+      if (TakeFrom(known, terms[k])) {
         block = kTaken;
         continue;
       }

@@ -59,6 +59,27 @@ struct GlobalTermInfo {
 
 class GlobalIndexReader;
 
+// Global entries read elsewhere (a prefix's expansions, read by the
+// dictionary walk), which a TermTable takes instead of looking the terms
+// up again. They are taken mostly in the order they were added, so the
+// entry after the last one taken is tried first; the first other request
+// builds a hash index. A term added twice (overlapping prefixes) is taken
+// once, its first entry.
+class KnownTerms {
+ public:
+  void Add(std::string term, GlobalTermInfo info);
+  // Moves `term`'s entry into *info; false if absent. REQUIRES: every Add
+  // before the first Take.
+  bool Take(std::string_view term, GlobalTermInfo* info);
+  size_t size() const { return entries_.size(); }
+  const std::pair<std::string, GlobalTermInfo>& entry(size_t i) const { return entries_[i]; }
+
+ private:
+  std::vector<std::pair<std::string, GlobalTermInfo>> entries_;
+  size_t next_ = 0;
+  std::unordered_map<std::string_view, size_t> index_;  // views of entries_' keys
+};
+
 // The global entries of one query's terms. An entry with no refs is a term
 // absent from the index. A handful of terms are searched linearly; past
 // kLinearEntries (a prefix's expansions make thousands) Find uses a hash
@@ -81,22 +102,19 @@ struct TermTable {
     return &entries[i].second;
   }
   // The index of `term`'s entry, looked up in `global` (may be null: absent)
-  // the first time it is asked for, or moved from `known` when that holds
-  // it (entries a dictionary walk has read already: a prefix's expansions).
-  Result<size_t> Add(const GlobalIndexReader* global, std::string_view term, TermTable* known = nullptr);
+  // the first time it is asked for, or taken from `known` when that holds
+  // it.
+  Result<size_t> Add(const GlobalIndexReader* global, std::string_view term, KnownTerms* known = nullptr);
   // Adds every term of `terms` at once, in order (their dictionary blocks
   // are fetched together, see TermDictReader::Locate), `known` as in Add.
   Status AddAll(const GlobalIndexReader* global, std::span<const std::string> terms,
-                TermTable* known = nullptr);
-  // Adds an entry read elsewhere; a term already present keeps its entry.
-  void Put(std::string_view term, GlobalTermInfo info);
+                KnownTerms* known = nullptr);
 
  private:
   static constexpr size_t kNone = SIZE_MAX;
   size_t IndexOf(std::string_view term, size_t hint = kNone) const;
-  // Moves `term`'s entry out of `known` into a new entry; false if absent.
-  // *hint as in FindFrom, for `known`.
-  bool TakeFrom(TermTable* known, std::string_view term, size_t* hint);
+  // Takes `term`'s entry from `known` into a new entry; false if absent.
+  bool TakeFrom(KnownTerms* known, std::string_view term);
   void Append(std::string_view term, GlobalTermInfo info);
   struct Hash {
     using is_transparent = void;  // find() takes a string_view as it is
@@ -104,7 +122,6 @@ struct TermTable {
   };
   // Every entry's index, once past kLinearEntries.
   std::unordered_map<std::string, size_t, Hash, std::equal_to<>> index_;
-  size_t known_hint_ = 0;  // TakeFrom's, across Add calls
 };
 
 class GlobalIndexWriter {

@@ -11,7 +11,7 @@ namespace {
 
 class Expander {
  public:
-  Expander(const GlobalIndexReader& global, uint64_t max_expansions, TermTable* found)
+  Expander(const GlobalIndexReader& global, uint64_t max_expansions, KnownTerms* found)
       : global_(global), max_(max_expansions), found_(found) {}
 
   // Expands every prefix under `node` in place.
@@ -70,7 +70,7 @@ class Expander {
       GlobalTermInfo info;
       parse = global_.ParseValue(value, &info);
       terms.emplace_back(key);
-      found_->Put(key, std::move(info));
+      found_->Add(std::string(key), std::move(info));
     }));
     DPS_RETURN_IF_ERROR(parse);
     total_ += n;
@@ -98,7 +98,7 @@ class Expander {
 
   const GlobalIndexReader& global_;
   const uint64_t max_;
-  TermTable* found_;
+  KnownTerms* found_;
   uint64_t total_ = 0;
   std::vector<std::pair<std::string, uint64_t>> counts_;  // each prefix and its terms
 };
@@ -106,7 +106,7 @@ class Expander {
 }  // namespace
 
 Status ExpandPrefixes(QueryNode* root, const GlobalIndexReader& global, uint64_t max_expansions,
-                      TermTable* found) {
+                      KnownTerms* found) {
   Expander expander(global, max_expansions, found);
   DPS_RETURN_IF_ERROR(expander.Expand(root));
   return expander.Check();

@@ -42,6 +42,6 @@ inline constexpr uint64_t kMaxMaxExpansions = 10'000'000;
 // (*root is then not to be used).
 // REQUIRES: ValidateQuery(*root).ok().
 Status ExpandPrefixes(QueryNode* root, const GlobalIndexReader& global, uint64_t max_expansions,
-                      TermTable* found);
+                      KnownTerms* found);
 
 }  // namespace dps

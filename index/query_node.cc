@@ -27,19 +27,23 @@ namespace {
 // expansions make thousands, where searching the list would be quadratic.
 constexpr size_t kLinearTerms = 16;
 
+// `seen` views the tree's own terms (it does not change during the walk):
+// no copy of a term but the one in *terms.
 void AddPositiveTerms(const QueryNode& node, std::vector<std::string>* terms,
-                      std::unordered_set<std::string>* seen) {
+                      std::vector<std::string_view>* first, std::unordered_set<std::string_view>* seen) {
   if (node.negated || node.kind == QueryNode::Kind::kPrefix) return;
   if (node.kind == QueryNode::Kind::kTerm) {
-    if (terms->size() < kLinearTerms) {
-      if (std::find(terms->begin(), terms->end(), node.term) == terms->end()) terms->push_back(node.term);
-      return;
+    if (first->size() < kLinearTerms) {
+      if (std::find(first->begin(), first->end(), node.term) != first->end()) return;
+      first->push_back(node.term);
+    } else {
+      if (seen->empty()) seen->insert(first->begin(), first->end());
+      if (!seen->insert(node.term).second) return;
     }
-    if (seen->empty()) seen->insert(terms->begin(), terms->end());
-    if (seen->insert(node.term).second) terms->push_back(node.term);
+    terms->push_back(node.term);
     return;
   }
-  for (const auto& c : node.children) AddPositiveTerms(c, terms, seen);
+  for (const auto& c : node.children) AddPositiveTerms(c, terms, first, seen);
 }
 
 void AddSnippetPrefixes(const QueryNode& node, std::vector<std::string>* prefixes) {
@@ -53,8 +57,9 @@ void AddSnippetPrefixes(const QueryNode& node, std::vector<std::string>* prefixe
 }  // namespace
 
 void PositiveTerms(const QueryNode& node, std::vector<std::string>* terms) {
-  std::unordered_set<std::string> seen;  // filled once terms pass kLinearTerms
-  AddPositiveTerms(node, terms, &seen);
+  std::vector<std::string_view> first;       // the first kLinearTerms terms
+  std::unordered_set<std::string_view> seen;  // every term, once past them
+  AddPositiveTerms(node, terms, &first, &seen);
 }
 
 SnippetTerms PositiveSnippetTerms(const QueryNode& node) {
@@ -108,13 +113,14 @@ Status NotExpanded(const QueryNode& node) {
 }
 }  // namespace
 
-Status LookupTerms(const GlobalIndexReader* global, const QueryNode& node, TermTable* table) {
+Status LookupTerms(const GlobalIndexReader* global, const QueryNode& node, TermTable* table,
+                   KnownTerms* known) {
   if (node.kind == QueryNode::Kind::kPrefix) return NotExpanded(node);
   if (node.kind != QueryNode::Kind::kTerm) {
-    for (const auto& c : node.children) DPS_RETURN_IF_ERROR(LookupTerms(global, c, table));
+    for (const auto& c : node.children) DPS_RETURN_IF_ERROR(LookupTerms(global, c, table, known));
     return Status::OK();
   }
-  return table->Add(global, node.term).status();
+  return table->Add(global, node.term, known).status();
 }
 
 Result<std::unique_ptr<DocIterator>> BuildIterator(const IndexReader& index, BinId bin,
@@ -123,8 +129,9 @@ Result<std::unique_ptr<DocIterator>> BuildIterator(const IndexReader& index, Bin
   if (HasPrefix(node)) {
     if (index.global() == nullptr) return std::unique_ptr<DocIterator>(new EmptyIterator());
     QueryNode expanded = node;
-    DPS_RETURN_IF_ERROR(ExpandPrefixes(&expanded, *index.global(), kDefaultMaxExpansions, &table));
-    DPS_RETURN_IF_ERROR(LookupTerms(index.global(), expanded, &table));
+    KnownTerms found;
+    DPS_RETURN_IF_ERROR(ExpandPrefixes(&expanded, *index.global(), kDefaultMaxExpansions, &found));
+    DPS_RETURN_IF_ERROR(LookupTerms(index.global(), expanded, &table, &found));
     return BuildIterator(index.TabletOf(bin), bin, expanded, table);
   }
   DPS_RETURN_IF_ERROR(LookupTerms(index.global(), node, &table));

@@ -87,8 +87,10 @@ Result<std::unique_ptr<DocIterator>> BuildIterator(const Tablet& tablet, BinId b
 // expanding prefixes there, at most kDefaultMaxExpansions terms).
 Result<std::unique_ptr<DocIterator>> BuildIterator(const IndexReader& index, BinId bin,
                                                    const QueryNode& node);
-// Adds every term of `node` (negated ones too) to `table`, looked up once.
-// REQUIRES: no prefix in `node` (InvalidArgument otherwise).
-Status LookupTerms(const GlobalIndexReader* global, const QueryNode& node, TermTable* table);
+// Adds every term of `node` (negated ones too) to `table`, looked up once
+// (or taken from `known`). REQUIRES: no prefix in `node` (InvalidArgument
+// otherwise).
+Status LookupTerms(const GlobalIndexReader* global, const QueryNode& node, TermTable* table,
+                   KnownTerms* known = nullptr);
 
 }  // namespace dps

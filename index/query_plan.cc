@@ -10,7 +10,7 @@ namespace {
 class BinSets {
  public:
   // `known`: entries read already (a prefix's expansions), or null.
-  BinSets(const GlobalIndexReader* global, TermTable* table, TermTable* known)
+  BinSets(const GlobalIndexReader* global, TermTable* table, KnownTerms* known)
       : global_(global), table_(table), known_(known) {}
 
   // Bins where `node` can match, into *out. Negated children of an AND
@@ -66,7 +66,7 @@ class BinSets {
  private:
   const GlobalIndexReader* global_;
   TermTable* table_;
-  TermTable* known_;
+  KnownTerms* known_;
 };
 
 void DropBinsOutOfRange(uint32_t bins, QueryPlan* plan) {
@@ -88,7 +88,7 @@ bool IsPureConjunction(const QueryNode& root) {
 // distinct terms (plan->highlight): their entries are looked up together
 // and sit in that order, the bins are the rarest term's bins that every
 // other term's refs also name (one merge per term), and no tree is walked.
-Status PlanConjunction(const GlobalIndexReader* global, uint32_t bins, TermTable* known, QueryPlan* plan) {
+Status PlanConjunction(const GlobalIndexReader* global, uint32_t bins, KnownTerms* known, QueryPlan* plan) {
   TermTable& table = plan->terms;
   DPS_RETURN_IF_ERROR(table.AddAll(global, plan->highlight, known));  // entries[i] is highlight[i]
   const size_t n = table.entries.size();
@@ -127,7 +127,7 @@ Result<QueryPlan> PlanQuery(QueryNode root_node, const GlobalIndexReader* global
                             uint64_t max_expansions) {
   QueryPlan plan;
   plan.root = std::move(root_node);
-  TermTable expansions;  // the prefixes' terms, read by the dictionary walk
+  KnownTerms expansions;  // the prefixes' terms, read by the dictionary walk
   if (HasPrefix(plan.root)) {
     plan.written = PositiveSnippetTerms(plan.root);
     if (global == nullptr) {  // no commit yet: nothing to expand into

@@ -52,23 +52,20 @@ class PrefixExpansion : public ::testing::Test {
 
   // The expanded tree's text, or the error.
   std::string Expand(QueryNode q, uint64_t cap = kDefaultMaxExpansions) {
-    TermTable found;
+    KnownTerms found;
     const Status s = ExpandPrefixes(&q, *index_->global(), cap, &found);
     if (!s.ok()) return "ERROR " + s.message();
     EXPECT_FALSE(HasPrefix(q)) << q.ToString();
     EXPECT_TRUE(ValidateQuery(q).ok()) << q.ToString();
     // Every expansion's entry is the global index's own.
-    std::vector<std::string> terms;
-    PositiveTerms(q, &terms);
-    for (const auto& t : terms) {
-      const GlobalTermInfo* info = found.Find(t);
-      if (info == nullptr) continue;  // a term of the query itself
+    for (size_t i = 0; i < found.size(); ++i) {
+      const auto& [term, info] = found.entry(i);
       bool exists = false;
       GlobalTermInfo want;
-      EXPECT_TRUE(index_->global()->Lookup(t, &exists, &want).ok());
-      EXPECT_TRUE(exists) << t;
-      EXPECT_EQ(info->df, want.df) << t;
-      EXPECT_EQ(info->refs.size(), want.refs.size()) << t;
+      EXPECT_TRUE(index_->global()->Lookup(term, &exists, &want).ok());
+      EXPECT_TRUE(exists) << term;
+      EXPECT_EQ(info.df, want.df) << term;
+      EXPECT_EQ(info.refs.size(), want.refs.size()) << term;
     }
     return q.ToString();
   }
