@@ -1,6 +1,7 @@
 #include "index/query_node.h"
 
 #include <algorithm>
+#include <array>
 #include <unordered_set>
 
 #include "index/and_iterator.h"
@@ -27,23 +28,33 @@ namespace {
 // expansions make thousands, where searching the list would be quadratic.
 constexpr size_t kLinearTerms = 16;
 
-// `seen` views the tree's own terms (it does not change during the walk):
-// no copy of a term but the one in *terms.
-void AddPositiveTerms(const QueryNode& node, std::vector<std::string>* terms,
-                      std::vector<std::string_view>* first, std::unordered_set<std::string_view>* seen) {
+// The terms seen so far, as views of the tree's own terms (it does not
+// change during the walk): the first kLinearTerms in an array searched
+// linearly (no allocation for a common query), all of them in a hash set
+// once past.
+struct SeenTerms {
+  std::array<std::string_view, kLinearTerms> first;
+  size_t n = 0;
+  std::unordered_set<std::string_view> all;
+  // False if `term` was seen already.
+  bool Insert(std::string_view term) {
+    if (n < kLinearTerms) {
+      if (std::find(first.begin(), first.begin() + n, term) != first.begin() + n) return false;
+      first[n++] = term;
+      return true;
+    }
+    if (all.empty()) all.insert(first.begin(), first.end());
+    return all.insert(term).second;
+  }
+};
+
+void AddPositiveTerms(const QueryNode& node, std::vector<std::string>* terms, SeenTerms* seen) {
   if (node.negated || node.kind == QueryNode::Kind::kPrefix) return;
   if (node.kind == QueryNode::Kind::kTerm) {
-    if (first->size() < kLinearTerms) {
-      if (std::find(first->begin(), first->end(), node.term) != first->end()) return;
-      first->push_back(node.term);
-    } else {
-      if (seen->empty()) seen->insert(first->begin(), first->end());
-      if (!seen->insert(node.term).second) return;
-    }
-    terms->push_back(node.term);
+    if (seen->Insert(node.term)) terms->push_back(node.term);
     return;
   }
-  for (const auto& c : node.children) AddPositiveTerms(c, terms, first, seen);
+  for (const auto& c : node.children) AddPositiveTerms(c, terms, seen);
 }
 
 void AddSnippetPrefixes(const QueryNode& node, std::vector<std::string>* prefixes) {
@@ -57,9 +68,8 @@ void AddSnippetPrefixes(const QueryNode& node, std::vector<std::string>* prefixe
 }  // namespace
 
 void PositiveTerms(const QueryNode& node, std::vector<std::string>* terms) {
-  std::vector<std::string_view> first;       // the first kLinearTerms terms
-  std::unordered_set<std::string_view> seen;  // every term, once past them
-  AddPositiveTerms(node, terms, &first, &seen);
+  SeenTerms seen;
+  AddPositiveTerms(node, terms, &seen);
 }
 
 SnippetTerms PositiveSnippetTerms(const QueryNode& node) {
