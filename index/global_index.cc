@@ -84,7 +84,7 @@ bool KnownTerms::Take(std::string_view term, GlobalTermInfo* info) {
 
 bool TermTable::TakeFrom(KnownTerms* known, std::string_view term) {
   GlobalTermInfo info;
-  if (known == nullptr || !known->Take(term, &info)) return false;
+  if (known == nullptr || known->size() == 0 || !known->Take(term, &info)) return false;
   Append(term, std::move(info));
   return true;
 }

@@ -1,7 +1,7 @@
 #include "index/query_node.h"
 
 #include <algorithm>
-#include <array>
+#include <optional>
 #include <unordered_set>
 
 #include "index/and_iterator.h"
@@ -28,23 +28,28 @@ namespace {
 // expansions make thousands, where searching the list would be quadratic.
 constexpr size_t kLinearTerms = 16;
 
-// The terms seen so far, as views of the tree's own terms (it does not
-// change during the walk): the first kLinearTerms in an array searched
-// linearly (no allocation for a common query), all of them in a hash set
-// once past.
+// The terms seen so far, as the tree's own terms (it does not change
+// during the walk): the first kLinearTerms in an array searched linearly
+// (nothing allocated or even cleared for a common query), all of them in
+// a hash set of views once past.
 struct SeenTerms {
-  std::array<std::string_view, kLinearTerms> first;
+  const std::string* first[kLinearTerms];  // [0, n) set
   size_t n = 0;
-  std::unordered_set<std::string_view> all;
+  std::optional<std::unordered_set<std::string_view>> all;
   // False if `term` was seen already.
-  bool Insert(std::string_view term) {
+  bool Insert(const std::string& term) {
     if (n < kLinearTerms) {
-      if (std::find(first.begin(), first.begin() + n, term) != first.begin() + n) return false;
-      first[n++] = term;
+      for (size_t i = 0; i < n; ++i) {
+        if (*first[i] == term) return false;
+      }
+      first[n++] = &term;
       return true;
     }
-    if (all.empty()) all.insert(first.begin(), first.end());
-    return all.insert(term).second;
+    if (!all) {
+      all.emplace();
+      for (const std::string* t : first) all->insert(*t);
+    }
+    return all->insert(term).second;
   }
 };
 

@@ -127,15 +127,16 @@ Result<QueryPlan> PlanQuery(QueryNode root_node, const GlobalIndexReader* global
                             uint64_t max_expansions) {
   QueryPlan plan;
   plan.root = std::move(root_node);
-  KnownTerms expansions;  // the prefixes' terms, read by the dictionary walk
+  std::optional<KnownTerms> expansions;  // the prefixes' terms, read by the dictionary walk
   if (HasPrefix(plan.root)) {
     plan.written = PositiveSnippetTerms(plan.root);
     if (global == nullptr) {  // no commit yet: nothing to expand into
       plan.empty = true;
       return plan;
     }
-    DPS_RETURN_IF_ERROR(ExpandPrefixes(&plan.root, *global, max_expansions, &expansions));
+    DPS_RETURN_IF_ERROR(ExpandPrefixes(&plan.root, *global, max_expansions, &expansions.emplace()));
   }
+  KnownTerms* known = expansions ? &*expansions : nullptr;
   const QueryNode& root = plan.root;
   plan.highlight.reserve(4);
   PositiveTerms(root, &plan.highlight);
@@ -145,11 +146,11 @@ Result<QueryPlan> PlanQuery(QueryNode root_node, const GlobalIndexReader* global
   }
   plan.terms.entries.reserve(plan.highlight.size() + 2);
   if (IsPureConjunction(root)) {
-    DPS_RETURN_IF_ERROR(PlanConjunction(global, bins, &expansions, &plan));
+    DPS_RETURN_IF_ERROR(PlanConjunction(global, bins, known, &plan));
     return plan;
   }
-  BinSets sets(global, &plan.terms, &expansions);
-  DPS_RETURN_IF_ERROR(plan.terms.AddAll(global, plan.highlight, &expansions));
+  BinSets sets(global, &plan.terms, known);
+  DPS_RETURN_IF_ERROR(plan.terms.AddAll(global, plan.highlight, known));
   DPS_RETURN_IF_ERROR(sets.Of(root, &plan.bins));
   DropBinsOutOfRange(bins, &plan);
   // Anything but a pure conjunction may decode every positive term's list.
