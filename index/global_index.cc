@@ -64,6 +64,7 @@ void TermTable::Append(std::string_view term, GlobalTermInfo info) {
 }
 
 void KnownTerms::Add(std::string term, GlobalTermInfo info) {
+  index_.clear();  // its views may move with entries_
   entries_.emplace_back(std::move(term), std::move(info));
 }
 

@@ -53,7 +53,7 @@ struct QueryNode {
 };
 
 // The distinct positive terms of a query (for planning and highlighting),
-// in their first order of appearance. Prefixes are not terms: an expanded
+// in their first order of appearance, into *terms (empty). Prefixes are not terms: an expanded
 // query has none left.
 void PositiveTerms(const QueryNode& node, std::vector<std::string>* terms);
 
