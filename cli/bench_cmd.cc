@@ -47,7 +47,7 @@ void RegisterBench(CLI::App& app) {
     auto queries = ReadQueryFile(a->queries);
     if (!queries.ok()) return (void)Fail(queries.status());
     SearchBackend* b = backend->get();
-    const BenchMode mode{a->fetch, a->top, a->bm25.params};
+    const BenchMode mode{a->fetch, a->top, a->bm25.params, a->search.max_expansions};
     RunnerFactory factory = SearchRunners([b] { return b->NewSearcher(); }, mode);
     std::vector<BenchRecord> records;
     BenchSummary summary;

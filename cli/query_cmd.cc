@@ -97,8 +97,9 @@ void RunBatchQueries(const QueryArgs& a, Searcher* searcher, Analyzer* analyzer)
   if (!queries.ok()) return (void)Fail(queries.status());
   std::vector<BatchResult> results;
   unsigned passes = 0;
-  Status s = RunBatch(searcher, analyzer, *queries, WarmupOptions{a.warmup_passes, a.warmup_seconds, a.top.value_or(0), a.bm25.params},
-                      &results, &passes);
+  const WarmupOptions run{a.warmup_passes, a.warmup_seconds, a.top.value_or(0), a.bm25.params,
+                          a.search.max_expansions};
+  Status s = RunBatch(searcher, analyzer, *queries, run, &results, &passes);
   if (!s.ok()) return (void)Fail(s);
   const bool jsonl = a.format == "jsonl";
   uint64_t total = 0;
@@ -181,6 +182,7 @@ void RunOneQuery(const QueryArgs& a, Searcher* searcher, Analyzer* analyzer) {
     uint64_t matches = 0;
     SearchOptions options;
     options.count_only = true;
+    options.max_expansions = a.search.max_expansions;
     Status s = searcher->Run(std::move(root).value(), options, [&](const BinResult& b) {
       matches += b.count;
       return true;
@@ -210,6 +212,7 @@ void RunOneQuery(const QueryArgs& a, Searcher* searcher, Analyzer* analyzer) {
     // The total from the count path (cheap), shown before the page.
     SearchOptions count;
     count.count_only = true;
+    count.max_expansions = a.search.max_expansions;
     uint64_t n = 0;
     SearchStats count_stats;
     Status s = searcher->Run(*root, count, [&](const BinResult& b) { n += b.count; return true; }, &count_stats);
@@ -222,6 +225,7 @@ void RunOneQuery(const QueryArgs& a, Searcher* searcher, Analyzer* analyzer) {
   const bool snippets = format != "tsv" && searcher->returns_text();
   ResultPrinter printer(format, snippets, format == "text" && tty && ColorAllowed());
   SearchOptions options;
+  options.max_expansions = a.search.max_expansions;
   // A terminal shows a page; piped output stays whole unless --limit says.
   options.limit = a.limit_opt->count() > 0 ? a.limit : (page && format == "text") ? kDefaultPage : 0;
   options.ordered = page;

@@ -27,6 +27,9 @@ void AddSearchFlags(CLI::App* cmd, SearchFlags* f) {
   cmd->add_option("--hedge-after", f->target.hedge_after, "--cluster: ask another replica after pNN of recent latencies or MS")
       ->type_name("pNN|MS")->default_str("never");
   cmd->add_flag("--allow-partial", f->target.allow_partial, "--cluster: a cluster file may leave tablets out (answers are partial, exit 4)");
+  cmd->add_option("--max-expansions", f->max_expansions,
+                  "Prefix queries (netw*) may expand to N terms in all; a query needing more is refused (exit 2)")
+      ->type_name("N")->check(WholeNumber(1, kMaxMaxExpansions))->default_str(std::to_string(kDefaultMaxExpansions));
 }
 
 Result<std::unique_ptr<SearchBackend>> OpenBackend(SearchFlags f) {

@@ -17,10 +17,11 @@ namespace dps::cli {
 struct SearchFlags {
   SearchTarget target;
   std::string token_file;
+  uint64_t max_expansions = kDefaultMaxExpansions;  // SearchOptions'
 };
 
 // --index, --cluster, --threads, --inject-delay, --token-file, --deadline,
-// --hedge-after, --allow-partial.
+// --hedge-after, --allow-partial, --max-expansions.
 void AddSearchFlags(CLI::App* cmd, SearchFlags* flags);
 // Reads the token file, routes library warnings to stderr, and opens.
 Result<std::unique_ptr<SearchBackend>> OpenBackend(SearchFlags flags);

@@ -43,34 +43,89 @@ void GlobalTermInfo::Bins(std::vector<BinId>* out) const {
   }
 }
 
-Result<size_t> TermTable::Add(const GlobalIndexReader* global, std::string_view term) {
+size_t TermTable::IndexOf(std::string_view term, size_t hint) const {
+  if (hint < entries.size() && entries[hint].first == term) return hint;
+  if (!index_.empty()) {
+    const auto it = index_.find(term);
+    return it == index_.end() ? kNone : it->second;
+  }
   for (size_t i = 0; i < entries.size(); ++i) {
     if (entries[i].first == term) return i;
   }
-  entries.emplace_back(std::string(term), GlobalTermInfo());
+  return kNone;
+}
+
+void TermTable::Append(std::string_view term, GlobalTermInfo info) {
+  entries.emplace_back(std::string(term), std::move(info));
+  if (entries.size() <= kLinearEntries) return;
+  if (index_.empty()) {
+    for (size_t i = 0; i + 1 < entries.size(); ++i) index_.emplace(entries[i].first, i);
+  }
+  index_.emplace(entries.back().first, entries.size() - 1);
+}
+
+void KnownTerms::Add(std::string term, GlobalTermInfo info) {
+  index_.clear();  // its views may move with entries_
+  entries_.emplace_back(std::move(term), std::move(info));
+}
+
+bool KnownTerms::Take(std::string_view term, GlobalTermInfo* info) {
+  size_t i = next_;
+  if (i >= entries_.size() || entries_[i].first != term) {
+    if (index_.empty()) {
+      for (size_t k = entries_.size(); k-- > 0;) index_[entries_[k].first] = k;  // the first of duplicates wins
+    }
+    const auto it = index_.find(term);
+    if (it == index_.end()) return false;
+    i = it->second;
+  }
+  *info = std::move(entries_[i].second);
+  next_ = i + 1;
+  return true;
+}
+
+bool TermTable::TakeFrom(KnownTerms* known, std::string_view term) {
+  GlobalTermInfo info;
+  if (known == nullptr || known->size() == 0 || !known->Take(term, &info)) return false;
+  Append(term, std::move(info));
+  return true;
+}
+
+Result<size_t> TermTable::Add(const GlobalIndexReader* global, std::string_view term, KnownTerms* known) {
+  if (const size_t i = IndexOf(term); i != kNone) return i;
+  if (TakeFrom(known, term)) return entries.size() - 1;
+  GlobalTermInfo info;
   if (global != nullptr) {
     bool found = false;  // absent: the entry stays empty
-    DPS_RETURN_IF_ERROR(global->Lookup(term, &found, &entries.back().second));
+    DPS_RETURN_IF_ERROR(global->Lookup(term, &found, &info));
   }
+  Append(term, std::move(info));
   return entries.size() - 1;
 }
 
-Status TermTable::AddAll(const GlobalIndexReader* global, std::span<const std::string> terms) {
+Status TermTable::AddAll(const GlobalIndexReader* global, std::span<const std::string> terms, KnownTerms* known) {
   if (global == nullptr || terms.size() < 2) {
-    for (const auto& t : terms) DPS_RETURN_IF_ERROR(Add(global, t).status());
+    for (const auto& t : terms) DPS_RETURN_IF_ERROR(Add(global, t, known).status());
     return Status::OK();
   }
   // A query has a handful of terms: fixed scratch, no allocation.
   constexpr size_t kBatch = 8;
+  constexpr int64_t kTaken = INT64_MIN;  // moved from `known`: nothing to look up
   int64_t blocks[kBatch];
   for (size_t start = 0; start < terms.size(); start += kBatch) {
     const size_t first_new = entries.size();
     for (size_t k = start; k < std::min(start + kBatch, terms.size()); ++k) {
-      if (Find(terms[k]) != nullptr) continue;
-      DPS_ASSIGN_OR_RETURN(blocks[entries.size() - first_new], global->dict().Locate(terms[k]));
-      entries.emplace_back(terms[k], GlobalTermInfo());
+      if (IndexOf(terms[k]) != kNone) continue;
+      int64_t& block = blocks[entries.size() - first_new];
+      if (TakeFrom(known, terms[k])) {
+        block = kTaken;
+        continue;
+      }
+      DPS_ASSIGN_OR_RETURN(block, global->dict().Locate(terms[k]));
+      Append(terms[k], GlobalTermInfo());
     }
     for (size_t i = first_new; i < entries.size(); ++i) {
+      if (blocks[i - first_new] == kTaken) continue;
       bool found = false;  // absent: the entry stays empty
       std::string_view value;
       DPS_RETURN_IF_ERROR(

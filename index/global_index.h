@@ -11,10 +11,12 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "common/status.h"
@@ -65,22 +67,69 @@ struct GlobalTermInfo {
 
 class GlobalIndexReader;
 
-// The global entries of one query's terms (a handful: searched linearly).
-// An entry with no refs is a term absent from the index.
+// Global entries read elsewhere (a prefix's expansions, read by the
+// dictionary walk), which a TermTable takes instead of looking the terms
+// up again. They are taken mostly in the order they were added, so the
+// entry after the last one taken is tried first; the first other request
+// builds a hash index. A term added twice (overlapping prefixes) is taken
+// once, its first entry.
+class KnownTerms {
+ public:
+  void Add(std::string term, GlobalTermInfo info);
+  // Moves `term`'s entry into *info; false if absent. REQUIRES: every Add
+  // before the first Take.
+  bool Take(std::string_view term, GlobalTermInfo* info);
+  size_t size() const { return entries_.size(); }
+  const std::pair<std::string, GlobalTermInfo>& entry(size_t i) const { return entries_[i]; }
+
+ private:
+  std::vector<std::pair<std::string, GlobalTermInfo>> entries_;
+  size_t next_ = 0;
+  std::unordered_map<std::string_view, size_t> index_;  // views of entries_' keys
+};
+
+// The global entries of one query's terms. An entry with no refs is a term
+// absent from the index. A handful of terms are searched linearly; past
+// kLinearEntries (a prefix's expansions make thousands) Find uses a hash
+// index. Entries are added only through the methods below.
 struct TermTable {
+  static constexpr size_t kLinearEntries = 16;
   std::vector<std::pair<std::string, GlobalTermInfo>> entries;
   const GlobalTermInfo* Find(std::string_view term) const {
-    for (const auto& e : entries) {
-      if (e.first == term) return &e.second;
-    }
-    return nullptr;
+    const size_t i = IndexOf(term);
+    return i == kNone ? nullptr : &entries[i].second;
+  }
+  // Find, trying entries[*hint] first; *hint becomes the index after the
+  // entry found. Terms asked for in the order they were added (an OR of a
+  // prefix's expansions, whose entries were added in that order) are found
+  // without hashing.
+  const GlobalTermInfo* FindFrom(std::string_view term, size_t* hint) const {
+    const size_t i = IndexOf(term, *hint);
+    if (i == kNone) return nullptr;
+    *hint = i + 1;
+    return &entries[i].second;
   }
   // The index of `term`'s entry, looked up in `global` (may be null: absent)
-  // the first time it is asked for.
-  Result<size_t> Add(const GlobalIndexReader* global, std::string_view term);
-  // Adds every term of `terms` at once (their dictionary blocks are fetched
-  // together, see TermDictReader::Locate).
-  Status AddAll(const GlobalIndexReader* global, std::span<const std::string> terms);
+  // the first time it is asked for, or taken from `known` when that holds
+  // it.
+  Result<size_t> Add(const GlobalIndexReader* global, std::string_view term, KnownTerms* known = nullptr);
+  // Adds every term of `terms` at once, in order (their dictionary blocks
+  // are fetched together, see TermDictReader::Locate), `known` as in Add.
+  Status AddAll(const GlobalIndexReader* global, std::span<const std::string> terms,
+                KnownTerms* known = nullptr);
+
+ private:
+  static constexpr size_t kNone = SIZE_MAX;
+  size_t IndexOf(std::string_view term, size_t hint = kNone) const;
+  // Takes `term`'s entry from `known` into a new entry; false if absent.
+  bool TakeFrom(KnownTerms* known, std::string_view term);
+  void Append(std::string_view term, GlobalTermInfo info);
+  struct Hash {
+    using is_transparent = void;  // find() takes a string_view as it is
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+  };
+  // Every entry's index, once past kLinearEntries.
+  std::unordered_map<std::string, size_t, Hash, std::equal_to<>> index_;
 };
 
 class GlobalIndexWriter {

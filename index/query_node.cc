@@ -1,10 +1,14 @@
 #include "index/query_node.h"
 
 #include <algorithm>
+#include <optional>
+#include <unordered_set>
 
 #include "index/and_iterator.h"
 #include "index/or_iterator.h"
 #include "index/phrase_iterator.h"
+#include "index/prefix_expansion.h"
+#include "index/union_iterator.h"
 
 namespace dps {
 
@@ -16,6 +20,7 @@ std::string QueryNode::ToString() const {
     for (size_t i = 0; i < children.size(); ++i) out += (i > 0 ? " " : "") + children[i].term;
     return out + '"';
   }
+  if (kind == Kind::kPrefix) return out + term + "*";
   out += "(";
   for (size_t i = 0; i < children.size(); ++i) {
     if (i > 0) out += kind == Kind::kAnd ? " AND " : " OR ";
@@ -24,13 +29,70 @@ std::string QueryNode::ToString() const {
   return out + ")";
 }
 
-void PositiveTerms(const QueryNode& node, std::vector<std::string>* terms) {
-  if (node.negated) return;  // a negated phrase's words too
+namespace {
+// Past this many terms, the ones seen are kept in a hash set: a prefix's
+// expansions make thousands, where searching the list would be quadratic.
+constexpr size_t kLinearTerms = 16;
+
+// The terms seen so far, as the tree's own terms (it does not change
+// during the walk): the first kLinearTerms in an array searched linearly
+// (nothing allocated or even cleared for a common query), all of them in
+// a hash set of views once past.
+struct SeenTerms {
+  const std::string* first[kLinearTerms];  // [0, n) set
+  size_t n = 0;
+  std::optional<std::unordered_set<std::string_view>> all;
+  // False if `term` was seen already.
+  bool Insert(const std::string& term) {
+    if (n < kLinearTerms) {
+      for (size_t i = 0; i < n; ++i) {
+        if (*first[i] == term) return false;
+      }
+      first[n++] = &term;
+      return true;
+    }
+    if (!all) {
+      all.emplace();
+      for (const std::string* t : first) all->insert(*t);
+    }
+    return all->insert(term).second;
+  }
+};
+
+void AddPositiveTerms(const QueryNode& node, std::vector<std::string>* terms, SeenTerms* seen) {
+  if (node.negated || node.kind == QueryNode::Kind::kPrefix) return;
   if (node.kind == QueryNode::Kind::kTerm) {
-    if (std::find(terms->begin(), terms->end(), node.term) == terms->end()) terms->push_back(node.term);
+    if (seen->Insert(node.term)) terms->push_back(node.term);
     return;
   }
-  for (const auto& c : node.children) PositiveTerms(c, terms);
+  for (const auto& c : node.children) AddPositiveTerms(c, terms, seen);
+}
+
+void AddSnippetPrefixes(const QueryNode& node, std::vector<std::string>* prefixes) {
+  if (node.negated) return;
+  if (node.kind == QueryNode::Kind::kPrefix) {
+    if (std::find(prefixes->begin(), prefixes->end(), node.term) == prefixes->end()) prefixes->push_back(node.term);
+    return;
+  }
+  for (const auto& c : node.children) AddSnippetPrefixes(c, prefixes);
+}
+}  // namespace
+
+void PositiveTerms(const QueryNode& node, std::vector<std::string>* terms) {
+  SeenTerms seen;
+  AddPositiveTerms(node, terms, &seen);
+}
+
+SnippetTerms PositiveSnippetTerms(const QueryNode& node) {
+  SnippetTerms out;
+  PositiveTerms(node, &out.words);
+  AddSnippetPrefixes(node, &out.prefixes);
+  return out;
+}
+
+bool HasPrefix(const QueryNode& node) {
+  if (node.kind == QueryNode::Kind::kPrefix) return true;
+  return std::any_of(node.children.begin(), node.children.end(), [](const QueryNode& c) { return HasPrefix(c); });
 }
 
 void PositiveClauses(const QueryNode& node, std::vector<std::string>* bare_terms,
@@ -60,8 +122,10 @@ Status Validate(const QueryNode& node, const QueryNode* parent) {
   if (node.negated && !in_and) {
     return Status::InvalidArgument("NOT is only allowed beside a positive term: " + node.ToString());
   }
-  if (node.kind == QueryNode::Kind::kTerm) {
-    if (node.term.empty()) return Status::InvalidArgument("empty term");
+  if (node.kind == QueryNode::Kind::kTerm || node.kind == QueryNode::Kind::kPrefix) {
+    if (node.term.empty()) {
+      return Status::InvalidArgument(node.kind == QueryNode::Kind::kTerm ? "empty term" : "empty prefix");
+    }
     return Status::OK();
   }
   if (node.kind == QueryNode::Kind::kPhrase) {
@@ -93,17 +157,33 @@ Status Validate(const QueryNode& node, const QueryNode* parent) {
 
 Status ValidateQuery(const QueryNode& node) { return Validate(node, nullptr); }
 
-Status LookupTerms(const GlobalIndexReader* global, const QueryNode& node, TermTable* table) {
+namespace {
+Status NotExpanded(const QueryNode& node) {
+  return Status::InvalidArgument("prefix '" + node.term + "*' was not expanded (the planner expands prefixes)");
+}
+}  // namespace
+
+Status LookupTerms(const GlobalIndexReader* global, const QueryNode& node, TermTable* table,
+                   KnownTerms* known) {
+  if (node.kind == QueryNode::Kind::kPrefix) return NotExpanded(node);
   if (node.kind != QueryNode::Kind::kTerm) {
-    for (const auto& c : node.children) DPS_RETURN_IF_ERROR(LookupTerms(global, c, table));
+    for (const auto& c : node.children) DPS_RETURN_IF_ERROR(LookupTerms(global, c, table, known));
     return Status::OK();
   }
-  return table->Add(global, node.term).status();
+  return table->Add(global, node.term, known).status();
 }
 
 Result<std::unique_ptr<DocIterator>> BuildIterator(const IndexReader& index, BinId bin,
                                                    const QueryNode& node) {
   TermTable table;
+  if (HasPrefix(node)) {
+    if (index.global() == nullptr) return std::unique_ptr<DocIterator>(new EmptyIterator());
+    QueryNode expanded = node;
+    KnownTerms found;
+    DPS_RETURN_IF_ERROR(ExpandPrefixes(&expanded, *index.global(), kDefaultMaxExpansions, &found));
+    DPS_RETURN_IF_ERROR(LookupTerms(index.global(), expanded, &table, &found));
+    return BuildIterator(index.TabletOf(bin), bin, expanded, table);
+  }
   DPS_RETURN_IF_ERROR(LookupTerms(index.global(), node, &table));
   return BuildIterator(index.TabletOf(bin), bin, node, table);
 }
@@ -137,11 +217,33 @@ Result<std::unique_ptr<DocIterator>> BuildPhraseIterator(const Tablet& tablet, B
   if (it == nullptr) return std::unique_ptr<DocIterator>(new EmptyIterator());
   return std::unique_ptr<DocIterator>(std::move(it));
 }
+
+// An OR of many children, materialized (index/union_iterator.h).
+Result<std::unique_ptr<DocIterator>> BuildUnion(const Tablet& tablet, BinId bin, const QueryNode& node,
+                                                const TermTable& terms) {
+  UnionBuilder builder(tablet, bin);
+  size_t hint = 0;  // an expansion's entries sit in its order
+  for (const auto& c : node.children) {
+    if (c.kind == QueryNode::Kind::kTerm) {
+      const GlobalTermInfo* info = terms.FindFrom(c.term, &hint);
+      if (info == nullptr) return Status::InvalidArgument("term '" + c.term + "' was not looked up");
+      DPS_RETURN_IF_ERROR(builder.AddRefs(info->RefsOf(bin)));
+      continue;
+    }
+    DPS_ASSIGN_OR_RETURN(auto it, BuildIterator(tablet, bin, c, terms));
+    DPS_RETURN_IF_ERROR(builder.AddIterator(it.get()));
+  }
+  return builder.Finish();
+}
 }  // namespace
 
 Result<std::unique_ptr<DocIterator>> BuildIterator(const Tablet& tablet, BinId bin,
                                                    const QueryNode& node, const TermTable& terms) {
   if (node.kind == QueryNode::Kind::kPhrase) return BuildPhraseIterator(tablet, bin, node, terms);
+  if (node.kind == QueryNode::Kind::kPrefix) return NotExpanded(node);
+  if (node.kind == QueryNode::Kind::kOr && node.children.size() > kMaxOrIteratorChildren) {
+    return BuildUnion(tablet, bin, node, terms);
+  }
   if (node.kind == QueryNode::Kind::kTerm) {
     const GlobalTermInfo* info = terms.Find(node.term);
     if (info == nullptr) return Status::InvalidArgument("term '" + node.term + "' was not looked up");

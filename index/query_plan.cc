@@ -9,7 +9,9 @@ namespace {
 
 class BinSets {
  public:
-  BinSets(const GlobalIndexReader* global, TermTable* table) : global_(global), table_(table) {}
+  // `known`: entries read already (a prefix's expansions), or null.
+  BinSets(const GlobalIndexReader* global, TermTable* table, KnownTerms* known)
+      : global_(global), table_(table), known_(known) {}
 
   // Bins where `node` can match, into *out. Negated children of an AND
   // restrict nothing (they only subtract), but their terms are looked up
@@ -68,11 +70,12 @@ class BinSets {
     DPS_ASSIGN_OR_RETURN(size_t e, Entry(term));
     return &table_->entries[e].second;
   }
-  Result<size_t> Entry(const std::string& term) { return table_->Add(global_, term); }
+  Result<size_t> Entry(const std::string& term) { return table_->Add(global_, term, known_); }
 
  private:
   const GlobalIndexReader* global_;
   TermTable* table_;
+  KnownTerms* known_;
 };
 
 void DropBinsOutOfRange(uint32_t bins, QueryPlan* plan) {
@@ -94,9 +97,9 @@ bool IsPureConjunction(const QueryNode& root) {
 // distinct terms (plan->highlight): their entries are looked up together
 // and sit in that order, the bins are the rarest term's bins that every
 // other term's refs also name (one merge per term), and no tree is walked.
-Status PlanConjunction(const GlobalIndexReader* global, uint32_t bins, QueryPlan* plan) {
+Status PlanConjunction(const GlobalIndexReader* global, uint32_t bins, KnownTerms* known, QueryPlan* plan) {
   TermTable& table = plan->terms;
-  DPS_RETURN_IF_ERROR(table.AddAll(global, plan->highlight));  // entries[i] is highlight[i]
+  DPS_RETURN_IF_ERROR(table.AddAll(global, plan->highlight, known));  // entries[i] is highlight[i]
   const size_t n = table.entries.size();
   plan->pure_and = true;
   plan->and_entries.resize(n);
@@ -154,10 +157,20 @@ void PlanClauses(QueryPlan* plan) {
 
 }  // namespace
 
-Result<QueryPlan> PlanQuery(QueryNode root_node, const GlobalIndexReader* global,
-                            uint32_t bins) {
+Result<QueryPlan> PlanQuery(QueryNode root_node, const GlobalIndexReader* global, uint32_t bins,
+                            uint64_t max_expansions) {
   QueryPlan plan;
   plan.root = std::move(root_node);
+  std::optional<KnownTerms> expansions;  // the prefixes' terms, read by the dictionary walk
+  if (HasPrefix(plan.root)) {
+    plan.written = PositiveSnippetTerms(plan.root);
+    if (global == nullptr) {  // no commit yet: nothing to expand into
+      plan.empty = true;
+      return plan;
+    }
+    DPS_RETURN_IF_ERROR(ExpandPrefixes(&plan.root, *global, max_expansions, &expansions.emplace()));
+  }
+  KnownTerms* known = expansions ? &*expansions : nullptr;
   const QueryNode& root = plan.root;
   plan.highlight.reserve(4);
   PositiveTerms(root, &plan.highlight);
@@ -172,18 +185,15 @@ Result<QueryPlan> PlanQuery(QueryNode root_node, const GlobalIndexReader* global
   }
   plan.terms.entries.reserve(plan.highlight.size() + 2);
   if (IsPureConjunction(root)) {
-    DPS_RETURN_IF_ERROR(PlanConjunction(global, bins, &plan));
+    DPS_RETURN_IF_ERROR(PlanConjunction(global, bins, known, &plan));
     return plan;
   }
-  BinSets sets(global, &plan.terms);
-  DPS_RETURN_IF_ERROR(plan.terms.AddAll(global, plan.highlight));
+  BinSets sets(global, &plan.terms, known);
+  DPS_RETURN_IF_ERROR(plan.terms.AddAll(global, plan.highlight, known));
   DPS_RETURN_IF_ERROR(sets.Of(root, &plan.bins));
   DropBinsOutOfRange(bins, &plan);
   // Anything but a pure conjunction may decode every positive term's list.
-  for (const auto& t : plan.highlight) {
-    DPS_ASSIGN_OR_RETURN(const GlobalTermInfo* info, sets.Lookup(t));
-    plan.estimated_postings += info->df;
-  }
+  for (size_t h = 0; h < plan.highlight.size(); ++h) plan.estimated_postings += plan.terms.entries[h].second.df;
   return plan;
 }
 

@@ -3,15 +3,18 @@
 // intersection of the AND terms' bin sets, the union for OR), an empty plan
 // at once when a required term occurs nowhere, and for the common pure
 // conjunction of terms the term order (rarest first) the per-bin fast path
-// uses.
+// uses. Prefixes are expanded first (index/prefix_expansion.h): a plan
+// holds plain terms only.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "common/status.h"
 #include "index/global_index.h"
+#include "index/prefix_expansion.h"
 #include "index/query_node.h"
 #include "index/types.h"
 
@@ -25,17 +28,29 @@ struct QueryPlan {
   // A conjunction of plain terms (no OR, no NOT): the fast path applies.
   bool pure_and = false;
   // Every term's global entry (refs per bin and file): shards open postings
-  // from these, never searching a dictionary again.
+  // from these, never searching a dictionary again. terms.entries[h] is the
+  // entry of highlight[h] (the positive terms come first, in that order).
   TermTable terms;
   // pure_and: the conjunction's terms, rarest first, as indexes into
   // terms.entries.
   std::vector<size_t> and_entries;
-  std::vector<std::string> highlight;  // positive terms, for snippets
+  // The positive terms, in their first order of appearance (prefixes
+  // expanded in term order; a phrase's words too): scores add in this order.
+  std::vector<std::string> highlight;
   // Ranked scoring (PositiveClauses): which highlight terms score as bare
   // terms, and each positive phrase as indexes into highlight. Without
   // phrases every highlight term scores and `phrases` is empty.
   std::vector<bool> scored_terms;
   std::vector<std::vector<size_t>> phrases;
+  // A query with prefixes: its positive words and prefixes as written
+  // (PositiveSnippetTerms), which snippets mark; highlight then holds every
+  // expansion, up to thousands of words to search a text for.
+  std::optional<SnippetTerms> written;
+  const std::vector<std::string>& snippet_words() const { return written ? written->words : highlight; }
+  const std::vector<std::string>& snippet_prefixes() const {
+    static const std::vector<std::string> kNone;
+    return written ? written->prefixes : kNone;
+  }
   // Postings the query may have to touch, from global frequencies: the sum
   // of its positive terms' df (dense intersections decode every list), for
   // a conjunction at most 32 x terms x the rarest df (each candidate costs
@@ -48,8 +63,10 @@ struct QueryPlan {
 // the shard server plan alike, each against the global index it opened.
 //
 // REQUIRES: ValidateQuery(root).ok(). `global` may be null (an index with no
-// commit yet): then every plan is empty.
+// commit yet): then every plan is empty. A query whose prefixes expand to
+// more than `max_expansions` terms is InvalidArgument (ExpandPrefixes).
 // Takes the query by value: pass an rvalue to save a copy.
-Result<QueryPlan> PlanQuery(QueryNode root, const GlobalIndexReader* global, uint32_t bins);
+Result<QueryPlan> PlanQuery(QueryNode root, const GlobalIndexReader* global, uint32_t bins,
+                            uint64_t max_expansions = kDefaultMaxExpansions);
 
 }  // namespace dps

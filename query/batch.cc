@@ -33,10 +33,12 @@ Result<std::vector<BatchQuery>> ReadQueryFile(const std::string& path) {
 namespace {
 
 // Parses and counts one query.
-Status CountOne(Searcher* searcher, Analyzer* analyzer, const std::string& text, BatchResult* r) {
+Status CountOne(Searcher* searcher, Analyzer* analyzer, const std::string& text, const WarmupOptions& run,
+                BatchResult* r) {
   DPS_ASSIGN_OR_RETURN(QueryNode root, ParseQuery(text, analyzer));
   SearchOptions options;
   options.count_only = true;
+  options.max_expansions = run.max_expansions;
   options.timed = false;
   SearchStats stats;
   uint64_t total = 0;
@@ -55,6 +57,7 @@ Status RankOne(Searcher* searcher, Analyzer* analyzer, const std::string& text, 
   SearchOptions options;
   options.top_k = rank.top_k;
   options.bm25 = rank.bm25;
+  options.max_expansions = rank.max_expansions;
   options.fetch = Fetch::kIds;
   options.timed = false;
   r->top_ids.clear();
@@ -76,7 +79,7 @@ Status RunBatch(Searcher* searcher, Analyzer* analyzer, const std::vector<BatchQ
           std::chrono::duration<double>(Clock::now() - warm_start).count() < warmup.min_seconds)) {
     for (const auto& q : queries) {
       BatchResult ignored;
-      (void)CountOne(searcher, analyzer, q.text, &ignored);
+      (void)CountOne(searcher, analyzer, q.text, warmup, &ignored);
       if (warmup.top_k > 0) (void)RankOne(searcher, analyzer, q.text, warmup, &ignored);
     }
     ++*passes;
@@ -86,7 +89,7 @@ Status RunBatch(Searcher* searcher, Analyzer* analyzer, const std::vector<BatchQ
     BatchResult r;
     r.id = q.id;
     const auto t0 = Clock::now();
-    Status s = CountOne(searcher, analyzer, q.text, &r);
+    Status s = CountOne(searcher, analyzer, q.text, warmup, &r);
     r.micros = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
     if (s.ok() && warmup.top_k > 0) {
       const auto t1 = Clock::now();

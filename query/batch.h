@@ -40,6 +40,7 @@ struct WarmupOptions {
   // apart), as the peers harness's top-10 column wants.
   size_t top_k = 0;
   Bm25Params bm25;  // the ranked queries' parameters
+  uint64_t max_expansions = kDefaultMaxExpansions;  // every query's (SearchOptions')
 };
 
 // InvalidArgument naming the file and line for a line without a tab.

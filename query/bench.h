@@ -57,6 +57,7 @@ struct BenchMode {
   // straggler case at its worst, since the answer waits for every bin.
   size_t top_k = 0;
   Bm25Params bm25;
+  uint64_t max_expansions = kDefaultMaxExpansions;  // SearchOptions'
   // "count", "fetch", or "ranked top 10 (BM25 k1 1.2, b 0.75)".
   std::string Describe() const;
 };

@@ -26,6 +26,7 @@ RunnerFactory SearchRunners(SearcherFactory make_searcher, BenchMode mode) {
       options.count_only = !mode.fetch && mode.top_k == 0;
       options.top_k = mode.top_k;
       options.bm25 = mode.bm25;
+      options.max_expansions = mode.max_expansions;
       // Fetching means what a user gets: ids and titles from the doc store.
       options.fetch = Fetch::kIdsAndTitles;
       SearchStats stats;

@@ -62,6 +62,7 @@ bool QueryFanOut::Send(size_t r) {
   }
   q.snippets = !options_.count_only && options_.fetch == Fetch::kSnippet;
   q.deadline_ms = policy_.deadline_ms;
+  q.max_expansions = options_.max_expansions;  // each server expands the prefixes itself
   q.root = root_;
   std::string frame;
   EncodeQuery(q, &frame);

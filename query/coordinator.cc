@@ -54,7 +54,7 @@ Coordinator::~Coordinator() = default;
 Status Coordinator::Run(QueryNode query, const SearchOptions& options, const ResultSink& sink,
                         SearchStats* stats) {
   const IndexReader& index = *impl_->index;
-  DPS_ASSIGN_OR_RETURN(QueryPlan plan, PlanQuery(std::move(query), index.global(), index.bins()));
+  DPS_ASSIGN_OR_RETURN(QueryPlan plan, PlanQuery(std::move(query), index.global(), index.bins(), options.max_expansions));
   return RunPlan(plan, options, sink, stats);
 }
 
@@ -63,14 +63,15 @@ Status Coordinator::Run(QueryNode query, const SearchOptions& options, const Res
 // read, and a big bin's texts never sit in memory whole (as when the caller
 // fetched each docid itself). A bin of one chunk is fetched into and
 // delivered as itself (most bins of a page, every run of a top 10).
-bool Coordinator::DeliverStored(BinResult* bin, Fetch fetch, const std::vector<std::string>& highlight,
+bool Coordinator::DeliverStored(BinResult* bin, Fetch fetch, const QueryPlan& plan,
                                 ResultStream* stream, Status* status) {
   constexpr size_t kChunk = 256;
   if (bin->docs.empty()) return true;
   DocBlockCache cache;
   if (bin->docs.size() <= kChunk) {
     bin->count = bin->docs.size();
-    *status = impl_->executor.FetchStored(bin->bin, bin->docs, fetch, highlight, &bin->stored, &cache);
+    *status = impl_->executor.FetchStored(bin->bin, bin->docs, fetch, plan.snippet_words(), plan.snippet_prefixes(),
+                                          &bin->stored, &cache);
     return status->ok() && stream->Deliver(bin);
   }
   for (size_t at = 0; at < bin->docs.size(); at += kChunk) {
@@ -82,7 +83,8 @@ bool Coordinator::DeliverStored(BinResult* bin, Fetch fetch, const std::vector<s
     chunk.docs.assign(bin->docs.begin() + at, bin->docs.begin() + end);
     if (!bin->scores.empty()) chunk.scores.assign(bin->scores.begin() + at, bin->scores.begin() + end);
     chunk.count = chunk.docs.size();
-    *status = impl_->executor.FetchStored(bin->bin, chunk.docs, fetch, highlight, &chunk.stored, &cache);
+    *status = impl_->executor.FetchStored(bin->bin, chunk.docs, fetch, plan.snippet_words(), plan.snippet_prefixes(),
+                                          &chunk.stored, &cache);
     if (!status->ok()) return false;
     if (!stream->Deliver(&chunk)) return false;
   }
@@ -98,7 +100,7 @@ uint64_t Coordinator::DeliverRanked(std::vector<BinResult>* bins, const SearchOp
   BinResult run;
   while (runs.Next(&run)) {
     const bool more = options.fetch == Fetch::kNone ? stream->Deliver(&run)
-                                                     : DeliverStored(&run, options.fetch, plan.highlight, stream, status);
+                                                     : DeliverStored(&run, options.fetch, plan, stream, status);
     if (!more) break;
   }
   return runs.skipped();
@@ -166,7 +168,7 @@ Status Coordinator::RunPlan(const QueryPlan& plan, const SearchOptions& options,
     auto deliver_one = [&](BinResult& r) {
       return options.count_only || options.fetch == Fetch::kNone
                  ? stream.Deliver(&r)
-                 : DeliverStored(&r, options.fetch, plan.highlight, &stream, &status);
+                 : DeliverStored(&r, options.fetch, plan, &stream, &status);
     };
     bool more = true;
     if (ranked) {

@@ -46,7 +46,7 @@ class Coordinator final : public Searcher {
                  SearchStats* stats);
 
  private:
-  bool DeliverStored(BinResult* bin, Fetch fetch, const std::vector<std::string>& highlight,
+  bool DeliverStored(BinResult* bin, Fetch fetch, const QueryPlan& plan,
                      ResultStream* stream, Status* status);
   // The number of results the offset skipped.
   uint64_t DeliverRanked(std::vector<BinResult>* bins, const SearchOptions& options, const QueryPlan& plan,

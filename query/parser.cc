@@ -14,6 +14,7 @@ struct Token {
   std::string_view text;  // a phrase: with its quotes
   size_t pos;
   std::string_view inner = {};  // a phrase: its words, between the quotes
+  bool prefix = false;  // a word ending in '*' (IsPrefixStar): text holds the '*'
 };
 
 bool IsQuerySpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
@@ -73,10 +74,13 @@ Result<std::vector<Token>> Lex(std::string_view s) {
       size_t end = i;
       while (end < s.size() && !EndsWord(s[end])) ++end;
       const std::string_view w = s.substr(i, end - i);
+      bool prefix = false;
       for (size_t j = i; j < end; ++j) {
-        if (const Unsupported u = UnsupportedAt(s, j, j == i); u != Unsupported::kNone) {
-          return SyntaxError(j, UnsupportedMessage(u, w, s.substr(j)));
-        }
+        const Unsupported u = UnsupportedAt(s, j, j == i);
+        if (u == Unsupported::kNone) continue;
+        if (u != Unsupported::kWildcard) return SyntaxError(j, UnsupportedMessage(u, w, s.substr(j)));
+        if (!IsPrefixStar(w, j - i)) return SyntaxError(j, WildcardMessage(w, j - i));
+        prefix = true;
       }
       // A lone operator character would analyze to nothing and vanish:
       // `jury -` and `jury & grand` must not quietly mean `jury (grand)`.
@@ -90,7 +94,7 @@ Result<std::vector<Token>> Lex(std::string_view s) {
       if (w == "AND") kind = Token::Kind::kAnd;
       if (w == "OR") kind = Token::Kind::kOr;
       if (w == "NOT") kind = Token::Kind::kNot;
-      out.push_back({kind, w, i});
+      out.push_back({kind, w, i, {}, prefix});
       i = end;
     }
   }
@@ -215,6 +219,7 @@ class Parser {
     const Token& w = Peek();
     ++pos_;
     tokens_buf_.clear();
+    if (w.prefix) return ParsePrefix(w);
     analyzer_->Analyze(w.text, &tokens_buf_, nullptr);
     if (tokens_buf_.size() == 1) return QueryNode::Term(std::move(tokens_buf_[0]));
     std::vector<QueryNode> terms;
@@ -239,6 +244,21 @@ class Parser {
     }
     if (tokens_buf_.size() == 1) return QueryNode::Term(std::move(tokens_buf_[0]));
     return QueryNode::Phrase(std::move(tokens_buf_));
+  }
+
+  // `netw*`: the text before the '*' analyzed as a query word is, which
+  // must give exactly one term (else the prefix would mean something the
+  // user did not write: `foo-b*` is not one word).
+  Result<QueryNode> ParsePrefix(const Token& w) {
+    analyzer_->Analyze(w.text.substr(0, w.text.size() - 1), &tokens_buf_, nullptr);
+    if (tokens_buf_.size() == 1) return QueryNode::Prefix(std::move(tokens_buf_[0]));
+    if (tokens_buf_.empty()) {
+      return SyntaxError(w.pos, "the prefix query '" + Excerpt(w.text) + "' has no searchable characters");
+    }
+    std::string parts;
+    for (const auto& t : tokens_buf_) parts += (parts.empty() ? "" : ", ") + t;
+    return SyntaxError(w.pos, "a prefix query must be one word after analysis: '" + Excerpt(w.text) +
+                                  "' is " + std::to_string(tokens_buf_.size()) + " (" + Excerpt(parts) + ")");
   }
 
   // Flattens nested nodes of the same kind, drops empty ANDs (words without

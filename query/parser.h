@@ -2,9 +2,12 @@
 // README.md, "Queries"): words are ANDed (`white house`), `AND`, `OR` and
 // `NOT` (upper case) or a leading `-` combine them, parentheses group.
 // Every word goes through the same analyzer as documents, so `White-House`
-// means `white AND house` and 白宫 segments as it does in text. Other
-// engines' syntax (phrases, fields, wildcards...: unsupported_syntax.h) is
-// refused, not read as words. An empty query, a syntax error or a negation
+// means `white AND house` and 白宫 segments as it does in text. A word
+// ending in `*` is a prefix query (`netw*`: the OR of the indexed terms
+// starting with `netw`, expanded by the planner); the text before the `*`
+// is analyzed the same way and must give one term. Other engines' syntax
+// (phrases, fields, other wildcards...: unsupported_syntax.h) is refused,
+// not read as words. An empty query, a syntax error or a negation
 // without a positive term beside it (the whole query, an OR branch, under
 // a NOT) is an InvalidArgument; syntax errors name the byte position.
 //

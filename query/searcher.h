@@ -14,6 +14,7 @@
 #include "common/status.h"
 #include "index/analyzer_spec.h"
 #include "index/bm25.h"
+#include "index/prefix_expansion.h"
 #include "index/query_node.h"
 #include "shards/bin_executor.h"
 
@@ -36,6 +37,11 @@ struct SearchOptions {
   // Ranked: score every match, pruning nothing (tests compare the two).
   bool exhaustive = false;
   Fetch fetch = Fetch::kNone;    // ignored when count_only
+  // Prefixes (`netw*`) may expand to this many terms in all; a query past
+  // it is refused (InvalidArgument with the count it would need), never
+  // cut short (index/prefix_expansion.h). Over a cluster each server
+  // expands with this cap against the same global index.
+  uint64_t max_expansions = kDefaultMaxExpansions;
   // In-process, an untimed query reads no clock (stats then hold counts
   // only): batch counting, where a 4 us query spent 3% in clock reads.
   bool timed = true;

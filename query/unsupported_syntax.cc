@@ -16,6 +16,30 @@ std::string Excerpt(std::string_view text) {
   return out;
 }
 
+namespace {
+bool IsAsciiAlnum(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+}  // namespace
+
+bool IsPrefixStar(std::string_view word, size_t at) {
+  if (word[at] != '*' || at == 0 || at + 1 != word.size()) return false;
+  const char before = word[at - 1];
+  return IsAsciiAlnum(before) || (static_cast<unsigned char>(before) & 0x80) != 0;
+}
+
+std::string WildcardMessage(std::string_view word, size_t at) {
+  const std::string w = Excerpt(word);
+  if (word[at] == '?') return "single-character wildcards (" + w + ") are not supported";
+  if (word.size() == 1) return "'*' alone is not a query; a prefix query puts * after a word's start (netw*)";
+  if (at == 0) return "leading wildcards (" + w + ") are not supported; a prefix query puts * at the end (netw*)";
+  if (at + 1 != word.size() || word[at - 1] == '*') {
+    return "wildcards inside a word (" + w + ") are not supported; only a final * makes a prefix query (netw*)";
+  }
+  return "a prefix query needs a letter or digit before its * (" + w +
+         "): the analyzer would drop the punctuation and widen the prefix";
+}
+
 std::string UnsupportedMessage(Unsupported what, std::string_view word, std::string_view rest) {
   const std::string w = Excerpt(word);
   switch (what) {
@@ -24,7 +48,7 @@ std::string UnsupportedMessage(Unsupported what, std::string_view word, std::str
     case Unsupported::kField:
       return "field queries (" + w + ") are not supported yet";
     case Unsupported::kWildcard:
-      return "wildcards (" + w + ") are not supported yet";
+      return "wildcards (" + w + ") are not supported";
     case Unsupported::kBoost:
       return "boosts (" + w + ") are not supported";
     case Unsupported::kFuzzy:

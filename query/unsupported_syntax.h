@@ -6,7 +6,9 @@
 //
 // Refused anywhere in a word: " and the typographic quotes “ ” „
 // (phrases), ':' (fields; also 12:30 and URLs, since the colon cannot be
-// told apart), '*' and '?' (wildcards), '^' (boosts), '~' (fuzzy and
+// told apart), '*' and '?' (wildcards; a '*' ending a word is a prefix
+// query, which the parser reads: WildcardMessage says why another is
+// refused), '^' (boosts), '~' (fuzzy and
 // proximity), '|' (OR of other engines), "&&", '[' ']' '{' '}' (ranges).
 // Refused at the start of a word only: '!' and '+' (NOT and "required" of
 // other engines); inside or after a word they are text (`wow!`, `c++`).
@@ -89,11 +91,22 @@ inline Unsupported UnsupportedAt(std::string_view text, size_t i, bool word_star
   }
 }
 
-// The error's text after "position N: ", such as `wildcards (netw*) are not
-// supported yet`. `word` is the lexer's word holding the construct and
+// The error's text after "position N: ", such as `boosts (kernel^2) are
+// not supported`. `word` is the lexer's word holding the construct and
 // `rest` the query from the construct's first byte on (a phrase is quoted
 // up to its closing quote, which may be words later).
 std::string UnsupportedMessage(Unsupported what, std::string_view word, std::string_view rest);
+
+// Whether the '*' or '?' at word[at] ends a prefix query: a '*' that is
+// the word's last byte, after a letter or digit (an ASCII one, or any
+// non-ASCII character: the analyzer judges those). After punctuation the
+// analyzer would drop the punctuation and quietly widen the prefix
+// (`foo-*` would mean foo*), so that is refused too.
+bool IsPrefixStar(std::string_view word, size_t at);
+// The error's text for a wildcard that is no prefix query: `?`, a lone
+// `*`, a leading, inner or doubled `*`, a `*` after punctuation.
+// REQUIRES: word[at] is '*' or '?', !IsPrefixStar(word, at).
+std::string WildcardMessage(std::string_view word, size_t at);
 
 // At most `kMaxExcerptBytes` of `text` (cut at a UTF-8 boundary, "..."
 // marking the cut), control characters as spaces: user text quoted in a

@@ -71,7 +71,8 @@ Status BinExecutor::Execute(const QueryPlan& plan, const BinTask& task, BinResul
     r->truncated = r->count < m.count;
     if (!task.count_only && task.fetch != Fetch::kNone) {
       DocBlockCache cache;
-      DPS_RETURN_IF_ERROR(FetchStored(task.bin, r->docs, task.fetch, plan.highlight, &r->stored, &cache));
+      DPS_RETURN_IF_ERROR(FetchStored(task.bin, r->docs, task.fetch, plan.snippet_words(), plan.snippet_prefixes(),
+                                      &r->stored, &cache));
     }
   }
   if (task.timed) r->service_us = Micros(start, Clock::now());
@@ -79,8 +80,8 @@ Status BinExecutor::Execute(const QueryPlan& plan, const BinTask& task, BinResul
 }
 
 Status BinExecutor::FetchStored(BinId bin, std::span<const DocId> docs, Fetch fetch,
-                                const std::vector<std::string>& highlight, std::vector<StoredDoc>* out,
-                                DocBlockCache* cache) const {
+                                const std::vector<std::string>& words, const std::vector<std::string>& prefixes,
+                                std::vector<StoredDoc>* out, DocBlockCache* cache) const {
   const Tablet& tablet = index_->TabletOf(bin);
   out->resize(docs.size());
   for (size_t i = 0; i < docs.size(); ++i) {
@@ -88,7 +89,7 @@ Status BinExecutor::FetchStored(BinId bin, std::span<const DocId> docs, Fetch fe
     DPS_RETURN_IF_ERROR(tablet.GetDocument(bin, docs[i], &d, cache, /*with_text=*/fetch == Fetch::kSnippet,
                                            /*with_titles=*/fetch != Fetch::kIds));
     // Only the snippet leaves here, in-process or over the wire.
-    if (fetch == Fetch::kSnippet) d.text = MarkedSnippet(d.text, highlight);
+    if (fetch == Fetch::kSnippet) d.text = MarkedSnippet(d.text, words, prefixes);
   }
   return Status::OK();
 }

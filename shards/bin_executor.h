@@ -107,9 +107,11 @@ class BinExecutor {
   // Execute fetches this way when its task asks; the in-process coordinator
   // calls it on the caller's thread as it delivers, a chunk at a time, so
   // a big answer's texts never sit in memory whole.
-  // `highlight`: the query's positive terms, for kSnippet.
-  Status FetchStored(BinId bin, std::span<const DocId> docs, Fetch fetch, const std::vector<std::string>& highlight,
-                     std::vector<StoredDoc>* out, DocBlockCache* cache) const;
+  // `words` and `prefixes`: what kSnippet marks (QueryPlan::snippet_words
+  // and snippet_prefixes).
+  Status FetchStored(BinId bin, std::span<const DocId> docs, Fetch fetch, const std::vector<std::string>& words,
+                     const std::vector<std::string>& prefixes, std::vector<StoredDoc>* out,
+                     DocBlockCache* cache) const;
 
  private:
   const IndexReader* index_;

@@ -36,22 +36,23 @@ void CheckMagic(ByteReader* r) {
   if (r->U32("magic") != kWireMagic && r->ok()) r->Fail("magic");
 }
 
-// Query node tag: bits 0-1 kind (0 term, 1 and, 2 or, 3 phrase: its words
-// as term children), bit 2 negated.
-uint8_t KindBits(QueryNode::Kind k) {
-  switch (k) {
+// Query node tag: bit 2 negated; the kind is bits 0-1 plus 4 x bit 3: 0
+// term, 1 and, 2 or, 3 prefix, 4 phrase (its words as term children); 5 to
+// 7 and bits 4-7 are invalid.
+uint8_t KindTag(QueryNode::Kind kind) {
+  switch (kind) {
     case QueryNode::Kind::kTerm: return 0;
     case QueryNode::Kind::kAnd: return 1;
     case QueryNode::Kind::kOr: return 2;
-    case QueryNode::Kind::kPhrase: return 3;
+    case QueryNode::Kind::kPrefix: return 3;
+    case QueryNode::Kind::kPhrase: return 8;
   }
   return 0;
 }
 
 void EncodeNode(const QueryNode& n, std::string* out) {
-  const uint8_t kind = KindBits(n.kind);
-  out->push_back(static_cast<char>(kind | (n.negated ? 4 : 0)));
-  if (n.kind == QueryNode::Kind::kTerm) {
+  out->push_back(static_cast<char>(KindTag(n.kind) | (n.negated ? 4 : 0)));
+  if (n.kind == QueryNode::Kind::kTerm || n.kind == QueryNode::Kind::kPrefix) {
     PutLengthPrefixed(out, n.term);
     return;
   }
@@ -65,17 +66,17 @@ void DecodeNode(ByteReader* r, size_t depth, size_t* nodes, QueryNode* n) {
   if (++*nodes > kMaxQueryNodes) return r->Fail("query: more than 4096 nodes");
   const uint8_t tag = r->U8("query node tag");
   if (!r->ok()) return;
-  if ((tag & ~7u) != 0) return r->Fail("query node tag");
+  const unsigned kind = (tag & 3u) | ((tag >> 1) & 4u);
+  if ((tag & ~15u) != 0 || kind > 4) return r->Fail("query node tag");
   n->negated = (tag & 4) != 0;
-  if ((tag & 3) == 0) {
-    n->kind = QueryNode::Kind::kTerm;
-    n->term = r->String("query term");
-    if (r->ok() && n->term.empty()) r->Fail("query term: empty");
+  if (kind == 0 || kind == 3) {
+    const bool prefix = kind == 3;
+    n->kind = prefix ? QueryNode::Kind::kPrefix : QueryNode::Kind::kTerm;
+    n->term = r->String(prefix ? "query prefix" : "query term");
+    if (r->ok() && n->term.empty()) r->Fail(prefix ? "query prefix: empty" : "query term: empty");
     return;
   }
-  constexpr QueryNode::Kind kInner[] = {QueryNode::Kind::kTerm, QueryNode::Kind::kAnd, QueryNode::Kind::kOr,
-                                        QueryNode::Kind::kPhrase};
-  n->kind = kInner[tag & 3];
+  n->kind = kind == 1 ? QueryNode::Kind::kAnd : kind == 2 ? QueryNode::Kind::kOr : QueryNode::Kind::kPhrase;
   const uint64_t count = r->Varint("query child count");
   // Each child takes at least two bytes: a count beyond that is a lie.
   if (r->ok() && (count == 0 || count > r->remaining() / 2)) return r->Fail("query child count");
@@ -147,6 +148,7 @@ void EncodeQuery(const QueryRequest& m, std::string* out) {
     PutF64(out, m.bm25.k1);
     PutF64(out, m.bm25.b);
   }
+  PutVarint64(out, m.max_expansions);
   EncodeNode(m.root, out);
 }
 
@@ -270,6 +272,10 @@ Status DecodeQuery(std::string_view payload, QueryRequest* m) {
     // The CLI's own checks (!(x >= 0) also refuses NaN).
     if (r.ok() && (!(m->bm25.k1 >= 0) || !std::isfinite(m->bm25.k1))) r.Fail("bm25 k1: not a finite number >= 0");
     if (r.ok() && !(m->bm25.b >= 0 && m->bm25.b <= 1)) r.Fail("bm25 b: outside 0..1");
+  }
+  m->max_expansions = r.Varint("max expansions");
+  if (r.ok() && (m->max_expansions == 0 || m->max_expansions > kMaxMaxExpansions)) {
+    r.Fail("max expansions: outside 1..10000000");
   }
   size_t nodes = 0;
   m->root = QueryNode();

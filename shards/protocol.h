@@ -16,6 +16,7 @@
 #include "common/status.h"
 #include "index/analyzer_spec.h"
 #include "index/bm25.h"
+#include "index/prefix_expansion.h"
 #include "index/query_node.h"
 #include "index/types.h"
 
@@ -76,7 +77,11 @@ struct QueryRequest {
   // Not with count_only, limit or limit_per_bin.
   uint64_t top_k = 0;
   Bm25Params bm25;
-  QueryNode root;
+  // Version 5: the most terms the tree's prefixes may expand to (1 to
+  // kMaxMaxExpansions);
+  // the server refuses the request past it (Done code 1, with the count).
+  uint64_t max_expansions = kDefaultMaxExpansions;
+  QueryNode root;  // may hold prefixes: the server expands them (version 5)
 };
 
 struct Cancel {

@@ -4,14 +4,17 @@
 #include <limits>
 #include <memory>
 
+#include "shards/bin_lengths.h"
+
 namespace dps {
 
 RankContext::RankContext(const QueryPlan& plan, const CollectionStats& stats, Bm25Params params)
     : bm25(params, stats) {
   idf.reserve(plan.highlight.size());
-  for (const auto& term : plan.highlight) {
-    const GlobalTermInfo* info = plan.terms.Find(term);
-    idf.push_back(info == nullptr || info->df == 0 ? 0.0 : Bm25Idf(stats.documents, info->df));
+  for (size_t h = 0; h < plan.highlight.size(); ++h) {
+    // entries[h] is highlight[h]'s (an empty plan may have no entries).
+    const uint64_t df = h < plan.terms.entries.size() ? plan.terms.entries[h].second.df : 0;
+    idf.push_back(df == 0 ? 0.0 : Bm25Idf(stats.documents, df));
   }
   for (const auto& words : plan.phrases) {
     double sum = 0;
@@ -20,48 +23,22 @@ RankContext::RankContext(const QueryPlan& plan, const CollectionStats& stats, Bm
   }
 }
 
-namespace {
-// Where a bin's document lengths are: the files storing documents of the
-// bin, looked up once per bin instead of once per scored document.
-class BinLengths {
- public:
-  BinLengths(const Tablet& tablet, BinId bin) {
-    for (const auto& file : tablet.files()) {
-      const int i = file->FindBin(bin);
-      if (i < 0 || file->bin(static_cast<size_t>(i)).num_docs == 0) continue;
-      const BinInfo& b = file->bin(static_cast<size_t>(i));
-      ranges_.push_back({b.min_docid, b.max_docid, &file->lengths(static_cast<size_t>(i))});
-    }
-  }
-  // The length of `docid` from the file storing it (0 when none does: it
-  // cannot match then).
-  uint32_t Of(DocId docid) const {
-    for (const Range& r : ranges_) {
-      if (docid >= r.min && docid <= r.max) return r.lengths->Get(docid);
-    }
-    return 0;
-  }
-
- private:
-  struct Range {
-    DocId min, max;
-    const DocLengthsReader* lengths;
-  };
-  std::vector<Range> ranges_;
-};
-}  // namespace
-
 Status RankBin(const Tablet& tablet, const QueryPlan& plan, BinId bin, const RankContext& rank,
                const std::vector<DocId>& matches, size_t k, std::vector<ScoredDoc>* out) {
   out->clear();
   if (k == 0 || matches.empty()) return Status::OK();
+  // Term at a time knows no phrases: a query with phrases and a large
+  // prefix is scored document at a time too.
+  if (plan.highlight.size() > kMaxDocAtATimeTerms && plan.phrases.empty()) {
+    return RankBinByTerm(tablet, plan, bin, rank, matches, k, out);
+  }
+  const BinLengths lengths(tablet, bin);
   // One cursor per positive term, walked forward with the matches.
   // A term only inside phrases scores through them (plan.scored_terms).
   std::vector<std::unique_ptr<TermIterator>> terms(plan.highlight.size());
-  for (size_t t = 0; t < terms.size(); ++t) {
-    const GlobalTermInfo* info = plan.terms.Find(plan.highlight[t]);
-    if (info == nullptr || !plan.scored_terms[t]) continue;
-    DPS_ASSIGN_OR_RETURN(terms[t], tablet.OpenRefs(bin, info->RefsOf(bin)));
+  for (size_t t = 0; t < terms.size() && t < plan.terms.entries.size(); ++t) {
+    if (!plan.scored_terms[t]) continue;
+    DPS_ASSIGN_OR_RETURN(terms[t], tablet.OpenRefs(bin, plan.terms.entries[t].second.RefsOf(bin)));
   }
   std::vector<std::unique_ptr<PhraseIterator>> phrases(plan.phrases.size());
   for (size_t p = 0; p < phrases.size(); ++p) {
@@ -69,7 +46,6 @@ Status RankBin(const Tablet& tablet, const QueryPlan& plan, BinId bin, const Ran
     for (size_t w : plan.phrases[p]) words.push_back(plan.highlight[w]);
     DPS_ASSIGN_OR_RETURN(phrases[p], OpenPhrase(tablet, bin, words, plan.terms));
   }
-  const BinLengths lengths(tablet, bin);
   TopK top(k);
   std::vector<uint32_t> tf(terms.size()), occurrences(phrases.size());
   for (DocId d : matches) {

@@ -33,9 +33,23 @@ struct RankStats {
 };
 
 // Scores `matches` (docids of `bin`, ascending) and keeps the K best into
-// *out, best first: exhaustive, for any query shape and any bin.
+// *out, best first: exhaustive, for any query shape and any bin. A query
+// of more than kMaxDocAtATimeTerms positive terms is scored term at a time
+// (RankBinByTerm).
+inline constexpr size_t kMaxDocAtATimeTerms = 16;
 Status RankBin(const Tablet& tablet, const QueryPlan& plan, BinId bin, const RankContext& rank,
                const std::vector<DocId>& matches, size_t k, std::vector<ScoredDoc>* out);
+
+// RankBin's answer, to the bit, term at a time (shards/term_at_a_time.cc):
+// each positive term's postings in the bin are merged with the matches
+// (galloping over whichever side is behind) and add their scores to the
+// matches they hold, in the plan's highlight order, so every document's
+// additions happen in the same order as RankBin's. A query of thousands of
+// terms (a prefix's expansions) costs the sum over its terms of the
+// smaller of a term's postings and the matches, where document at a time
+// would probe every term for every match.
+Status RankBinByTerm(const Tablet& tablet, const QueryPlan& plan, BinId bin, const RankContext& rank,
+                     const std::vector<DocId>& matches, size_t k, std::vector<ScoredDoc>* out);
 
 // Block-max AND (Ding & Suel, "Faster top-k document retrieval using
 // block-max indexes", SIGIR 2011) for a pure conjunction in a bin whose

@@ -47,9 +47,12 @@ std::shared_ptr<ServerQuery> ServerQuery::Start(const QueryHost* host, QueryRequ
   r.received_ = Clock::now();
   if (q.deadline_ms > 0) r.deadline_ = r.received_ + std::chrono::milliseconds(q.deadline_ms);
   if (q.limit > 0 && !q.limit_per_bin) r.budget_.emplace(q.limit);
-  auto plan = PlanQuery(std::move(q.root), host->index->global(), host->index->bins());
+  auto plan = PlanQuery(std::move(q.root), host->index->global(), host->index->bins(), q.max_expansions);
   if (!plan.ok()) {
-    SendDone(sink.get(), r.id_, DoneCode::kIndexError, plan.status().message());
+    // A query over the expansion cap is the query's fault, the same on
+    // every replica (one index generation); anything else is the index's.
+    const DoneCode code = plan.status().IsInvalidArgument() ? DoneCode::kInvalidQuery : DoneCode::kIndexError;
+    SendDone(sink.get(), r.id_, code, plan.status().message());
     return nullptr;
   }
   r.plan_ = std::move(plan).value();
@@ -178,7 +181,8 @@ Status ServerQuery::FetchRanked(BinId bin, Fetch fetch, BinResult* r) {
   r->scores.resize(keep);
   r->count = keep;
   DocBlockCache cache;
-  DPS_RETURN_IF_ERROR(host_->executor->FetchStored(bin, r->docs, fetch, plan_.highlight, &r->stored, &cache));
+  DPS_RETURN_IF_ERROR(host_->executor->FetchStored(bin, r->docs, fetch, plan_.snippet_words(),
+                                                   plan_.snippet_prefixes(), &r->stored, &cache));
   r->service_us += std::chrono::duration<double, std::micro>(Clock::now() - start).count();
   return Status::OK();
 }

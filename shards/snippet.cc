@@ -11,16 +11,23 @@ char Lower(char c) { return static_cast<char>(std::tolower(static_cast<unsigned 
 bool IsWordByte(char c) { return std::isalnum(static_cast<unsigned char>(c)) || (c & 0x80); }
 
 // Position of `term` in text[from, until) at a word boundary of the whole
-// text, case-insensitively, or npos.
-size_t FindWord(std::string_view text, std::string_view term, size_t from, size_t until) {
+// text, case-insensitively, or npos. A prefix needs the boundary before it
+// only.
+size_t FindWord(std::string_view text, std::string_view term, size_t from, size_t until, bool prefix = false) {
   if (term.empty()) return std::string_view::npos;
   for (size_t i = from; i + term.size() <= until; ++i) {
     if (i > 0 && IsWordByte(text[i - 1])) continue;
     size_t k = 0;
     while (k < term.size() && Lower(text[i + k]) == term[k]) ++k;
-    if (k == term.size() && (i + k == text.size() || !IsWordByte(text[i + k]))) return i;
+    if (k == term.size() && (prefix || i + k == text.size() || !IsWordByte(text[i + k]))) return i;
   }
   return std::string_view::npos;
+}
+
+// The end of the word going on at `i`, at most `until`.
+size_t WordEnd(std::string_view text, size_t i, size_t until) {
+  while (i < until && IsWordByte(text[i])) ++i;
+  return i;
 }
 
 // Moves `pos` back to the start of a UTF-8 character.
@@ -32,9 +39,10 @@ size_t CharStart(std::string_view s, size_t pos) {
 }  // namespace
 
 std::string MakeSnippet(std::string_view text, const std::vector<std::string>& terms,
-                        const SnippetStyle& style) {
+                        const SnippetStyle& style, const std::vector<std::string>& prefixes) {
   size_t first = std::string_view::npos;
   for (const auto& t : terms) first = std::min(first, FindWord(text, t, 0, text.size()));
+  for (const auto& p : prefixes) first = std::min(first, FindWord(text, p, 0, text.size(), true));
   size_t begin = first == std::string_view::npos ? 0 : (first > style.width / 3 ? first - style.width / 3 : 0);
   begin = CharStart(text, begin);
   size_t end = CharStart(text, std::min(text.size(), begin + style.width));
@@ -47,6 +55,13 @@ std::string MakeSnippet(std::string_view text, const std::vector<std::string>& t
       if (at < match) {
         match = at;
         len = t.size();
+      }
+    }
+    for (const auto& p : prefixes) {
+      size_t at = FindWord(text, p, i, end, true);
+      if (at < match) {
+        match = at;
+        len = WordEnd(text, at + p.size(), end) - at;
       }
     }
     const size_t stop = std::min(match, end);
@@ -66,11 +81,12 @@ std::string MakeSnippet(std::string_view text, const std::vector<std::string>& t
   return out;
 }
 
-std::string MarkedSnippet(std::string_view text, const std::vector<std::string>& terms) {
+std::string MarkedSnippet(std::string_view text, const std::vector<std::string>& terms,
+                          const std::vector<std::string>& prefixes) {
   SnippetStyle marks;
   marks.before = std::string(1, kSnippetMarkBegin);
   marks.after = std::string(1, kSnippetMarkEnd);
-  return MakeSnippet(text, terms, marks);
+  return MakeSnippet(text, terms, marks, prefixes);
 }
 
 std::string RenderSnippet(std::string_view marked, const SnippetStyle& style) {

@@ -3,7 +3,9 @@
 // marked. Terms are analyzed (case-folded) forms; matching against the raw
 // text is ASCII-case-insensitive, so non-ASCII terms whose folded form
 // differs from the text (ß vs ss) are shown unmarked. A match counts only
-// at word boundaries of the whole text, also at the window's edges.
+// at word boundaries of the whole text, also at the window's edges. A
+// prefix (of a prefix query) matches at a word's start and marks the whole
+// word.
 //
 // Snippets are made where the text is (the bin executor, in-process or in
 // a shard server) with neutral marks around the matches (control bytes,
@@ -25,12 +27,13 @@ struct SnippetStyle {
 };
 
 std::string MakeSnippet(std::string_view text, const std::vector<std::string>& terms,
-                        const SnippetStyle& style);
+                        const SnippetStyle& style, const std::vector<std::string>& prefixes = {});
 
 // The marks of a marked snippet (MarkedSnippet), and how to render one.
 inline constexpr char kSnippetMarkBegin = '\x01';
 inline constexpr char kSnippetMarkEnd = '\x02';
-std::string MarkedSnippet(std::string_view text, const std::vector<std::string>& terms);
+std::string MarkedSnippet(std::string_view text, const std::vector<std::string>& terms,
+                          const std::vector<std::string>& prefixes = {});
 std::string RenderSnippet(std::string_view marked, const SnippetStyle& style);
 
 }  // namespace dps

@@ -1,14 +1,13 @@
 # Sourced by the CLI tests with the dpsearch binary as $1 (not a test: the
 # glob runs *_test.sh): sets bin, src (the source tree), work (a temporary
-# directory removed at exit) and fail (the exit status to end with), and
-# defines the helpers below.
+# directory removed at exit, with the servers `serve` started) and fail
+# (the exit status to end with), and defines the helpers below.
 set -uo pipefail
 export LC_ALL=C
 bin=$(realpath "$1")
 src=$(realpath "$(dirname "${BASH_SOURCE[0]}")/../..")
 work=$(mktemp -d)
-# Servers started with `serve` (below) are stopped at exit.
-pids=()
+pids=()  # servers started by `serve`, stopped at exit
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
   for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done

@@ -19,8 +19,8 @@ file"system	4	a quote inside a word (file"system): a phrase is words in quotes, 
 title:kernel	5	field queries (title:kernel) are not supported yet
 12:30	2	field queries (12:30) are not supported yet
 http://example.com	4	field queries (http://example.com) are not supported yet
-netw*	4	wildcards (netw*) are not supported yet
-kern?l	4	wildcards (kern?l) are not supported yet
+ne*w	2	wildcards inside a word (ne*w) are not supported; only a final * makes a prefix query (netw*)
+kern?l	4	single-character wildcards (kern?l) are not supported
 kernel^2	6	boosts (kernel^2) are not supported
 kernel~2	6	fuzzy and proximity queries (kernel~2) are not supported
 file || kernel	5	'||' is not an operator: use OR

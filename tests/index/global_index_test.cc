@@ -262,20 +262,39 @@ TEST(GlobalIndex, AddAllMatchesAddOneAtATime) {
       terms.push_back(key);
       if (rng() % 5 == 0) terms.push_back(key);  // a duplicate
     }
-    TermTable batched, single;
+    // Entries read elsewhere (a prefix's walk): some of the terms, in an
+    // order of their own, some twice; AddAll takes them instead of looking
+    // them up, with the same result.
+    KnownTerms known;
+    for (const auto& t : terms) {
+      if (rng() % 2 == 0) continue;
+      bool found = false;
+      GlobalTermInfo info;
+      ASSERT_TRUE((*r)->Lookup(t, &found, &info).ok());
+      if (found) known.Add(t, info);
+    }
+    TermTable batched, single, from_known;
     if (round % 3 == 0) {  // a term already looked up
       ASSERT_TRUE(batched.Add(r->get(), terms[0]).ok());
     }
     ASSERT_TRUE(batched.AddAll(r->get(), terms).ok());
+    ASSERT_TRUE(from_known.AddAll(r->get(), terms, &known).ok());
     for (const auto& t : terms) ASSERT_TRUE(single.Add(r->get(), t).ok());
     ASSERT_EQ(batched.entries.size(), single.entries.size());
-    for (const auto& [term, info] : single.entries) {
-      const GlobalTermInfo* got = batched.Find(term);
-      ASSERT_NE(got, nullptr) << term;
-      EXPECT_EQ(got->df, info.df) << term;
-      ASSERT_EQ(got->refs.size(), info.refs.size()) << term;
-      for (size_t i = 0; i < info.refs.size(); ++i) EXPECT_TRUE(SameRef(got->refs[i], info.refs[i]));
+    ASSERT_EQ(from_known.entries.size(), single.entries.size());
+    size_t hint = 0;
+    for (size_t e = 0; e < single.entries.size(); ++e) {
+      const auto& [term, info] = single.entries[e];
+      EXPECT_EQ(from_known.entries[e].first, term) << "AddAll keeps the terms' order";
+      for (const GlobalTermInfo* got : {batched.Find(term), from_known.FindFrom(term, &hint)}) {
+        ASSERT_NE(got, nullptr) << term;
+        EXPECT_EQ(got->df, info.df) << term;
+        ASSERT_EQ(got->refs.size(), info.refs.size()) << term;
+        for (size_t i = 0; i < info.refs.size(); ++i) EXPECT_TRUE(SameRef(got->refs[i], info.refs[i]));
+      }
+      EXPECT_EQ(hint, e + 1);
     }
+    EXPECT_EQ(from_known.Find("t99999"), nullptr);
   }
 }
 

@@ -1,6 +1,8 @@
 // Property test: random corpora committed in random batches (appends,
 // replacements, deletes, compactions) over random bin/tablet layouts, random AND/OR/NOT
-// trees, every result set compared with a brute-force evaluation.
+// trees (with prefixes too: expanded through the global index, ORs of
+// more than 16 terms materialized), every result set compared with a
+// brute-force evaluation.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -22,7 +24,8 @@ std::string Describe(const std::set<std::string>& s) {
 }
 
 // One random scenario; returns false (with a gtest failure) on mismatch.
-void RunScenario(uint64_t seed) {
+// prefix_percent: the share of the queries' leaves that are prefixes.
+void RunScenario(uint64_t seed, int prefix_percent = 0) {
   std::mt19937_64 rng(seed);
   testing::TempDir dir;
   IndexOptions options;
@@ -54,7 +57,7 @@ void RunScenario(uint64_t seed) {
     }
   }
   for (int q = 0; q < 8; ++q) {
-    QueryNode query = testing::RandomQuery(rng, vocab);
+    QueryNode query = testing::RandomQuery(rng, vocab, 0, prefix_percent);
     ASSERT_TRUE(ValidateQuery(query).ok()) << query.ToString();
     std::set<std::string> want;
     for (const auto& [id, d] : live) {
@@ -69,6 +72,16 @@ void RunScenario(uint64_t seed) {
 TEST(QueryProperty, RandomTreesMatchBruteForceOnThousandCorpora) {
   for (uint64_t seed = 1; seed <= 1000; ++seed) {
     RunScenario(seed);
+    if (HasFatalFailure()) return;
+  }
+}
+
+// A prefix matches the documents holding a term that starts with it, in
+// any tree: "t" (every term), "t1" (t1, t10..t19), whole terms, prefixes
+// of no term.
+TEST(QueryProperty, RandomTreesWithPrefixesMatchBruteForce) {
+  for (uint64_t seed = 1; seed <= 400; ++seed) {
+    RunScenario(seed, 40);
     if (HasFatalFailure()) return;
   }
 }

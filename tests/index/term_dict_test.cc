@@ -7,34 +7,11 @@
 #include <set>
 
 #include "common/coding.h"
+#include "tests/index/term_dict_fixture.h"
 #include "tests/testing/test_util.h"
 
 namespace dps {
 namespace {
-
-// Writes `entries` as the only region of a paged file and opens it.
-struct DictFixture {
-  testing::TempDir dir;
-  std::unique_ptr<PagedFileReader> file;
-  TermDictReader dict;
-
-  explicit DictFixture(const std::map<std::string, std::string>& entries) {
-    const std::string path = dir.path() + "/dict";
-    auto w = PagedFileWriter::Create(path);
-    EXPECT_TRUE(w.ok());
-    EXPECT_TRUE((*w)->Append("pad!").ok());  // the region need not start at 0
-    TermDictBuilder b(w->get());
-    for (const auto& [k, v] : entries) EXPECT_TRUE(b.Add(k, v).ok());
-    uint64_t offset = 0, len = 0;
-    EXPECT_TRUE(b.Finish(&offset, &len).ok());
-    EXPECT_EQ(offset, 4u);
-    EXPECT_TRUE((*w)->Finish(0, 0, 1).ok());
-    auto r = PagedFileReader::Open(path);
-    EXPECT_TRUE(r.ok()) << r.status().ToString();
-    file = std::move(r).value();
-    EXPECT_TRUE(dict.Open(file.get(), offset, len).ok());
-  }
-};
 
 // Every key is found with its value.
 void ExpectFindsEvery(const TermDictReader& dict, const std::map<std::string, std::string>& entries) {
@@ -76,7 +53,7 @@ TEST(TermDict, FindsEveryKeyAndRejectsAbsentOnes) {
   std::mt19937_64 rng(7);
   for (size_t n : {1, 2, 31, 32, 33, 64, 65, 1000, 20000}) {  // up to 625 blocks: a deep search tree
     auto entries = RandomEntries(rng, n);
-    DictFixture f(entries);
+    testing::DictFixture f(entries);
     for (const auto& [k, v] : entries) {
       bool found = false;
       std::string_view value;
@@ -115,7 +92,7 @@ TEST(TermDict, KeysWithNulBytesAndLongSharedPrefixes) {
         entries[k] = std::move(value);
       }
     }
-    DictFixture f(entries);
+    testing::DictFixture f(entries);
     ExpectFindsEvery(f.dict, entries);
     for (const auto& k : absent) {
       if (entries.count(k)) continue;
@@ -131,7 +108,7 @@ TEST(TermDict, AbsentLookupTouchesOnlyTheDictionary) {
   // A lookup verifies the sparse index (at open) and one block, nothing else.
   std::map<std::string, std::string> entries;
   for (int i = 0; i < 5000; ++i) entries["key" + std::to_string(100000 + i)] = std::string(20, 'x');
-  DictFixture f(entries);
+  testing::DictFixture f(entries);
   const size_t before = f.file->verified_pages();
   bool found = true;
   std::string_view value;
@@ -144,7 +121,7 @@ TEST(TermDict, AbsentLookupTouchesOnlyTheDictionary) {
 TEST(TermDict, CursorSeeksLikeStdMap) {
   std::mt19937_64 rng(11);
   auto entries = RandomEntries(rng, 500);
-  DictFixture f(entries);
+  testing::DictFixture f(entries);
   TermDictCursor c(&f.dict);
   c.SeekToFirst();
   for (const auto& [k, v] : entries) {
@@ -183,7 +160,7 @@ TEST(TermDict, SharedPrefixesAndSuffixesAroundTheNibbleEscape) {
       entries[k] = std::move(value);
     }
   }
-  DictFixture f(entries);
+  testing::DictFixture f(entries);
   ExpectFindsEvery(f.dict, entries);
   for (const auto& [k, v] : entries) {
     bool found = true;
@@ -208,19 +185,14 @@ TEST(TermDict, MalformedEntriesAreCorruptionNotCrashes) {
       std::string("\x01" "b" "\x01" "v", 4),           // first key "b", index prefix "a\0..." 
   };
   for (const std::string& entry : bad_entries) {
-    testing::TempDir dir;
     std::string region = entry;
     region += "\x01" "a";                    // index entry: prefix "a" (0 shared, 1 byte)
     PutVarint64(&region, entry.size());       // the block's length
     PutFixed32(&region, 1);                   // one block
     PutFixed32(&region, static_cast<uint32_t>(entry.size()));  // index start
-    auto w = PagedFileWriter::Create(dir.path() + "/f");
-    ASSERT_TRUE((*w)->Append(region).ok());
-    ASSERT_TRUE((*w)->Finish(0, 0, 1).ok());
-    auto r = PagedFileReader::Open(dir.path() + "/f");
-    ASSERT_TRUE(r.ok());
-    TermDictReader dict;
-    ASSERT_TRUE(dict.Open(r->get(), 0, region.size()).ok());
+    testing::RawDictFixture f(region);
+    ASSERT_TRUE(f.open.ok());
+    const TermDictReader& dict = f.dict;
     bool found = false;
     std::string_view v;
     const Status st = dict.Find("a", &found, &v);

@@ -96,10 +96,18 @@ TEST_F(ParserTest, UnsupportedSyntaxIsRefusedWithItsPosition) {
       {"note:", "4: field queries (note:) are not supported yet"},
       {"a : b", "2: field queries (:) are not supported yet"},
       {"http://example.com/x", "4: field queries (http://example.com/x) are not supported yet"},
-      {"netw*", "4: wildcards (netw*) are not supported yet"},
-      {"kern?l", "4: wildcards (kern?l) are not supported yet"},
-      {"what is linux?", "13: wildcards (linux?) are not supported yet"},
-      {"a * b", "2: wildcards (*) are not supported yet"},
+      {"kern?l", "4: single-character wildcards (kern?l) are not supported"},
+      {"what is linux?", "13: single-character wildcards (linux?) are not supported"},
+      {"netw?*", "4: single-character wildcards (netw?*) are not supported"},
+      {"a * b", "2: '*' alone is not a query; a prefix query puts * after a word's start (netw*)"},
+      {"*work", "0: leading wildcards (*work) are not supported; a prefix query puts * at the end (netw*)"},
+      {"-*work", "1: leading wildcards (*work) are not supported; a prefix query puts * at the end (netw*)"},
+      {"ne*w", "2: wildcards inside a word (ne*w) are not supported; only a final * makes a prefix query (netw*)"},
+      {"netw**", "4: wildcards inside a word (netw**) are not supported; only a final * makes a prefix query (netw*)"},
+      {"foo-*", "4: a prefix query needs a letter or digit before its * (foo-*): the analyzer would drop the "
+                "punctuation and widen the prefix"},
+      {"(c++*)", "4: a prefix query needs a letter or digit before its * (c++*): the analyzer would drop the "
+                 "punctuation and widen the prefix"},
       {"kernel^2", "6: boosts (kernel^2) are not supported"},
       {"kernel~", "6: fuzzy and proximity queries (kernel~) are not supported"},
       {"kernel~2 x", "6: fuzzy and proximity queries (kernel~2) are not supported"},
@@ -120,16 +128,16 @@ TEST_F(ParserTest, UnsupportedSyntaxIsRefusedWithItsPosition) {
       {"a]", "1: ']' is not supported: there are no ranges; group with ( )"},
       {"a}", "1: '}' is not supported: there are no ranges; group with ( )"},
       // The first refused byte counts, and comes before grammar errors.
-      {"netw* title:kernel", "4: wildcards (netw*) are not supported yet"},
+      {"netw* title:kernel", "11: field queries (title:kernel) are not supported yet"},
       {"title:netw*", "5: field queries (title:netw*) are not supported yet"},
-      {"-a \"b c\" d?", "10: wildcards (d?) are not supported yet"},
-      {"a OR ) b*", "8: wildcards (b*) are not supported yet"},
+      {"-a \"b c\" d?", "10: single-character wildcards (d?) are not supported"},
+      {"a OR ) b?", "8: single-character wildcards (b?) are not supported"},
       // Quoted text stays on one line and short.
       {"\"a\tb\nc", "0: the phrase \"a b c has no closing quote"},
-      {std::string(50, 'a') + "*",
-       "50: wildcards (" + std::string(40, 'a') + "...) are not supported yet"},
-      {std::string(39, 'a') + "\u00e9*",
-       "41: wildcards (" + std::string(39, 'a') + "...) are not supported yet"},
+      {std::string(50, 'a') + "?",
+       "50: single-character wildcards (" + std::string(40, 'a') + "...) are not supported"},
+      {std::string(39, 'a') + "\u00e9?",
+       "41: single-character wildcards (" + std::string(39, 'a') + "...) are not supported"},
   };
   for (const auto& [query, message] : refused) {
     const std::string want = "ERROR query syntax error at position " + message;
@@ -155,6 +163,43 @@ TEST_F(ParserTest, PhrasesStandWhereTermsMay) {
   for (size_t i = 0; i <= kMaxPhraseWords; ++i) long_phrase += "w ";
   long_phrase += "\"";
   EXPECT_EQ(P(long_phrase).rfind("ERROR query syntax error at position 0: the phrase", 0), 0u) << P(long_phrase);
+}
+
+// `word*` is a prefix query wherever a term may stand; the text before
+// the '*' is analyzed as a query word is (case folding, NFKC) and must be
+// one term.
+TEST_F(ParserTest, PrefixQueries) {
+  const std::vector<std::pair<std::string, std::string>> accepted = {
+      {"netw*", "netw*"},
+      {"NETW*", "netw*"},
+      {"\ufb01le*", "file*"},  // NFKC: the ligature is two letters
+      {"\u00c9t\u00e9*", "\u00e9t\u00e9*"},
+      {"e\u0301*", "\u00e9*"},  // a combining accent before the '*'
+      {"Stra\u00dfe*", "strasse*"},
+      {"AND*", "and*"},  // not the operator
+      {"e.g*", "e.g*"},
+      {"white netw*", "(white AND netw*)"},
+      {"-netw* kernel", "(-netw* AND kernel)"},
+      {"kernel NOT netw*", "(kernel AND -netw*)"},
+      {"kernel OR netw*", "(kernel OR netw*)"},
+      {"(netw* OR kern*) -foo*", "((netw* OR kern*) AND -foo*)"},
+      {"a -(b* c*)", "(a AND -(b* AND c*))"},
+      {"(netw*)", "netw*"},
+      {"x AND y*", "(x AND y*)"},
+  };
+  for (const auto& [query, tree] : accepted) {
+    EXPECT_EQ(P(query), tree) << "query [" << query << "]";
+    EXPECT_EQ(G(query), tree) << "query [" << query << "]";
+    // The tree's text reads back as the same tree (tests print and reparse).
+    EXPECT_EQ(P(P(query)), tree) << "query [" << query << "]";
+  }
+  const std::string e = "ERROR query syntax error at position ";
+  EXPECT_EQ(P("foo-b*"), e + "0: a prefix query must be one word after analysis: 'foo-b*' is 2 (foo, b)");
+  EXPECT_EQ(P("a x-ray*"), e + "2: a prefix query must be one word after analysis: 'x-ray*' is 2 (x, ray)");
+  EXPECT_EQ(P("a \U0001F642*"), e + "2: the prefix query '\U0001F642*' has no searchable characters");
+  EXPECT_EQ(P("-netw*"), e + "0: a query of only negations matches nothing to subtract from ('-netw*'); add a "
+                             "positive term");
+  EXPECT_EQ(P("a OR -b*"), e + "5: an OR branch cannot be only a negation ('-b*'); combine it with a positive term");
 }
 
 // Punctuation that is no operator anywhere stays text for the analyzer,
@@ -208,11 +253,12 @@ TEST_F(ParserTest, WordListShortcutAgreesWithTheGrammar) {
       "42",      "3.14",   "AND-OR", "NOT-", "\tword",     "\u00e9t\u00e9",
       "e\u0301", "🙂",   "",       " ",    "\n",         "a\rb",
       "R&D",     "&",      "a!",     "c++",  "\xE2\x80",   "e\u201fx",
-      "don't",   "e.g."};
+      "don't",   "e.g.",    "netw*",  "X*",   "-ab*",       "white*"};
   // Other engines' syntax, which both must refuse alike.
   const std::vector<std::string> refused_words = {
-      "x\"file", "system\"", "\"",  "title:kernel", "12:30",   ":",     "netw*",
-      "kern?l", "?",        "*",   "^2",           "a^2",     "~",     "a~2",
+      "x\"file", "system\"", "\"",  "title:kernel", "12:30",   ":",
+      "kern?l", "?",        "*",   "^2",           "a^2",     "~",     "a~2",     "ne*w",  "*x",
+      "x-*",
       "||",     "|",        "a|b", "&&",           "a&&b",    "!",     "!a",
       "!!!",    "+a",       "+",   "[a",           "b]",      "{",     "}",
       "-\"a",   "-+a",      "-!a", "\u201cx",      "y\u201d", "\u201e", "\"a b\"x"};

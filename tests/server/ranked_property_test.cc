@@ -36,8 +36,6 @@ struct Ranked {
   DocId docid;
 };
 
-class RankedProperty : public ::testing::TestWithParam<uint64_t> {};
-
 // Some of the query's terms become phrases (negated ones stay negated):
 // mostly two or three tokens side by side in a live document (so they
 // match, repeated words included), else random words (mostly no match).
@@ -60,8 +58,8 @@ QueryNode WithPhrases(QueryNode q, std::mt19937_64& rng, const std::vector<const
   return q;
 }
 
-TEST_P(RankedProperty, TopKEqualsBruteForceBm25) {
-  const uint64_t seed = GetParam();
+// One scenario: prefix_percent of the queries' leaves are prefixes.
+void CheckScenario(uint64_t seed, int prefix_percent) {
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
   testing::TempDir dir;
@@ -160,7 +158,7 @@ TEST_P(RankedProperty, TopKEqualsBruteForceBm25) {
   std::vector<const testing::ModelDoc*> live_ptrs;
   for (const auto& [id, d] : live) live_ptrs.push_back(&d);
   for (int q = 0; q < 60; ++q) {
-    QueryNode generated = testing::RandomQuery(rng, vocab);
+    QueryNode generated = testing::RandomQuery(rng, vocab, 0, prefix_percent);
     if (options.positions && !live_ptrs.empty() && q % 2 == 1) generated = WithPhrases(std::move(generated), rng, live_ptrs, vocab);
     auto parsed = ParseQuery(generated.ToString(), analyzer->get());
     ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
@@ -234,6 +232,15 @@ TEST_P(RankedProperty, TopKEqualsBruteForceBm25) {
     }
   }
 }
+
+class RankedProperty : public ::testing::TestWithParam<uint64_t> {};
+
+TEST_P(RankedProperty, TopKEqualsBruteForceBm25) { CheckScenario(GetParam(), 0); }
+
+// A prefix ranks as the OR of its expansions (the oracle expands it over
+// the stored documents' terms, in term order): `t*` gives more than 16
+// terms (scored term at a time), `t1*` 11 (MaxScore when alone).
+TEST_P(RankedProperty, PrefixTopKEqualsBruteForceBm25) { CheckScenario(GetParam(), 35); }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, RankedProperty, ::testing::Range<uint64_t>(1, 13));
 

@@ -115,10 +115,11 @@ void Build(Scenario* s) {
 }
 
 // A random query: the test utilities' trees (mostly frequent terms, AND /
-// OR / NOT), or a conjunction of 2-3 terms drawn uniformly from the
-// vocabulary (rare leaders: the kernel's seeks across blocks).
-QueryNode RandomSearch(std::mt19937_64& rng, size_t vocab) {
-  if (rng() % 3 != 0) return testing::RandomQuery(rng, vocab);
+// OR / NOT; prefix_percent of their leaves prefixes), or a conjunction of
+// 2-3 terms drawn uniformly from the vocabulary (rare leaders: the
+// kernel's seeks across blocks).
+QueryNode RandomSearch(std::mt19937_64& rng, size_t vocab, int prefix_percent) {
+  if (rng() % 3 != 0) return testing::RandomQuery(rng, vocab, 0, prefix_percent);
   std::vector<QueryNode> terms;
   const size_t n = 2 + rng() % 2;
   for (size_t i = 0; i < n; ++i) terms.push_back(QueryNode::Term(testing::VocabTerm(rng() % vocab)));
@@ -188,11 +189,10 @@ void CheckHits(const Scenario& s, const QueryNode& root, const std::vector<Hit>&
   }
 }
 
-class SearchProperty : public ::testing::TestWithParam<uint64_t> {};
-
-TEST_P(SearchProperty, TextQueriesMatchBruteForceInProcessAndOverServers) {
+// Every query of a scenario, through every searcher, against brute force.
+void CheckScenario(uint64_t seed, int prefix_percent) {
   Scenario s;
-  s.seed = GetParam();
+  s.seed = seed;
   SCOPED_TRACE("seed " + std::to_string(s.seed));
   Build(&s);
   if (::testing::Test::HasFatalFailure()) return;
@@ -234,7 +234,7 @@ TEST_P(SearchProperty, TextQueriesMatchBruteForceInProcessAndOverServers) {
 
   std::mt19937_64 rng(s.seed * 7919);
   for (int q = 0; q < 40; ++q) {
-    const QueryNode query = RandomSearch(rng, s.vocab);
+    const QueryNode query = RandomSearch(rng, s.vocab, prefix_percent);
     const std::string text = query.ToString();
     SCOPED_TRACE("query " + text);
     auto parsed = ParseQuery(text, analyzer->get());
@@ -305,6 +305,15 @@ TEST_P(SearchProperty, TextQueriesMatchBruteForceInProcessAndOverServers) {
     }
   }
 }
+
+class SearchProperty : public ::testing::TestWithParam<uint64_t> {};
+
+TEST_P(SearchProperty, TextQueriesMatchBruteForceInProcessAndOverServers) { CheckScenario(GetParam(), 0); }
+
+// Prefixes in the trees (`t1*`: t1, t10..t19; `t*`: every term, an OR of
+// more than 16 materialized; prefixes of no term), parsed from text,
+// expanded in-process and by each server alike.
+TEST_P(SearchProperty, PrefixQueriesMatchBruteForceInProcessAndOverServers) { CheckScenario(GetParam(), 35); }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, SearchProperty, ::testing::Range<uint64_t>(1, 9));
 

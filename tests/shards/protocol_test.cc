@@ -168,8 +168,9 @@ TEST(Protocol, RankedQueryBytesAndRoundTrip) {
                               "\x0d"                              // K = 13
                               "\xcd\xcc\xcc\xcc\xcc\xcc\xec\x3f"  // k1 = 0.9
                               "\x9a\x99\x99\x99\x99\x99\xd9\x3f"  // b = 0.4
+                              "\x80\x20"                          // max expansions 4096 (version 5)
                               "\x00\x02" "ab",                     // the term
-                              29);
+                              31);
   ASSERT_GE(p.size(), want_tail.size());
   EXPECT_EQ(p.substr(p.size() - want_tail.size()), want_tail);
   EXPECT_EQ(p[8], 8) << "flag bit 3: ranked";
@@ -215,6 +216,73 @@ TEST(Protocol, RankedQueryBytesAndRoundTrip) {
   std::string zero_k(p);
   zero_k[8 + 1 + 1 + 4 + 4 + 4] = 0;  // flags, limit, deadline, tablets: K
   EXPECT_FALSE(DecodeQuery(zero_k, &got).ok());
+}
+
+// Version 5: a Query carries its expansion cap (varint, >= 1) before the
+// tree, and a prefix node is tag 3 (bit 2 negated) with its prefix.
+TEST(Protocol, PrefixQueryBytesAndRoundTrip) {
+  QueryRequest q;
+  q.request_id = 1;
+  q.max_expansions = 300;
+  q.root = QueryNode::And({QueryNode::Term("k"), QueryNode::Prefix("netw", /*negated=*/true)});
+  std::string f;
+  EncodeQuery(q, &f);
+  const std::string_view p = Payload(f, FrameType::kQuery);
+  const std::string want_tail("\xac\x02"        // max expansions 300
+                              "\x01\x02"        // AND of 2
+                              "\x00\x01" "k"    // term k
+                              "\x07\x04" "netw",  // negated prefix netw
+                              13);
+  ASSERT_GE(p.size(), want_tail.size());
+  EXPECT_EQ(p.substr(p.size() - want_tail.size()), want_tail);
+  QueryRequest got;
+  ASSERT_TRUE(DecodeQuery(p, &got).ok());
+  EXPECT_EQ(got.max_expansions, 300u);
+  EXPECT_EQ(got.root.ToString(), "(k AND -netw*)");
+  EXPECT_EQ(got.root.children[1].kind, QueryNode::Kind::kPrefix);
+  ExpectTruncationsFail(p, [](std::string_view x) { QueryRequest y; return DecodeQuery(x, &y); });
+
+  std::string bad(p);
+  bad[bad.size() - want_tail.size()] = 0;  // a cap of 0
+  bad.erase(bad.size() - want_tail.size() + 1, 1);
+  Status s = DecodeQuery(bad, &got);
+  EXPECT_NE(s.message().find("max expansions"), std::string::npos) << s.ToString();
+  q.root = QueryNode::Prefix("");
+  f.clear();
+  EncodeQuery(q, &f);
+  s = DecodeQuery(Payload(f, FrameType::kQuery), &got);
+  EXPECT_NE(s.message().find("query prefix: empty"), std::string::npos) << s.ToString();
+  bad = std::string(p);
+  bad[bad.size() - 6] = 0x0b;  // tag bit 3 set
+  EXPECT_FALSE(DecodeQuery(bad, &got).ok());
+}
+
+// Version 5: a phrase node is kind 4 (tag bit 3, bit 2 negated) with its
+// words as term children; kinds 5 to 7 are refused.
+TEST(Protocol, PhraseNodeBytesAndRoundTrip) {
+  QueryRequest q;
+  q.request_id = 1;
+  q.max_expansions = 1;
+  q.root = QueryNode::And({QueryNode::Term("k"), QueryNode::Phrase({"a", "b"}, /*negated=*/true)});
+  std::string f;
+  EncodeQuery(q, &f);
+  const std::string_view p = Payload(f, FrameType::kQuery);
+  const std::string want_tail("\x01\x02"                        // AND of 2
+                              "\x00\x01" "k"                    // term k
+                              "\x0c\x02" "\x00\x01" "a" "\x00\x01" "b",  // negated phrase "a b"
+                              13);
+  ASSERT_GE(p.size(), want_tail.size());
+  EXPECT_EQ(p.substr(p.size() - want_tail.size()), want_tail);
+  QueryRequest got;
+  ASSERT_TRUE(DecodeQuery(p, &got).ok());
+  EXPECT_EQ(got.root.ToString(), "(k AND -\"a b\")");
+  EXPECT_EQ(got.root.children[1].kind, QueryNode::Kind::kPhrase);
+  ExpectTruncationsFail(p, [](std::string_view x) { QueryRequest y; return DecodeQuery(x, &y); });
+  for (char tag : {'\x09', '\x0a', '\x0b', '\x10'}) {  // kinds 5-7, bit 4
+    std::string bad(p);
+    bad[bad.size() - 8] = tag;  // the phrase's tag
+    EXPECT_FALSE(DecodeQuery(bad, &got).ok()) << int{tag};
+  }
 }
 
 // Scored Results (version 4): whole docids in rank order, each with its

@@ -154,6 +154,21 @@ TEST(SnippetTest, WordBoundariesHoldAtTheWindowEdges) {
   EXPECT_EQ(MakeSnippet("house houses", {"house"}, Brackets(11)), "[house] house…");
 }
 
+// A prefix (of a prefix query) marks each word it starts, whole, and only
+// at a word's start; the window centres on the first match of a word or
+// a prefix.
+TEST(SnippetTest, PrefixesMarkTheWordsTheyStart) {
+  const std::vector<std::string> none;
+  EXPECT_EQ(MakeSnippet("a Network, networks and subnetworks", none, Brackets(), {"netw"}),
+            "a [Network], [networks] and subnetworks");
+  EXPECT_EQ(MakeSnippet("net networking", {"net"}, Brackets(), {"netw"}), "[net] [networking]");
+  EXPECT_EQ(MakeSnippet("kernel net", {"kernel"}, Brackets(), {"ne"}), "[kernel] [net]");
+  EXPECT_EQ(MakeSnippet(Repeat("x ", 60) + "networked", none, Brackets(20), {"netw"}),
+            "…x x x [networked]");  // a third of the width before it
+  EXPECT_EQ(MakeSnippet("no match here", none, Brackets(), {"netw"}), "no match here");
+  EXPECT_EQ(MarkedSnippet("the networks", {}, {"netw"}), "the \x01networks\x02");
+}
+
 TEST(SnippetTest, MarkedSnippetsRenderInAnyStyle) {
   const std::string text = "the white\x1b[31m house\nand more";
   const std::string marked = MarkedSnippet(text, {"white", "house"});

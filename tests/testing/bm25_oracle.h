@@ -23,7 +23,8 @@ CollectionStats ModelStats(const std::vector<const ModelDoc*>& stored);
 // query's distinct positive bare terms it holds (not those under NOT) of
 // their BM25 contributions, then over its distinct positive phrases it
 // holds (tf: occurrences in the token stream, idf: the words' summed), df
-// counted over `stored`.
+// counted over `stored`. A prefix counts as the OR of the stored terms
+// starting with it, in term order.
 std::map<std::string, double> BruteForceScores(const std::map<std::string, ModelDoc>& live,
                                                const std::vector<const ModelDoc*>& stored,
                                                const QueryNode& q, Bm25Params params = {});

@@ -100,6 +100,10 @@ bool MatchesIn(const QueryNode& q, const std::map<std::string, uint32_t>& terms,
       for (const auto& w : q.children) words.push_back(w.term);
       return PhraseOccurrences(*tokens, words) > 0;
     }
+    case QueryNode::Kind::kPrefix: {  // any term starting with it
+      auto it = terms.lower_bound(q.term);
+      return it != terms.end() && it->first.starts_with(q.term);
+    }
     case QueryNode::Kind::kAnd:
       for (const auto& c : q.children) {
         if (MatchesIn(c, terms, tokens) == c.negated) return false;
@@ -129,7 +133,7 @@ uint32_t PhraseOccurrences(const std::vector<std::string>& tokens, const std::ve
   return n;
 }
 
-QueryNode RandomQuery(std::mt19937_64& rng, size_t vocab, int depth) {
+QueryNode RandomQuery(std::mt19937_64& rng, size_t vocab, int depth, int prefix_percent) {
   std::uniform_int_distribution<int> coin(0, 99);
   // Mostly frequent terms so that queries match something; a few unknown.
   auto term = [&]() {
@@ -137,12 +141,19 @@ QueryNode RandomQuery(std::mt19937_64& rng, size_t vocab, int depth) {
     size_t r = g(rng);
     return coin(rng) < 3 ? std::string("absent") : VocabTerm(std::min(r, vocab - 1));
   };
-  if (depth >= 3 || coin(rng) < 35) return QueryNode::Term(term());
+  auto leaf = [&]() {
+    // A prefix of a term ("t", "t1", "t12", the whole term), sometimes of
+    // none ("absent" cut: no expansion).
+    if (prefix_percent == 0 || coin(rng) >= prefix_percent) return QueryNode::Term(term());
+    const std::string t = term();
+    return QueryNode::Prefix(t.substr(0, 1 + rng() % t.size()));
+  };
+  if (depth >= 3 || coin(rng) < 35) return leaf();
   std::uniform_int_distribution<int> arity(1, 4);
   const bool is_and = coin(rng) < 60;
   std::vector<QueryNode> children;
   const int n = arity(rng);
-  for (int i = 0; i < n; ++i) children.push_back(RandomQuery(rng, vocab, depth + 1));
+  for (int i = 0; i < n; ++i) children.push_back(RandomQuery(rng, vocab, depth + 1, prefix_percent));
   if (is_and) {
     for (size_t i = 1; i < children.size(); ++i) children[i].negated = coin(rng) < 30;
     std::shuffle(children.begin(), children.end(), rng);

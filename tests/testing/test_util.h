@@ -52,15 +52,19 @@ std::map<std::string, std::vector<uint32_t>> PositionsOf(const ModelDoc& d);
 using PositionsByEntry = std::map<std::pair<std::string, std::string>, std::vector<uint32_t>>;
 Status ReadAllPositions(const std::string& dir, PositionsByEntry* out);
 
-// Does the document satisfy the query? The terms-only form takes no phrase.
+// Does the document satisfy the query? The terms-only form takes no phrase;
+// a prefix: does it hold a term starting with it.
 bool Matches(const QueryNode& q, const std::map<std::string, uint32_t>& terms);
 bool Matches(const QueryNode& q, const ModelDoc& d);
 // Occurrences of `words` at consecutive positions of `tokens` (overlaps count).
 uint32_t PhraseOccurrences(const std::vector<std::string>& tokens, const std::vector<std::string>& words);
 
 // A random valid query tree over the vocabulary: depth <= 3, AND nodes may
-// have negated children (always one positive), OR nodes none.
-QueryNode RandomQuery(std::mt19937_64& rng, size_t vocab, int depth = 0);
+// have negated children (always one positive), OR nodes none. With
+// prefix_percent > 0, that share of the leaves are prefixes of terms
+// (VocabTerm's "t17" gives "t", "t1" or "t17"; "absent" gives prefixes of
+// no term); 0 draws exactly the trees it always drew.
+QueryNode RandomQuery(std::mt19937_64& rng, size_t vocab, int depth = 0, int prefix_percent = 0);
 
 // External ids of the documents of `index_dir` matching `q`, evaluated bin by
 // bin with the real iterators.
