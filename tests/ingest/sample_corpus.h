@@ -16,12 +16,18 @@
 namespace dps::testing {
 
 // $DPS_CORPORA_SAMPLES, else ../shared/corpora/samples beside the checkout
-// this file was compiled from. Empty if neither exists.
+// (DPS_SOURCE_DIR, which the build defines: __FILE__ is relative to the
+// build directory, and a path made from it missed the samples, so the
+// tests that read them were skipped). Empty if neither exists.
 inline std::string SampleCorpusDir() {
   if (const char* env = std::getenv("DPS_CORPORA_SAMPLES")) return env;
+#ifdef DPS_SOURCE_DIR
+  std::string dir = std::string(DPS_SOURCE_DIR) + "/../shared/corpora/samples";
+#else
   std::string here = __FILE__;  // <root>/tests/ingest/sample_corpus.h
   for (int i = 0; i < 3; ++i) here.erase(here.find_last_of('/'));
   std::string dir = here + "/../shared/corpora/samples";
+#endif
   return std::ifstream(dir + "/brown.jsonl").good() ? dir : std::string();
 }
 
