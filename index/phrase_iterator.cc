@@ -33,6 +33,28 @@ uint32_t CountPhrase(std::span<const std::vector<uint32_t>* const> slots, bool f
   return count;
 }
 
+PhraseMatcher::PhraseMatcher(std::vector<std::unique_ptr<PostingCursor>> cursors,
+                             std::vector<std::unique_ptr<PostingPositions>> positions, std::vector<uint32_t> slot_word)
+    : cursors_(std::move(cursors)), positions_(std::move(positions)), at_(cursors_.size()) {
+  for (uint32_t w : slot_word) slots_.push_back(&at_[w]);
+}
+
+bool PhraseMatcher::Matches(DocId d) {
+  for (size_t w = 0; w < cursors_.size(); ++w) {
+    PostingCursor& c = *cursors_[w];
+    uint32_t block = 0, tf = 0;
+    uint64_t in_block = 0;
+    if (c.Seek(d) != d || !c.PositionsAt(&block, &in_block, &tf)) {
+      status_ = c.status().ok() ? Status::Corruption("a phrase candidate is missing from its word's list") : c.status();
+      return false;
+    }
+    at_[w].resize(tf);
+    status_ = positions_[w]->Get(block, in_block, tf, at_[w].data());
+    if (!status_.ok()) return false;
+  }
+  return CountPhrase(slots_, /*first_only=*/true) > 0;
+}
+
 PhraseIterator::PhraseIterator(std::vector<std::unique_ptr<TermIterator>> words, std::vector<uint32_t> slot_word)
     : words_(std::move(words)), slot_word_(std::move(slot_word)), positions_(words_.size()) {
   order_.resize(words_.size());

@@ -25,6 +25,29 @@ inline constexpr size_t kMaxPhraseWords = 32;
 // apart ("a a" occurs twice in "a a a"). first_only: stop at the first (0 or 1).
 uint32_t CountPhrase(std::span<const std::vector<uint32_t>* const> slots, bool first_only);
 
+// A phrase checked on documents already known to hold its words (the AND
+// kernel's candidates, ascending), over plain cursors of one file's lists:
+// the fast path of a conjunction of terms and phrases in a bin of one file
+// with nothing deleted (shards/bin_search.cc).
+class PhraseMatcher {
+ public:
+  // words: a cursor and positions per distinct word (opened); slot_word:
+  // the word at each phrase position.
+  PhraseMatcher(std::vector<std::unique_ptr<PostingCursor>> cursors,
+                std::vector<std::unique_ptr<PostingPositions>> positions, std::vector<uint32_t> slot_word);
+  // Whether `d` holds the phrase. REQUIRES: every word holds d; d above the
+  // last one asked. False with status() set on an error.
+  bool Matches(DocId d);
+  const Status& status() const { return status_; }
+
+ private:
+  std::vector<std::unique_ptr<PostingCursor>> cursors_;
+  std::vector<std::unique_ptr<PostingPositions>> positions_;
+  std::vector<std::vector<uint32_t>> at_;  // by word, at the last document asked
+  std::vector<const std::vector<uint32_t>*> slots_;
+  Status status_;
+};
+
 class PhraseIterator final : public DocIterator {
  public:
   // words: one iterator per distinct word; slot_word[i]: the word at phrase

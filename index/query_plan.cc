@@ -93,6 +93,20 @@ bool IsPureConjunction(const QueryNode& root) {
          });
 }
 
+// A conjunction of terms and phrases with at least one phrase (a phrase
+// alone too): every word is required, so it is planned as the conjunction
+// of its words, and the phrases are checked on that conjunction's matches.
+bool IsPhraseConjunction(const QueryNode& root) {
+  if (root.kind == QueryNode::Kind::kPhrase) return !root.negated;
+  if (root.kind != QueryNode::Kind::kAnd) return false;
+  bool phrase = false;
+  for (const auto& c : root.children) {
+    if (c.negated || (c.kind != QueryNode::Kind::kTerm && c.kind != QueryNode::Kind::kPhrase)) return false;
+    phrase |= c.kind == QueryNode::Kind::kPhrase;
+  }
+  return phrase;
+}
+
 // The common query, a conjunction of terms, planned straight from its
 // distinct terms (plan->highlight): their entries are looked up together
 // and sit in that order, the bins are the rarest term's bins that every
@@ -186,6 +200,12 @@ Result<QueryPlan> PlanQuery(QueryNode root_node, const GlobalIndexReader* global
   plan.terms.entries.reserve(plan.highlight.size() + 2);
   if (IsPureConjunction(root)) {
     DPS_RETURN_IF_ERROR(PlanConjunction(global, bins, known, &plan));
+    return plan;
+  }
+  if (IsPhraseConjunction(root)) {
+    DPS_RETURN_IF_ERROR(PlanConjunction(global, bins, known, &plan));
+    plan.pure_and = false;  // the phrases must still be checked
+    plan.phrase_and = true;
     return plan;
   }
   BinSets sets(global, &plan.terms, known);

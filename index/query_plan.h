@@ -27,12 +27,16 @@ struct QueryPlan {
   bool empty = false;
   // A conjunction of plain terms (no OR, no NOT): the fast path applies.
   bool pure_and = false;
+  // A conjunction of terms and at least one phrase (no OR, no NOT): the
+  // fast path finds the documents holding every word (and_entries, rarest
+  // first), then checks the phrases' positions on those alone.
+  bool phrase_and = false;
   // Every term's global entry (refs per bin and file): shards open postings
   // from these, never searching a dictionary again. terms.entries[h] is the
   // entry of highlight[h] (the positive terms come first, in that order).
   TermTable terms;
-  // pure_and: the conjunction's terms, rarest first, as indexes into
-  // terms.entries.
+  // pure_and or phrase_and: the conjunction's terms (a phrase's words
+  // too), rarest first, as indexes into terms.entries.
   std::vector<size_t> and_entries;
   // The positive terms, in their first order of appearance (prefixes
   // expanded in term order; a phrase's words too): scores add in this order.

@@ -12,6 +12,63 @@ constexpr size_t kCancelCheckInterval = 4096;
 // Longer conjunctions take the iterator tree.
 constexpr size_t kMaxFastPathTerms = 16;
 
+// The candidates of a phrase conjunction that hold its phrases, counted or
+// collected (up to the limit). refs[k] is the list of the plan's
+// and_entries[k] in `file`.
+Status FilterByPhrases(const TabletReader& file, const BinQuery& req, const PostingRef* refs,
+                       const std::vector<DocId>& candidates, BinMatches* resp) {
+  const QueryPlan& plan = *req.plan;
+  auto ref_of = [&](const std::string& word) -> const PostingRef* {
+    for (size_t k = 0; k < plan.and_entries.size(); ++k) {
+      if (plan.terms.entries[plan.and_entries[k]].first == word) return &refs[k];
+    }
+    return nullptr;
+  };
+  std::vector<PhraseMatcher> matchers;
+  const auto& root = plan.root;
+  std::vector<const QueryNode*> phrases;
+  if (root.kind == QueryNode::Kind::kPhrase) {
+    phrases.push_back(&root);
+  } else {
+    for (const auto& c : root.children) {
+      if (c.kind == QueryNode::Kind::kPhrase) phrases.push_back(&c);
+    }
+  }
+  for (const QueryNode* phrase : phrases) {
+    std::vector<std::string_view> distinct;
+    std::vector<uint32_t> slot_word;
+    for (const auto& w : phrase->children) {
+      const auto at = std::find(distinct.begin(), distinct.end(), w.term);
+      slot_word.push_back(static_cast<uint32_t>(at - distinct.begin()));
+      if (at == distinct.end()) distinct.push_back(w.term);
+    }
+    std::vector<std::unique_ptr<PostingCursor>> cursors;
+    std::vector<std::unique_ptr<PostingPositions>> positions;
+    for (std::string_view w : distinct) {
+      const PostingRef* ref = ref_of(std::string(w));
+      if (ref == nullptr) return Status::InvalidArgument("phrase word '" + std::string(w) + "' was not planned");
+      cursors.push_back(std::make_unique<PostingCursor>());
+      DPS_RETURN_IF_ERROR(file.OpenCursor(*ref, cursors.back().get()));
+      positions.push_back(std::make_unique<PostingPositions>());
+      DPS_RETURN_IF_ERROR(file.OpenPositions(*ref, positions.back().get()));
+    }
+    matchers.emplace_back(std::move(cursors), std::move(positions), std::move(slot_word));
+  }
+  for (DocId d : candidates) {
+    bool all = true;
+    for (auto& m : matchers) {
+      all = m.Matches(d);
+      DPS_RETURN_IF_ERROR(m.status());
+      if (!all) break;
+    }
+    if (!all) continue;
+    ++resp->count;
+    if (!req.count_only) resp->docs.push_back(d);
+    if (req.limit != 0 && resp->count >= req.limit) break;
+  }
+  return Status::OK();
+}
+
 // The fast path applies when the bin's postings for every term sit in one
 // file and nothing in the bin is deleted: then plain cursors are exact.
 Status TryFastPath(const Tablet& tablet, const BinQuery& req, BinMatches* resp, bool* done) {
@@ -50,7 +107,8 @@ Status TryFastPath(const Tablet& tablet, const BinQuery& req, BinMatches* resp, 
     }
   }
   resp->fast_path = true;
-  if (n == 1 && req.count_only) {  // nothing is deleted here: the count is the df
+  const bool phrases = req.plan->phrase_and;
+  if (n == 1 && req.count_only && !phrases) {  // nothing is deleted here: the count is the df
     resp->count = refs[0].df;
     return Status::OK();
   }
@@ -61,6 +119,13 @@ Status TryFastPath(const Tablet& tablet, const BinQuery& req, BinMatches* resp, 
   }
   // Rarest in this bin leads.
   std::sort(ptrs, ptrs + n, [](PostingCursor* a, PostingCursor* b) { return a->df() < b->df(); });
+  if (phrases) {
+    // Every candidate holds every word; the phrases are checked on them alone.
+    std::vector<DocId> candidates;
+    CollectIntersection(ptrs, n, SIZE_MAX, &candidates);
+    for (size_t k = 0; k < n; ++k) DPS_RETURN_IF_ERROR(ptrs[k]->status());
+    return FilterByPhrases(*file, req, refs.data(), candidates, resp);
+  }
   if (req.count_only) {
     resp->count = CountIntersection(ptrs, n);
   } else {
@@ -75,7 +140,7 @@ Status TryFastPath(const Tablet& tablet, const BinQuery& req, BinMatches* resp, 
 
 Status SearchBin(const Tablet& tablet, const BinQuery& req, BinMatches* resp) {
   const QueryPlan& plan = *req.plan;
-  if (plan.pure_and && !plan.and_entries.empty()) {
+  if ((plan.pure_and || plan.phrase_and) && !plan.and_entries.empty()) {
     bool done = false;
     DPS_RETURN_IF_ERROR(TryFastPath(tablet, req, resp, &done));
     if (done) return Status::OK();
