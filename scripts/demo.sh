@@ -31,6 +31,7 @@ echo "Every posting of the term 'license' in bin 0 (bin, term, docid, weight):"
 step "$bin" query --index "$index" --limit 5 --format text "license gpl"
 step "$bin" query --index "$index" --top 5 --format text "license gpl"    # ranked: the 5 best by BM25
 step "$bin" query --index "$index" --count "debian AND (policy OR manual) -perl"
+step "$bin" query --index "$index" --top 3 --format tsv '"free software" licen*'   # a phrase and a prefix
 step "$bin" query --index "$index" --limit 3 --stats --format tsv "copyright"
 step "$bin" check --index "$index"
 first=$( ("$bin" scan --index "$index" --docs --bin 0 || true) | head -1 | cut -f3)
