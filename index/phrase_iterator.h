@@ -19,6 +19,26 @@ namespace dps {
 // The most words a phrase may have (a query's longest is far below).
 inline constexpr size_t kMaxPhraseWords = 32;
 
+// A phrase's distinct words, in first order of appearance, each as the
+// position of its first appearance, and for each position the index of
+// the distinct word standing there ("a b a": first 0 1; slot_word 0 1 0).
+// Words are anything comparable: strings, or a plan's term indexes.
+struct PhraseSlots {
+  std::vector<size_t> first;
+  std::vector<uint32_t> slot_word;
+};
+template <typename Word>
+PhraseSlots SplitPhrase(std::span<const Word> words) {
+  PhraseSlots out;
+  for (size_t i = 0; i < words.size(); ++i) {
+    uint32_t d = 0;
+    while (d < out.first.size() && !(words[out.first[d]] == words[i])) ++d;
+    if (d == out.first.size()) out.first.push_back(i);
+    out.slot_word.push_back(d);
+  }
+  return out;
+}
+
 // How many times the phrase occurs: starts s where every slot i holds
 // position s + i, slot i's positions being *slots[i] (ascending; several
 // slots may share one list: a repeated word). Overlapping occurrences count

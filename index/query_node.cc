@@ -190,22 +190,17 @@ Result<std::unique_ptr<DocIterator>> BuildIterator(const IndexReader& index, Bin
 
 Result<std::unique_ptr<PhraseIterator>> OpenPhrase(const Tablet& tablet, BinId bin,
                                                    const std::vector<std::string>& phrase, const TermTable& terms) {
-  std::vector<std::string_view> distinct;
-  std::vector<uint32_t> slot_word;
-  for (const auto& w : phrase) {
-    const auto at = std::find(distinct.begin(), distinct.end(), w);
-    slot_word.push_back(static_cast<uint32_t>(at - distinct.begin()));
-    if (at == distinct.end()) distinct.push_back(w);
-  }
+  PhraseSlots slots = SplitPhrase(std::span<const std::string>(phrase));
   std::vector<std::unique_ptr<TermIterator>> words;
-  for (std::string_view w : distinct) {
+  for (size_t first : slots.first) {
+    const std::string& w = phrase[first];
     const GlobalTermInfo* info = terms.Find(w);
-    if (info == nullptr) return Status::InvalidArgument("term '" + std::string(w) + "' was not looked up");
+    if (info == nullptr) return Status::InvalidArgument("term '" + w + "' was not looked up");
     DPS_ASSIGN_OR_RETURN(auto it, tablet.OpenRefs(bin, info->RefsOf(bin), /*with_positions=*/true));
     if (it == nullptr) return std::unique_ptr<PhraseIterator>();  // a word absent from the bin
     words.push_back(std::move(it));
   }
-  return std::make_unique<PhraseIterator>(std::move(words), std::move(slot_word));
+  return std::make_unique<PhraseIterator>(std::move(words), std::move(slots.slot_word));
 }
 
 namespace {

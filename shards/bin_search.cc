@@ -18,41 +18,27 @@ constexpr size_t kMaxFastPathTerms = 16;
 Status FilterByPhrases(const TabletReader& file, const BinQuery& req, const PostingRef* refs,
                        const std::vector<DocId>& candidates, BinMatches* resp) {
   const QueryPlan& plan = *req.plan;
-  auto ref_of = [&](const std::string& word) -> const PostingRef* {
-    for (size_t k = 0; k < plan.and_entries.size(); ++k) {
-      if (plan.terms.entries[plan.and_entries[k]].first == word) return &refs[k];
-    }
-    return nullptr;
+  // plan.phrases name their words by highlight index, which is the word's
+  // entry (PlanConjunction); refs[k] is and_entries[k]'s.
+  auto ref_of = [&](size_t entry) -> const PostingRef* {
+    const auto at = std::find(plan.and_entries.begin(), plan.and_entries.end(), entry);
+    return at == plan.and_entries.end() ? nullptr : &refs[at - plan.and_entries.begin()];
   };
   std::vector<PhraseMatcher> matchers;
-  const auto& root = plan.root;
-  std::vector<const QueryNode*> phrases;
-  if (root.kind == QueryNode::Kind::kPhrase) {
-    phrases.push_back(&root);
-  } else {
-    for (const auto& c : root.children) {
-      if (c.kind == QueryNode::Kind::kPhrase) phrases.push_back(&c);
-    }
-  }
-  for (const QueryNode* phrase : phrases) {
-    std::vector<std::string_view> distinct;
-    std::vector<uint32_t> slot_word;
-    for (const auto& w : phrase->children) {
-      const auto at = std::find(distinct.begin(), distinct.end(), w.term);
-      slot_word.push_back(static_cast<uint32_t>(at - distinct.begin()));
-      if (at == distinct.end()) distinct.push_back(w.term);
-    }
+  for (const std::vector<size_t>& phrase : plan.phrases) {
+    PhraseSlots slots = SplitPhrase(std::span<const size_t>(phrase));
     std::vector<std::unique_ptr<PostingCursor>> cursors;
     std::vector<std::unique_ptr<PostingPositions>> positions;
-    for (std::string_view w : distinct) {
-      const PostingRef* ref = ref_of(std::string(w));
-      if (ref == nullptr) return Status::InvalidArgument("phrase word '" + std::string(w) + "' was not planned");
+    for (size_t first : slots.first) {
+      const size_t w = phrase[first];
+      const PostingRef* ref = ref_of(w);
+      if (ref == nullptr) return Status::InvalidArgument("phrase word '" + plan.highlight[w] + "' was not planned");
       cursors.push_back(std::make_unique<PostingCursor>());
       DPS_RETURN_IF_ERROR(file.OpenCursor(*ref, cursors.back().get()));
       positions.push_back(std::make_unique<PostingPositions>());
       DPS_RETURN_IF_ERROR(file.OpenPositions(*ref, positions.back().get()));
     }
-    matchers.emplace_back(std::move(cursors), std::move(positions), std::move(slot_word));
+    matchers.emplace_back(std::move(cursors), std::move(positions), std::move(slots.slot_word));
   }
   for (DocId d : candidates) {
     bool all = true;
