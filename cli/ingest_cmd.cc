@@ -52,6 +52,7 @@ void RegisterIngest(CLI::App& app) {
     bool no_positions = false;
     std::string analyzer = "icu", stem;
     bool fold_accents = false;
+    std::vector<std::string> fields;
   };
   auto a = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("ingest", "Index documents (JSONL, a directory tree, or lines)");
@@ -73,6 +74,9 @@ void RegisterIngest(CLI::App& app) {
       ->type_name("FIELD")->capture_default_str();
   cmd->add_option("--title-field", a->title_field, "JSONL field holding the title")
       ->type_name("FIELD")->capture_default_str();
+  auto* fields = cmd->add_option("--field", a->fields,
+                                 "New index: a JSONL field (string or array of strings) searchable as NAME:word; repeatable")
+                     ->type_name("NAME");
   cmd->add_flag("--skip-bad", a->skip_bad, "Skip and count malformed records instead of failing");
   auto* no_text = cmd->add_flag("--no-store-text", a->no_text, "New index: do not store document text (no snippets)");
   auto* no_positions =
@@ -86,7 +90,7 @@ void RegisterIngest(CLI::App& app) {
       cmd->add_option("--stem", a->stem, "New index, icu: Snowball stemmer, e.g. english (dpsearch -V lists them)")
           ->type_name("LANG"),
       cmd->add_flag("--fold-accents", a->fold_accents, "New index, icu: fold accents after case folding (cafe = café)")};
-  cmd->callback([a, bins, tablets, no_text, no_positions, analyzer_flags] {
+  cmd->callback([a, bins, tablets, no_text, no_positions, analyzer_flags, fields] {
     IngestOptions options;
     auto budget = ParseSize(a->memory);
     if (!budget.ok()) return (void)Fail(budget.status().WithContext("--memory"));
@@ -111,6 +115,16 @@ void RegisterIngest(CLI::App& app) {
         a->analyzer == "whitespace" ? AnalyzerSpec::Tokenizer::kWhitespace : AnalyzerSpec::Tokenizer::kIcu;
     options.index.analyzer.stem = a->stem;
     options.index.analyzer.fold_accents = a->fold_accents;
+    options.fields_set = fields->count() > 0;
+    std::vector<std::string> names{std::string(kTitleField)};
+    for (const auto& f : a->fields) {
+      if (f == kTitleField) return (void)Fail(Status::InvalidArgument("--field title: title is always a field"));
+      names.push_back(f);
+    }
+    if (Status valid = FieldSet::Validate(names); !valid.ok()) {
+      return (void)Fail(valid.WithContext("--field"));
+    }
+    options.index.fields = FieldSet(std::move(names));
     options.threads = a->threads;
     options.format = a->format;
     options.id_field = a->id_field;

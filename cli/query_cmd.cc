@@ -173,7 +173,7 @@ void ReportIncomplete(const std::string& format, uint64_t printed, const Status&
 // most --limit (default 10) of them. Otherwise every result (or the first
 // --limit), streamed as bins finish.
 void RunOneQuery(const QueryArgs& a, Searcher* searcher, Analyzer* analyzer) {
-  auto root = ParseQuery(a.query, analyzer);
+  auto root = ParseQuery(a.query, analyzer, &searcher->fields());
   if (!root.ok()) return (void)Fail(root.status());
   const std::string format = ResolveFormat(a.format);
   const bool tty = isatty(STDOUT_FILENO);

@@ -13,8 +13,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 #include "index/block_impacts.h"
+#include "index/field_key.h"
 
 namespace dps {
 
@@ -26,9 +28,34 @@ struct Bm25Params {
 // Index-wide statistics: every bin, every tablet (documents deleted but not
 // yet compacted away included, as Lucene's statistics include them).
 struct CollectionStats {
+  CollectionStats() = default;
+  CollectionStats(uint64_t n, uint64_t token_total) : documents(n), tokens(token_total) {}
   uint64_t documents = 0;  // N
   uint64_t tokens = 0;     // the sum of every document's length
   double avgdl() const { return documents == 0 ? 0.0 : static_cast<double>(tokens) / static_cast<double>(documents); }
+
+  // Fields (index/field_key.h): the index's fields and, for each, the
+  // documents with a length above 0 in it and their tokens in it, which
+  // are N and the token total of the field's terms (Lucene's docCount and
+  // sumTotalTermFreq of a field; docs/design/ranking.md "Fields").
+  FieldSet fields;
+  struct FieldTotals {
+    uint64_t documents = 0, tokens = 0;
+  };
+  std::vector<FieldTotals> field_totals;  // by field, as `fields` lists them
+  // The statistics BM25 uses for the terms of `column` (0: the default
+  // field, title + text; 1 + f: field f).
+  CollectionStats Column(size_t column) const {
+    CollectionStats out;
+    if (column == 0) {
+      out.documents = documents;
+      out.tokens = tokens;
+    } else if (column - 1 < field_totals.size()) {
+      out.documents = field_totals[column - 1].documents;
+      out.tokens = field_totals[column - 1].tokens;
+    }
+    return out;
+  }
 };
 
 inline double Bm25Idf(uint64_t documents, uint64_t df) {

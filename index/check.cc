@@ -1,5 +1,7 @@
 #include "index/check.h"
 
+#include <tuple>
+
 #include <map>
 
 #include "index/block_impacts.h"
@@ -45,8 +47,11 @@ Status CheckIndex(const std::string& dir, CheckReport* report) {
     // each (file, bin) must add up to the terms and postings its directory
     // records: then the tablet files hold no list the global index misses.
     std::map<std::pair<const TabletReader*, uint32_t>, std::pair<uint64_t, uint64_t>> seen;
-    // Each document's weights summed over its postings: its length must be that.
-    std::map<std::pair<const TabletReader*, uint32_t>, DocLengthCounter> lengths;
+    // Each document's weights summed over its postings of a length column
+    // (the default field, or a field: index/field_key.h): its length there
+    // must be that.
+    const FieldSet& fields = index->manifest().fields;
+    std::map<std::tuple<const TabletReader*, uint32_t, size_t>, DocLengthCounter> lengths;
     TermDictCursor cursor(&global->dict());
     GlobalTermInfo info;
     PostingCursor list;
@@ -68,11 +73,22 @@ Status CheckIndex(const std::string& dir, CheckReport* report) {
         if (file->positions()) DPS_RETURN_IF_ERROR(file->OpenPositions(ref, &positions));
         uint64_t n = 0;
         weights.clear();
-        DocLengthCounter& counter = lengths[{file, r.bin}];
+        const int key_column = fields.ColumnOf(cursor.key());
+        if (key_column < 0) return bad("the term names no field of the index (" + fields.List() + ")");
+        const size_t column = static_cast<size_t>(key_column);
+        DocLengthCounter& counter = lengths[{file, r.bin, column}];
         // Each block's impacts are recomputed from its postings and the
         // lengths region (itself checked against the postings below).
         const int bin_at = file->FindBin(BinId{r.bin});
         const BinInfo* bin_info = bin_at < 0 ? nullptr : &file->bin(static_cast<size_t>(bin_at));
+        // The block scores' reference avgdl: the bin record's for the
+        // default field, the field's column's for a field.
+        uint32_t score_avgdl = 0;
+        if (bin_info != nullptr) {
+          score_avgdl = column == 0 || bin_info->num_docs == 0
+                            ? bin_info->score_avgdl
+                            : file->field_columns(static_cast<size_t>(bin_at))[column - 1].score_avgdl;
+        }
         uint32_t tfs[kMaxBlockPostings], dls[kMaxBlockPostings];
         size_t in_block = 0, block = 0;
         auto check_block = [&]() -> Status {
@@ -81,7 +97,7 @@ Status CheckIndex(const std::string& dir, CheckReport* report) {
             return list.status().ok() ? bad("no impacts for block " + std::to_string(block)) : list.status();
           }
           if (got != BlockCorner(tfs, dls, in_block) ||
-              list.block_score(block) != BlockScore(tfs, dls, in_block, ScoreAvgdl(bin_info->score_avgdl))) {
+              list.block_score(block) != BlockScore(tfs, dls, in_block, ScoreAvgdl(score_avgdl))) {
             return bad("block " + std::to_string(block) + "'s impacts disagree with its postings and lengths");
           }
           in_block = 0;
@@ -103,8 +119,10 @@ Status CheckIndex(const std::string& dir, CheckReport* report) {
             const uint32_t dl = bin_info == nullptr || bin_info->num_docs == 0 || d < bin_info->min_docid ||
                                         d > bin_info->max_docid
                                     ? 0
-                                    : file->lengths(static_cast<size_t>(bin_at)).Get(d);
-            if (at.back() >= dl) {
+                                    : file->lengths(static_cast<size_t>(bin_at), column).Get(d);
+            // A declared field's values are apart by a gap of positions:
+            // only the default field and the title have none.
+            if (column <= 1 && at.back() >= dl) {
               return bad("docid " + std::to_string(d) + " has position " + std::to_string(at.back()) +
                          ", its length is " + std::to_string(dl));
             }
@@ -114,7 +132,7 @@ Status CheckIndex(const std::string& dir, CheckReport* report) {
             return bad("posting of docid " + std::to_string(d) + " outside the file's documents");
           }
           tfs[in_block] = list.weight();
-          dls[in_block] = file->lengths(static_cast<size_t>(bin_at)).Get(d);
+          dls[in_block] = file->lengths(static_cast<size_t>(bin_at), column).Get(d);
           if (++in_block == kMaxBlockPostings) DPS_RETURN_IF_ERROR(check_block());
         }
         DPS_RETURN_IF_ERROR(list.status());
@@ -141,14 +159,16 @@ Status CheckIndex(const std::string& dir, CheckReport* report) {
           const BinInfo& b = file->bin(i);
           const auto it = seen.find({file.get(), b.bin});
           const auto got = it == seen.end() ? std::pair<uint64_t, uint64_t>{0, 0} : it->second;
-          if (b.num_docs > 0) {
-            const auto counted = lengths.find({file.get(), b.bin});
+          for (size_t column = 0; b.num_docs > 0 && column < fields.columns(); ++column) {
+            const auto counted = lengths.find({file.get(), b.bin, column});
+            const DocLengthsReader& stored = file->lengths(i, column);
             for (uint64_t d = b.min_docid; d <= b.max_docid; ++d) {
               const uint32_t want = counted == lengths.end() ? 0 : counted->second.Get(static_cast<DocId>(d));
-              if (file->lengths(i).Get(static_cast<DocId>(d)) != want) {
+              if (stored.Get(static_cast<DocId>(d)) != want) {
                 return Status::Corruption(file->path() + " bin " + std::to_string(b.bin) + ": document " +
                                           std::to_string(d) + " has length " +
-                                          std::to_string(file->lengths(i).Get(static_cast<DocId>(d))) +
+                                          std::to_string(stored.Get(static_cast<DocId>(d))) +
+                                          (column == 0 ? "" : " in field " + fields.names()[column - 1]) +
                                           ", its postings' weights add up to " + std::to_string(want));
               }
             }

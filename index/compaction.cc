@@ -54,17 +54,20 @@ Status CompactTabletSuffix(IndexWriter* writer, size_t t, size_t first, Compacti
   TabletWriterOptions options;
   options.store_text = writer->manifest().store_text;
   options.positions = writer->manifest().positions;
+  options.fields = writer->manifest().fields;
+  const size_t columns = options.fields.columns();
   DPS_ASSIGN_OR_RETURN(auto out, TabletWriter::Create(writer->dir() + "/" + name, options));
   EntryCursor cursor(writer->current().global(), run.get(), static_cast<uint32_t>(first), options.positions);
   cursor.SeekToFirst();
   std::vector<DocId> docs, carried;
   std::vector<uint32_t> weights, positions, one;
-  BinLengthTable lengths;
+  std::vector<BinLengthTable> lengths(columns);
   for (uint32_t bin = run->first_bin(); bin <= run->last_bin(); ++bin) {
     // Live stored documents of the bin, in docid order across files.
     std::vector<StoredDoc> stored;
     std::vector<DocId> all_docids;
-    std::vector<std::pair<DocId, uint32_t>> kept_lengths;  // of the live documents, from their files
+    // Of the live documents, from their files: docid, then each column's length.
+    std::vector<std::vector<uint32_t>> kept_lengths;
     for (const auto& file : run->files()) {
       int i = file->FindBin(BinId{bin});
       if (i < 0) continue;
@@ -75,7 +78,9 @@ Status CompactTabletSuffix(IndexWriter* writer, size_t t, size_t first, Compacti
         if (run->IsDeleted(BinId{bin}, d.docid)) {
           ++stats->documents_dropped;
         } else {
-          kept_lengths.emplace_back(d.docid, file->lengths(static_cast<size_t>(i)).Get(d.docid));
+          auto& kept = kept_lengths.emplace_back(1 + columns);
+          kept[0] = d.docid;
+          for (size_t c = 0; c < columns; ++c) kept[1 + c] = file->lengths(static_cast<size_t>(i), c).Get(d.docid);
           stored.push_back(std::move(d));
         }
       }
@@ -91,10 +96,12 @@ Status CompactTabletSuffix(IndexWriter* writer, size_t t, size_t first, Compacti
     const bool has_postings = cursor.Valid() && cursor.key().bin == bin;
     if (stored.empty() && !has_postings && carried.empty()) continue;
     std::sort(kept_lengths.begin(), kept_lengths.end());
-    lengths.Clear();
-    for (const auto& [docid, length] : kept_lengths) lengths.Set(docid, length);
+    for (size_t c = 0; c < columns; ++c) {
+      lengths[c].Clear();
+      for (const auto& kept : kept_lengths) lengths[c].Set(kept[0], kept[1 + c]);
+    }
     DPS_RETURN_IF_ERROR(out->StartBin(BinId{bin}));
-    out->SetDocLengths(&lengths);
+    for (size_t c = 0; c < columns; ++c) out->SetDocLengths(&lengths[c], c);
     while (cursor.Valid() && cursor.key().bin == bin) {
       const std::string term(cursor.key().term);
       docs.clear();

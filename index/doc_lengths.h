@@ -79,6 +79,7 @@ class BinLengthTable {
     lengths_.resize(docid - first_, 0);  // docids skipped in between: none
     lengths_.push_back(length);
     ++count_;
+    nonzero_ += length != 0;
     total_ += length;
   }
   // The mean length of the documents set (0 when none is): the block
@@ -88,15 +89,18 @@ class BinLengthTable {
   uint32_t Of(DocId docid) const {
     return docid >= first_ && docid - first_ < lengths_.size() ? lengths_[docid - first_] : 0;
   }
+  // The documents set with a length above 0, and the lengths' sum.
+  uint64_t nonzero() const { return nonzero_; }
+  uint64_t total() const { return total_; }
   size_t memory_bytes() const { return lengths_.capacity() * sizeof(uint32_t); }
   void Clear() {
     lengths_.clear();
-    count_ = total_ = 0;
+    count_ = nonzero_ = total_ = 0;
   }
 
  private:
   DocId first_ = 0;
-  uint64_t count_ = 0, total_ = 0;
+  uint64_t count_ = 0, nonzero_ = 0, total_ = 0;
   std::vector<uint32_t> lengths_;
 };
 

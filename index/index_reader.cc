@@ -6,6 +6,9 @@ Result<std::unique_ptr<IndexReader>> IndexReader::Open(const std::string& dir) {
   std::unique_ptr<IndexReader> r(new IndexReader());
   r->dir_ = dir;
   DPS_ASSIGN_OR_RETURN(r->manifest_, ReadManifest(dir));
+  const FieldSet& fields = r->manifest_.fields;
+  r->stats_.fields = fields;
+  r->stats_.field_totals.resize(fields.names().size());
   for (const auto& entry : r->manifest_.tablets) {
     DPS_ASSIGN_OR_RETURN(auto tablet, Tablet::Open(dir, entry));
     for (const auto& file : tablet->files()) {
@@ -13,6 +16,16 @@ Result<std::unique_ptr<IndexReader>> IndexReader::Open(const std::string& dir) {
         if (file->bin(i).num_docs == 0) continue;
         r->stats_.documents += file->bin(i).num_docs;
         r->stats_.tokens += file->lengths(i).total_tokens();
+        const auto& columns = file->field_columns(i);
+        if (columns.size() != fields.names().size()) {
+          return Status::Corruption(file->path() + ": bin " + std::to_string(file->bin(i).bin) + " has " +
+                                    std::to_string(columns.size()) + " field length columns, the index " +
+                                    std::to_string(fields.names().size()) + " fields (" + fields.List() + ")");
+        }
+        for (size_t f = 0; f < columns.size(); ++f) {
+          r->stats_.field_totals[f].documents += columns[f].docs;
+          r->stats_.field_totals[f].tokens += columns[f].lengths.total_tokens();
+        }
       }
     }
     r->tablets_.push_back(std::move(tablet));

@@ -105,6 +105,8 @@ Result<std::unique_ptr<IndexWriter>> IndexWriter::Open(const std::string& dir,
     DPS_RETURN_IF_ERROR(options.analyzer.Validate());
     m.analyzer = options.analyzer;
     m.positions = options.positions;
+    DPS_RETURN_IF_ERROR(FieldSet::Validate(options.fields.names()));
+    m.fields = options.fields;
     m.tablets = SplitBins(options.bins, options.tablets);
     DPS_RETURN_IF_ERROR(WriteManifest(dir, m));
     w->created_index_ = true;
@@ -185,6 +187,7 @@ Status IndexWriter::Commit(std::vector<AnalyzedDocument> docs, CommitStats* stat
     TabletWriterOptions wopt;
     wopt.store_text = manifest_.store_text;
     wopt.positions = manifest_.positions;
+    wopt.fields = manifest_.fields;
     DPS_ASSIGN_OR_RETURN(auto writer, TabletWriter::Create(dir_ + "/" + file_name, wopt));
     for (uint32_t bin : bins) {
       const auto& list = by_bin[bin];
@@ -221,14 +224,26 @@ Status IndexWriter::Commit(std::vector<AnalyzedDocument> docs, CommitStats* stat
         }
       }
       std::sort(postings.begin(), postings.end());
-      BinLengthTable lengths;
+      // Each document's length in each column: its weights summed by the
+      // column of their terms (the default field's, or a field's).
+      std::vector<BinLengthTable> lengths(manifest_.fields.columns());
+      std::vector<uint64_t> length(lengths.size());
       for (size_t k = 0; k < list.size(); ++k) {
-        uint64_t length = 0;
-        for (const auto& term : list[k]->terms) length += term.second;
-        lengths.Set(static_cast<DocId>(first + k), static_cast<uint32_t>(std::min(length, kMaxDocLength)));
+        std::fill(length.begin(), length.end(), 0);
+        for (const auto& term : list[k]->terms) {
+          const int column = manifest_.fields.ColumnOf(term.first);
+          if (column < 0) {
+            return Status::InvalidArgument("document '" + list[k]->id + "': term '" + DisplayKey(term.first) +
+                                           "' names no field of the index (" + manifest_.fields.List() + ")");
+          }
+          length[static_cast<size_t>(column)] += term.second;
+        }
+        for (size_t c = 0; c < lengths.size(); ++c) {
+          lengths[c].Set(static_cast<DocId>(first + k), static_cast<uint32_t>(std::min(length[c], kMaxDocLength)));
+        }
       }
       DPS_RETURN_IF_ERROR(writer->StartBin(BinId{bin}));
-      writer->SetDocLengths(&lengths);
+      for (size_t c = 0; c < lengths.size(); ++c) writer->SetDocLengths(&lengths[c], c);
       std::vector<DocId> list_docs;
       std::vector<uint32_t> list_weights, list_positions;
       for (size_t i = 0; i < postings.size();) {
@@ -293,6 +308,7 @@ Status IndexWriter::Delete(const std::vector<std::string>& ids, CommitStats* sta
     TabletWriterOptions wopt;
     wopt.store_text = manifest_.store_text;
     wopt.positions = manifest_.positions;
+    wopt.fields = manifest_.fields;
     DPS_ASSIGN_OR_RETURN(auto writer, TabletWriter::Create(dir_ + "/" + file_name, wopt));
     for (const auto& [bin, docids] : bins) {
       DPS_RETURN_IF_ERROR(writer->StartBin(BinId{bin}));

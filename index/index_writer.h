@@ -44,6 +44,9 @@ struct IndexOptions {
   // a smaller index that refuses phrases. The command line turns it on
   // unless --no-positions; library callers (tests) ask for it.
   bool positions = false;
+  // title, then the fields `ingest --field` declares (index/field_key.h):
+  // their terms are field keys. Fixed at creation.
+  FieldSet fields;
   int zstd_level = 3;
   // False for commands that change an existing index (delete, compact): a
   // missing index is then an error, not a new empty one.

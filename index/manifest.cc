@@ -56,6 +56,9 @@ std::string Manifest::Encode() const {
   out += "store-text " + std::string(store_text ? "1" : "0") + "\n";
   out += "analyzer " + analyzer.ToString() + "\n";
   out += "positions " + std::string(positions ? "1" : "0") + "\n";
+  out += "fields";
+  for (const auto& f : fields.names()) out += " " + f;
+  out += "\n";
   out += "next-file " + std::to_string(next_file_number) + "\n";
   out += "global " + (global_index.empty() ? std::string("-") : global_index) + "\n";
   for (const auto& t : tablets) {
@@ -84,7 +87,8 @@ Result<Manifest> Manifest::Decode(const std::string& text, const std::string& pa
   std::istringstream in(text.substr(0, at));
   std::string line;
   size_t n = 0;
-  bool seen_version = false, seen_bins = false, seen_id = false, seen_analyzer = false, seen_positions = false;
+  bool seen_version = false, seen_bins = false, seen_id = false, seen_analyzer = false, seen_positions = false,
+       seen_fields = false;
   while (std::getline(in, line)) {
     ++n;
     auto w = Words(line);
@@ -129,6 +133,12 @@ Result<Manifest> Manifest::Decode(const std::string& text, const std::string& pa
       ok = w[1] == "0" || w[1] == "1";
       m.positions = w[1] == "1";
       seen_positions = true;
+    } else if (key == "fields" && w.size() >= 2) {
+      std::vector<std::string> names(w.begin() + 1, w.end());
+      const Status valid = FieldSet::Validate(names);
+      if (!valid.ok()) return error(n, valid.message());
+      m.fields = FieldSet(std::move(names));
+      seen_fields = true;
     } else if (key == "next-file" && w.size() == 2) {
       ok = ParseU64(w[1], &m.next_file_number);
     } else if (key == "global" && w.size() == 2) {
@@ -150,7 +160,8 @@ Result<Manifest> Manifest::Decode(const std::string& text, const std::string& pa
     if (!ok) return error(n, "malformed value in '" + line + "'");
   }
   for (const auto& [seen, key] : {std::pair{seen_version, "version"}, {seen_id, "index-id"}, {seen_bins, "bins"},
-                                   {seen_analyzer, "analyzer"}, {seen_positions, "positions"}}) {
+                                   {seen_analyzer, "analyzer"}, {seen_positions, "positions"},
+                                   {seen_fields, "fields"}}) {
     if (!seen) return Status::Corruption(path + ": missing its " + key + " line");
   }
   uint32_t expect_bin = 0;

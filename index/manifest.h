@@ -12,12 +12,13 @@
 
 #include "common/status.h"
 #include "index/analyzer_spec.h"
+#include "index/field_key.h"
 #include "index/types.h"
 
 namespace dps {
 
-// 2 added `analyzer`; version 1 is refused (re-ingest).
-inline constexpr uint32_t kManifestVersion = 2;
+// 2 added `analyzer`, 3 `fields`; older versions are refused (re-ingest).
+inline constexpr uint32_t kManifestVersion = 3;
 inline constexpr const char* kManifestName = "MANIFEST";
 
 struct TabletEntry {
@@ -34,6 +35,8 @@ struct Manifest {
   AnalyzerSpec analyzer;  // fixed at creation; queries are analyzed with it
   // Word positions are indexed (phrases can be answered); fixed at creation.
   bool positions = false;
+  // title, then the fields declared at creation (`ingest --field`).
+  FieldSet fields;
   uint64_t next_file_number = 1;
   std::string global_index;  // file name of the global index, empty if none
   std::vector<TabletEntry> tablets;  // contiguous, ascending bin ranges covering [0, bins)

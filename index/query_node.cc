@@ -1,5 +1,7 @@
 #include "index/query_node.h"
 
+#include "index/field_key.h"
+
 #include <algorithm>
 #include <optional>
 #include <unordered_set>
@@ -14,13 +16,21 @@ namespace dps {
 
 std::string QueryNode::ToString() const {
   std::string out = negated ? "-" : "";
-  if (kind == Kind::kTerm) return out + term;
+  // A field's key shows as `title:word` (index/field_key.h).
+  if (kind == Kind::kTerm) return out + DisplayKey(term);
   if (kind == Kind::kPhrase) {
+    if (!children.empty() && IsFieldKey(children[0].term)) {
+      out.append(FieldOfKey(children[0].term));
+      out.push_back(':');
+    }
     out += '"';
-    for (size_t i = 0; i < children.size(); ++i) out += (i > 0 ? " " : "") + children[i].term;
+    for (size_t i = 0; i < children.size(); ++i) {
+      if (i > 0) out.push_back(' ');
+      out.append(TermOfKey(children[i].term));
+    }
     return out + '"';
   }
-  if (kind == Kind::kPrefix) return out + term + "*";
+  if (kind == Kind::kPrefix) return out + DisplayKey(term) + "*";
   out += "(";
   for (size_t i = 0; i < children.size(); ++i) {
     if (i > 0) out += kind == Kind::kAnd ? " AND " : " OR ";

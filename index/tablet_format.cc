@@ -10,7 +10,8 @@ void EncodeBinInfo(const BinInfo& b, std::string* out) {
   }
   for (uint64_t v : {b.num_postings, b.postings_offset, b.postings_len, b.ids_offset, b.ids_len,
                      b.docs_offset, b.docs_len, b.lengths_offset, b.lengths_len, b.tombstones_offset,
-                     b.tombstones_len, b.positions_offset, b.positions_len}) {
+                     b.tombstones_len, b.positions_offset, b.positions_len, b.field_lengths_offset,
+                     b.field_lengths_len}) {
     PutFixed64(out, v);
   }
 }
@@ -24,7 +25,8 @@ BinInfo DecodeBinInfo(const uint8_t* p) {
   }
   uint64_t* u64[] = {&b.num_postings, &b.postings_offset, &b.postings_len, &b.ids_offset,
                      &b.ids_len, &b.docs_offset, &b.docs_len, &b.lengths_offset, &b.lengths_len,
-                     &b.tombstones_offset, &b.tombstones_len, &b.positions_offset, &b.positions_len};
+                     &b.tombstones_offset, &b.tombstones_len, &b.positions_offset, &b.positions_len,
+                     &b.field_lengths_offset, &b.field_lengths_len};
   for (uint64_t* v : u64) {
     *v = DecodeFixed64(p);
     p += 8;

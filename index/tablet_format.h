@@ -11,7 +11,7 @@
 namespace dps {
 
 inline constexpr uint64_t kTabletMagic = 0x0031424154535044ULL;  // "DPSTAB1\0" little-endian
-inline constexpr uint32_t kTabletFormatVersion = 9;
+inline constexpr uint32_t kTabletFormatVersion = 10;
 // Header flag bits; the others are reserved and must be zero.
 inline constexpr uint32_t kTabletFlagStoredText = 1u << 0;
 // Word positions: each bin's lists in the file have a positions region.
@@ -43,8 +43,12 @@ struct BinInfo {
   // bin's lists in the file; both 0 when the file has no positions or the
   // bin no list in the file. (Version 8 and earlier: absent.)
   uint64_t positions_offset = 0, positions_len = 0;
+  // The field lengths region (index/field_lengths.h): one length column
+  // per field of the index; both 0 iff num_docs == 0. (Version 9 and
+  // earlier: absent.)
+  uint64_t field_lengths_offset = 0, field_lengths_len = 0;
 };
-inline constexpr size_t kBinInfoSize = 6 * 4 + 13 * 8;  // 128 bytes
+inline constexpr size_t kBinInfoSize = 6 * 4 + 15 * 8;  // 144 bytes
 
 void EncodeBinInfo(const BinInfo& info, std::string* out);
 // REQUIRES: p points at kBinInfoSize readable bytes.

@@ -61,7 +61,8 @@ Status TabletReader::OpenBin(Bin* bin) {
       !in_body(b.docs_offset, b.docs_len) || !in_body(b.lengths_offset, b.lengths_len) ||
       (b.lengths_len == 0) != (b.num_docs == 0) || (b.num_docs == 0 && b.lengths_offset != 0) ||
       !in_body(b.tombstones_offset, b.tombstones_len) || (b.score_avgdl == 0) != (b.postings_len == 0) ||
-      (b.docs_len == 0) != (b.num_docs == 0)) {
+      (b.docs_len == 0) != (b.num_docs == 0) || !in_body(b.field_lengths_offset, b.field_lengths_len) ||
+      (b.field_lengths_len == 0) != (b.num_docs == 0) || (b.num_docs == 0 && b.field_lengths_offset != 0)) {
     return Status::Corruption(Where(file_->directory_offset()) + ": bad directory entry");
   }
   DPS_RETURN_IF_ERROR(bin->docs.Open(file_.get(), DocStoreRegions{b.docs_offset, b.docs_len, b.ids_offset, b.ids_len},
@@ -69,6 +70,9 @@ Status TabletReader::OpenBin(Bin* bin) {
   if (b.num_docs > 0) {
     DPS_ASSIGN_OR_RETURN(std::string_view lengths, file_->Read(b.lengths_offset, b.lengths_len));
     DPS_RETURN_IF_ERROR(bin->lengths.Open(lengths, b.min_docid, b.max_docid, Where(b.lengths_offset)));
+    DPS_ASSIGN_OR_RETURN(std::string_view fields, file_->Read(b.field_lengths_offset, b.field_lengths_len));
+    DPS_RETURN_IF_ERROR(
+        OpenFieldLengths(fields, b.min_docid, b.max_docid, Where(b.field_lengths_offset), &bin->fields));
   }
   if (b.tombstones_len > 0) {
     DPS_ASSIGN_OR_RETURN(std::string_view t, file_->Read(b.tombstones_offset, b.tombstones_len));

@@ -13,6 +13,7 @@
 #include "common/status.h"
 #include "index/doc_lengths.h"
 #include "index/doc_store.h"
+#include "index/field_lengths.h"
 #include "index/paged_file.h"
 #include "index/posting_list.h"
 #include "index/positions.h"
@@ -67,6 +68,14 @@ class TabletReader {
   const DocStoreReader& docs(size_t i) const { return bins_[i].docs; }
   // Bin i's document lengths (BM25's dl), REQUIRES: bin(i).num_docs > 0.
   const DocLengthsReader& lengths(size_t i) const { return bins_[i].lengths; }
+  // Bin i's lengths in `column`: 0 is the default field (lengths(i)),
+  // 1 + f field f of the index (index/field_key.h). REQUIRES: num_docs > 0,
+  // column < field_columns(i) + 1.
+  const DocLengthsReader& lengths(size_t i, size_t column) const {
+    return column == 0 ? bins_[i].lengths : bins_[i].fields[column - 1].lengths;
+  }
+  // Bin i's field length columns (empty when the bin stores no documents).
+  const std::vector<FieldLengthColumn>& field_columns(size_t i) const { return bins_[i].fields; }
   // Docids this file deletes from older files of the tablet, ascending.
   const std::vector<DocId>& tombstones(size_t i) const { return bins_[i].tombstones; }
 
@@ -75,6 +84,7 @@ class TabletReader {
     BinInfo info;
     DocStoreReader docs;
     DocLengthsReader lengths;  // empty when the bin stores no documents
+    std::vector<FieldLengthColumn> fields;  // likewise
     std::vector<DocId> tombstones;
   };
   TabletReader() = default;

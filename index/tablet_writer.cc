@@ -7,6 +7,7 @@
 #include "common/file_header.h"
 #include "common/coding.h"
 #include "index/block_impacts.h"
+#include "index/field_lengths.h"
 #include "index/inline_postings.h"
 #include "index/posting_list.h"
 
@@ -16,7 +17,11 @@ TabletWriter::TabletWriter(std::unique_ptr<PagedFileWriter> file,
                            const TabletWriterOptions& options)
     : file_(std::move(file)),
       options_(options),
-      docs_(options.zstd_level, [this](std::string_view bytes) { return Append(bytes); }) {}
+      docs_(options.zstd_level, [this](std::string_view bytes) { return Append(bytes); }),
+      lengths_(options.fields.columns()),
+      doc_lengths_(options.fields.columns()),
+      given_lengths_(options.fields.columns(), nullptr),
+      field_score_avgdl_(options.fields.columns(), 0) {}
 
 Result<std::unique_ptr<TabletWriter>> TabletWriter::Create(const std::string& path,
                                                            const TabletWriterOptions& options) {
@@ -42,7 +47,8 @@ Status TabletWriter::StartBin(BinId bin) {
   in_bin_ = have_bin_ = true;
   last_term_.clear();
   docs_started_ = false;
-  given_lengths_ = nullptr;
+  std::fill(given_lengths_.begin(), given_lengths_.end(), nullptr);
+  std::fill(field_score_avgdl_.begin(), field_score_avgdl_.end(), 0);
   tombstones_.clear();
   return term_list_->BeginBin(bin.value);
 }
@@ -59,12 +65,19 @@ Status TabletWriter::AddPostingList(std::string_view term, std::span<const DocId
   if (docs.empty() || docs.size() != weights.size()) {
     return Status::InvalidArgument("AddPostingList: empty list or size mismatch");
   }
+  const int column = options_.fields.ColumnOf(term);
+  if (column < 0) {
+    return Status::InvalidArgument("AddPostingList: term '" + DisplayKey(term) + "' names no field of the index (" +
+                                   options_.fields.List() + ")");
+  }
+  DocLengthCounter& counter = lengths_[static_cast<size_t>(column)];
+  const BinLengthTable* given = given_lengths_[static_cast<size_t>(column)];
   for (size_t i = 0; i < docs.size(); ++i) {
     if ((i > 0 && docs[i] <= docs[i - 1]) || docs[i] > kMaxDocId || weights[i] == 0) {
       return Status::InvalidArgument("AddPostingList: term '" + std::string(term) +
                                      "': docids must ascend and be <= 2^32-2, weights >= 1");
     }
-    lengths_.Add(docs[i], weights[i]);
+    counter.Add(docs[i], weights[i]);
   }
   if (options_.positions) DPS_RETURN_IF_ERROR(CheckPositions(term, weights, positions));
   // Value: df << 2 | form, then form 0: the list's offset and length in the
@@ -83,7 +96,7 @@ Status TabletWriter::AddPostingList(std::string_view term, std::span<const DocId
   } else {
     list_lengths_.resize(docs.size());
     for (size_t i = 0; i < docs.size(); ++i) {
-      list_lengths_[i] = given_lengths_ == nullptr ? 0 : given_lengths_->Of(docs[i]);
+      list_lengths_[i] = given == nullptr ? 0 : given->Of(docs[i]);
       if (list_lengths_[i] < weights[i]) {
         return Status::InvalidArgument("AddPostingList: term '" + std::string(term) + "': docid " +
                                        std::to_string(docs[i]) + " has no document length of at least its weight " +
@@ -91,10 +104,13 @@ Status TabletWriter::AddPostingList(std::string_view term, std::span<const DocId
       }
     }
     // The block impacts' reference avgdl: the mean of the lengths given
-    // for the bin, fixed at its first list in the file.
-    if (bin_.score_avgdl == 0) bin_.score_avgdl = ScoreAvgdlUnits(given_lengths_->mean());
+    // for the bin, fixed at its first list in the file; a field's, the
+    // mean of its documents' lengths in the field (those above 0), as its
+    // column records it.
+    uint32_t& reference = column == 0 ? bin_.score_avgdl : field_score_avgdl_[static_cast<size_t>(column)];
+    if (reference == 0) reference = column == 0 ? ScoreAvgdlUnits(given->mean()) : FieldScoreAvgdlUnits(given->nonzero(), given->total());
     std::string list;
-    const uint32_t max_score = EncodePostingList(docs, weights, list_lengths_, ScoreAvgdl(bin_.score_avgdl), &list, &sizes_);
+    const uint32_t max_score = EncodePostingList(docs, weights, list_lengths_, ScoreAvgdl(reference), &list, &sizes_);
     PutVarint64(&scratch_, uint64_t{docs.size()} << 2);
     PutVarint64(&scratch_, file_->offset() - bin_.postings_offset);
     PutVarint64(&scratch_, list.size());
@@ -152,12 +168,16 @@ Status TabletWriter::AddDocument(DocId docid, std::string_view id, std::string_v
     docs_started_ = true;
   }
   DPS_RETURN_IF_ERROR(docs_.Add(docid, id, title, options_.store_text ? text : std::string_view()));
-  if (bin_.num_docs > 0) doc_lengths_.resize(doc_lengths_.size() + (docid - last_doc_ - 1), 0);  // gaps: absent
-  doc_lengths_.push_back(lengths_.Get(docid));
-  if (given_lengths_ != nullptr && given_lengths_->Of(docid) != doc_lengths_.back()) {
-    return Status::InvalidArgument("AddDocument: docid " + std::to_string(docid) + " was given length " +
-                                   std::to_string(given_lengths_->Of(docid)) + ", its postings sum to " +
-                                   std::to_string(doc_lengths_.back()));
+  for (size_t c = 0; c < doc_lengths_.size(); ++c) {
+    std::vector<uint32_t>& column = doc_lengths_[c];
+    if (bin_.num_docs > 0) column.resize(column.size() + (docid - last_doc_ - 1), 0);  // gaps: absent
+    column.push_back(lengths_[c].Get(docid));
+    const uint32_t given = given_lengths_[c] == nullptr ? 0 : given_lengths_[c]->Of(docid);
+    if ((given_lengths_[c] != nullptr || c > 0) && given != column.back()) {
+      return Status::InvalidArgument("AddDocument: docid " + std::to_string(docid) + " was given length " +
+                                     std::to_string(given) + (c == 0 ? "" : " in field " + options_.fields.names()[c - 1]) +
+                                     ", its postings sum to " + std::to_string(column.back()));
+    }
   }
   if (bin_.num_docs == 0) bin_.min_docid = docid;
   bin_.max_docid = last_doc_ = docid;
@@ -185,16 +205,30 @@ Status TabletWriter::FinishBin() {
     bin_.ids_len = region.size();
     DPS_RETURN_IF_ERROR(Append(region));
     region.clear();
-    EncodeDocLengths(doc_lengths_, &region);
+    EncodeDocLengths(doc_lengths_[0], &region);
     bin_.lengths_offset = file_->offset();
     bin_.lengths_len = region.size();
+    DPS_RETURN_IF_ERROR(Append(region));
+    // The field columns; a field's block scores were made with the
+    // reference avgdl its column records (the same lengths, checked above).
+    region.clear();
+    const std::vector<std::vector<uint32_t>> fields(doc_lengths_.begin() + 1, doc_lengths_.end());
+    for (size_t c = 1; c < doc_lengths_.size(); ++c) {
+      if (field_score_avgdl_[c] != 0 && field_score_avgdl_[c] != FieldScoreAvgdlUnits(doc_lengths_[c])) {
+        return Status::InvalidArgument("FinishBin: field " + options_.fields.names()[c - 1] +
+                                "'s block scores were made for another reference avgdl");
+      }
+    }
+    EncodeFieldLengths(fields, &region);
+    bin_.field_lengths_offset = file_->offset();
+    bin_.field_lengths_len = region.size();
     DPS_RETURN_IF_ERROR(Append(region));
   } else {
     bin_.docs_offset = file_->offset();
     bin_.docs_len = 0;
   }
-  lengths_.Clear();
-  doc_lengths_.clear();
+  for (auto& counter : lengths_) counter.Clear();
+  for (auto& column : doc_lengths_) column.clear();
 
   DPS_RETURN_IF_ERROR(term_list_->EndBin());
 

@@ -15,6 +15,7 @@
 #include "common/status.h"
 #include "index/doc_lengths.h"
 #include "index/doc_store.h"
+#include "index/field_key.h"
 #include "index/paged_file.h"
 #include "index/posting_list.h"
 #include "index/tablet_format.h"
@@ -35,6 +36,10 @@ struct TabletWriterOptions {
   // Word positions: every list comes with its postings' positions, kept in
   // each bin's positions region (docs/FORMAT.md "Positions").
   bool positions = false;
+  // The index's fields (MANIFEST `fields`): a field key's list (field_key.h)
+  // counts into its field's length column, and a key naming another field
+  // is refused.
+  FieldSet fields;
 };
 
 class TabletWriter {
@@ -44,10 +49,14 @@ class TabletWriter {
 
   // REQUIRES: bins strictly ascending across calls.
   Status StartBin(BinId bin);
-  // The lengths of the bin's documents (each the sum of its weights in the
-  // bin's lists), which the lists' block impacts need: set before the
-  // bin's lists; `lengths` outlives the bin. AddDocument checks them.
-  void SetDocLengths(const BinLengthTable* lengths) { given_lengths_ = lengths; }
+  // The lengths of the bin's documents in `column` (each the sum of its
+  // weights in the bin's lists of that column: 0 the default field, 1 + f
+  // field f of options.fields), which the lists' block impacts need: set
+  // before the bin's lists; `lengths` outlives the bin. AddDocument checks
+  // them. A column never set counts as all zero lengths given.
+  void SetDocLengths(const BinLengthTable* lengths, size_t column = 0) {
+    if (column < given_lengths_.size()) given_lengths_[column] = lengths;
+  }
   // REQUIRES: terms strictly ascending within the bin, before any document;
   // docs strictly ascending, <= kMaxDocId; weights >= 1; same sizes, >= 1.
   // With options.positions, `positions` holds each posting's weight's
@@ -91,9 +100,11 @@ class TabletWriter {
   DocId last_doc_ = 0;
   DocStoreWriter docs_;
   std::vector<DocId> tombstones_;
-  DocLengthCounter lengths_;           // the bin's weights summed by docid
-  std::vector<uint32_t> doc_lengths_;  // the bin's documents' lengths, min_docid on
-  const BinLengthTable* given_lengths_ = nullptr;  // SetDocLengths
+  // By column (0: the default field, 1 + f: field f).
+  std::vector<DocLengthCounter> lengths_;           // the bin's weights summed by docid
+  std::vector<std::vector<uint32_t>> doc_lengths_;  // the bin's documents' lengths, min_docid on
+  std::vector<const BinLengthTable*> given_lengths_;  // SetDocLengths
+  std::vector<uint32_t> field_score_avgdl_;  // by column: its block scores' reference, 0 until a list needs it
   std::vector<uint32_t> list_lengths_;             // the dl of each posting of the list being added
   std::string directory_;
   uint32_t bins_ = 0;

@@ -97,6 +97,7 @@ class DirReader final : public DocumentReader {
       // File names are bytes; ids and titles must be text.
       doc->id = SanitizeUtf8(rel, &stats_.utf8_replacements);
       doc->title = SanitizeUtf8(name, &stats_.utf8_replacements);
+      doc->fields.clear();
       doc->source = std::move(path);
       return true;
     }

@@ -10,8 +10,10 @@
 
 namespace dps {
 
-DocSpill::DocSpill(std::string path, uint32_t bins)
-    : path_(std::move(path)), bins_(bins), bins_data_(bins) {}
+DocSpill::DocSpill(std::string path, uint32_t bins, size_t columns)
+    : path_(std::move(path)), bins_(bins), columns_(columns), bins_data_(bins) {
+  for (Bin& b : bins_data_) b.lengths.resize(columns);
+}
 
 DocSpill::~DocSpill() {
   if (fd_ >= 0) {
@@ -27,15 +29,20 @@ Status DocSpill::Open() {
 }
 
 Status DocSpill::Add(uint32_t bin, DocId docid, std::string_view id, std::string_view title,
-                     std::string_view text, uint32_t length) {
+                     std::string_view text, std::span<const uint32_t> lengths) {
   Bin& b = bins_data_[bin];
-  const size_t before = b.buffer.size() + b.lengths.memory_bytes();
+  auto memory = [&b] {
+    size_t bytes = b.buffer.size();
+    for (const auto& l : b.lengths) bytes += l.memory_bytes();
+    return bytes;
+  };
+  const size_t before = memory();
   PutVarint32(&b.buffer, docid);
   PutLengthPrefixed(&b.buffer, id);
   PutLengthPrefixed(&b.buffer, title);
   PutLengthPrefixed(&b.buffer, text);
-  b.lengths.Set(docid, length);
-  buffered_ += b.buffer.size() + b.lengths.memory_bytes() - before;
+  for (size_t c = 0; c < columns_; ++c) b.lengths[c].Set(docid, c < lengths.size() ? lengths[c] : 0);
+  buffered_ += memory() - before;
   b.last = docid;
   ++b.docs;
   if (b.buffer.size() >= kChunkBytes) return FlushBin(bin);

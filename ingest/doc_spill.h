@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,21 +25,24 @@ class DocSpill {
   // Buffered bytes per bin before its chunk is written out.
   static constexpr size_t kChunkBytes = 64 * 1024;
 
-  DocSpill(std::string path, uint32_t bins);
+  // `columns`: length columns per document (1 + the index's fields).
+  DocSpill(std::string path, uint32_t bins, size_t columns = 1);
   ~DocSpill();
   DocSpill(const DocSpill&) = delete;
   DocSpill& operator=(const DocSpill&) = delete;
 
   Status Open();
-  // `length`: the document's token count (BM25's dl), kept in memory for
-  // the tablet writer, which needs it before the bin's postings.
+  // `lengths`: the document's token count in each column (BM25's dl: the
+  // default field's, then each field's), kept in memory for the tablet
+  // writer, which needs them before the bin's postings.
   Status Add(uint32_t bin, DocId docid, std::string_view id, std::string_view title,
-             std::string_view text, uint32_t length);
+             std::string_view text, std::span<const uint32_t> lengths);
   // Writes every partial chunk.
   Status Finish();
   size_t memory_bytes() const { return buffered_ + bins_ * sizeof(Bin); }
   uint64_t docs(uint32_t bin) const { return bins_data_[bin].docs; }
-  const BinLengthTable& lengths(uint32_t bin) const { return bins_data_[bin].lengths; }
+  const BinLengthTable& lengths(uint32_t bin, size_t column = 0) const { return bins_data_[bin].lengths[column]; }
+  size_t columns() const { return columns_; }
 
   using DocSink = std::function<Status(DocId docid, std::string_view id, std::string_view title,
                                        std::string_view text)>;
@@ -54,12 +58,13 @@ class DocSpill {
     std::vector<Chunk> chunks;
     DocId last = 0;
     uint64_t docs = 0;
-    BinLengthTable lengths;
+    std::vector<BinLengthTable> lengths;  // by column
   };
   Status FlushBin(uint32_t bin);
 
   std::string path_;
   uint32_t bins_;
+  size_t columns_;
   int fd_ = -1;
   uint64_t size_ = 0;
   size_t buffered_ = 0;

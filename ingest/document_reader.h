@@ -44,12 +44,21 @@ struct RawDocument {
   std::string id;
   std::string title;
   std::string text;
+  // jsonl: the values of the fields ReaderOptions::fields declares, in that
+  // order (each a string, or an array's strings; none when absent or null).
+  std::vector<std::vector<std::string>> fields;
   // Where the document came from, for messages further down the pipeline:
   // "corpus.jsonl:17" for line formats, the file's path for dir.
   std::string source;
 
   // The bytes a batch is measured in (id, title and text).
-  size_t ByteSize() const { return id.size() + title.size() + text.size(); }
+  size_t ByteSize() const {
+    size_t bytes = id.size() + title.size() + text.size();
+    for (const auto& values : fields) {
+      for (const auto& v : values) bytes += v.size();
+    }
+    return bytes;
+  }
 };
 
 enum class InputFormat {
@@ -81,6 +90,10 @@ struct ReaderOptions {
   std::string id_field = "id";
   std::string text_field = "text";
   std::string title_field = "title";
+  // jsonl: further fields to read (`ingest --field`), each a string, an
+  // array of strings, null or absent; RawDocument::fields in this order.
+  // Other formats have none (their documents' fields stay empty).
+  std::vector<std::string> fields;
 
   // Skip bad records (counted in ReaderStats::bad_records, first messages
   // kept) instead of failing the input. Off by default: silently indexing

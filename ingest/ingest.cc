@@ -52,7 +52,14 @@ struct AnalyzedDoc {
   // stream, ascending, the terms' one after another in `terms` order.
   std::vector<uint32_t> positions;
   uint64_t tokens = 0;
+  // Token counts by length column: the default field's (tokens), then
+  // each field's (index/field_key.h).
+  std::vector<uint32_t> lengths;
 };
+
+// Positions skipped between two values of a field's array, so that no
+// phrase matches across them (Elasticsearch's position_increment_gap).
+inline constexpr uint32_t kFieldValueGap = 100;
 
 struct Batch {
   std::vector<RawDocument> docs;
@@ -73,8 +80,10 @@ struct KeyEq {
 // grouped by term in that order; `tokens` is consumed. An open-addressing table per document (slots hold a
 // hash tag and the term's index in *out): sorting the tokens instead spent
 // a third of a one-thread ingest of long documents in string compares.
+// `token_positions`, when given, is each token's position (else its index).
 void CountTerms(std::vector<std::string>* tokens, std::vector<std::pair<std::string, uint32_t>>* out,
-                std::vector<uint64_t>* slots, std::vector<uint32_t>* positions, std::vector<uint32_t>* term_of) {
+                std::vector<uint64_t>* slots, std::vector<uint32_t>* positions, std::vector<uint32_t>* term_of,
+                const std::vector<uint32_t>* token_positions = nullptr) {
   constexpr uint64_t kEmpty = UINT64_MAX;
   out->clear();
   if (positions != nullptr) term_of->clear();
@@ -110,7 +119,55 @@ void CountTerms(std::vector<std::string>* tokens, std::vector<std::pair<std::str
     sum += (*out)[t].second;
   }
   positions->resize(term_of->size());
-  for (size_t i = 0; i < term_of->size(); ++i) (*positions)[at[(*term_of)[i]]++] = static_cast<uint32_t>(i);
+  for (size_t i = 0; i < term_of->size(); ++i) {
+    (*positions)[at[(*term_of)[i]]++] = token_positions != nullptr ? (*token_positions)[i] : static_cast<uint32_t>(i);
+  }
+}
+
+// The document's field terms (index/field_key.h) after its default
+// field's, in *out: the title's tokens (the first `title_tokens` of the
+// default stream, positions from 0 as there) and each declared field's
+// values' tokens; fills out->lengths.
+struct FieldScratch {
+  std::vector<std::string> tokens;
+  std::vector<uint32_t> token_positions, positions, term_of;
+  std::vector<std::pair<std::string, uint32_t>> terms;
+  std::vector<std::string> value_tokens;
+};
+void AddFieldTerms(const FieldSet& fields, const RawDocument& raw, const std::vector<std::string>& default_tokens,
+                   size_t title_tokens, bool with_positions, Analyzer* analyzer, AnalyzeStats* astats,
+                   std::vector<uint64_t>* slots, FieldScratch* f, AnalyzedDoc* out) {
+  const auto& names = fields.names();
+  out->lengths.assign(fields.columns(), 0);
+  out->lengths[0] = static_cast<uint32_t>(out->tokens);
+  f->tokens.clear();
+  f->token_positions.clear();
+  for (size_t i = 0; i < title_tokens; ++i) {
+    f->tokens.push_back(FieldKey(kTitleField, default_tokens[i]));
+    f->token_positions.push_back(static_cast<uint32_t>(i));
+  }
+  out->lengths[1] = static_cast<uint32_t>(title_tokens);
+  for (size_t n = 1; n < names.size() && n - 1 < raw.fields.size(); ++n) {
+    const std::string prefix = FieldKeyPrefix(names[n]);
+    uint32_t next = 0, count = 0;
+    for (const std::string& value : raw.fields[n - 1]) {
+      f->value_tokens.clear();
+      analyzer->Analyze(value, &f->value_tokens, astats);
+      if (f->value_tokens.empty()) continue;
+      if (count > 0) next += kFieldValueGap;
+      for (const std::string& t : f->value_tokens) {
+        f->tokens.push_back(prefix + t);
+        f->token_positions.push_back(next++);
+      }
+      count += static_cast<uint32_t>(f->value_tokens.size());
+    }
+    out->lengths[n + 1] = count;
+  }
+  if (f->tokens.empty()) return;
+  CountTerms(&f->tokens, &f->terms, slots, with_positions ? &f->positions : nullptr, &f->term_of,
+             &f->token_positions);
+  for (auto& term : f->terms) out->terms.push_back(std::move(term));
+  if (with_positions) out->positions.insert(out->positions.end(), f->positions.begin(), f->positions.end());
 }
 
 class IngestRun {
@@ -121,7 +178,7 @@ class IngestRun {
         stats_(stats),
         bins_(writer->manifest().bins),
         buffer_(bins_),
-        spill_(writer->dir() + "/" + writer->AllocateFileName(".spill.tmp"), bins_),
+        spill_(writer->dir() + "/" + writer->AllocateFileName(".spill.tmp"), bins_, writer->manifest().fields.columns()),
         seen_(bins_),
         tombstones_(bins_),
         next_doc_(bins_),
@@ -176,9 +233,9 @@ Status IngestRun::Place(RawDocument& raw, AnalyzedDoc& doc) {
     return Status::InvalidArgument(raw.source + ": document '" + raw.id + "' has " + std::to_string(length) +
                                    " tokens, more than " + std::to_string(kMaxDocLength));
   }
+  doc.lengths[0] = static_cast<uint32_t>(length);
   DPS_RETURN_IF_ERROR(spill_.Add(bin, docid, raw.id, raw.title,
-                                 writer_->manifest().store_text ? raw.text : std::string_view(),
-                                 static_cast<uint32_t>(length)));
+                                 writer_->manifest().store_text ? raw.text : std::string_view(), doc.lengths));
   ++stats_->documents;
   stats_->tokens += doc.tokens;
   stats_->postings += doc.terms.size();
@@ -260,6 +317,7 @@ Status IngestRun::WriteFinal() {
   TabletWriterOptions wopt;
   wopt.store_text = writer_->manifest().store_text;
   wopt.positions = writer_->manifest().positions;
+  wopt.fields = writer_->manifest().fields;
   for (auto& t : tombstones_) std::sort(t.begin(), t.end());
   tbb::parallel_for(size_t{0}, tablets.size(), [&](size_t t) {
     RunSet runs;
@@ -315,6 +373,8 @@ Status IngestRun::Run(const std::vector<std::string>& inputs, const ProgressFn& 
   ropt.id_field = options_.id_field;
   ropt.text_field = options_.text_field;
   ropt.title_field = options_.title_field;
+  const auto& field_names = writer_->manifest().fields.names();
+  ropt.fields.assign(field_names.begin() + 1, field_names.end());  // title is read as the title
   ropt.skip_bad = options_.skip_bad;
 
   // All inputs as one stream: sizes summed up front, stats merged per input.
@@ -378,6 +438,8 @@ Status IngestRun::Run(const std::vector<std::string>& inputs, const ProgressFn& 
                 std::vector<std::string> tokens;
                 std::vector<uint64_t> slots;
                 std::vector<uint32_t> term_of;
+                FieldScratch field_scratch;
+                std::vector<std::string> title_copy;
                 const bool positions = writer_->manifest().positions;
                 AnalyzeStats astats;
                 for (size_t i = 0; i < batch->docs.size(); ++i) {
@@ -385,9 +447,13 @@ Status IngestRun::Run(const std::vector<std::string>& inputs, const ProgressFn& 
                   AnalyzedDoc& out = batch->analyzed[i];
                   tokens.clear();
                   analyzer->Analyze(raw.title, &tokens, &astats);
+                  const size_t title_tokens = tokens.size();
+                  title_copy.assign(tokens.begin(), tokens.end());  // CountTerms consumes tokens
                   analyzer->Analyze(raw.text, &tokens, &astats);
                   out.tokens = tokens.size();
                   CountTerms(&tokens, &out.terms, &slots, positions ? &out.positions : nullptr, &term_of);
+                  AddFieldTerms(writer_->manifest().fields, raw, title_copy, title_tokens, positions,
+                                analyzer.get(), &astats, &slots, &field_scratch, &out);
                   out.bin = BinOfId(raw.id, bins_).value;
                   out.key = IdKey(raw.id);
                 }

@@ -33,6 +33,9 @@ struct IngestOptions {
   // existing index's analyzer is used.
   bool bins_set = false, tablets_set = false, store_text_set = false, analyzer_set = false;
   bool positions_set = false;
+  // --field was given: index.fields (title, then the declared fields) must
+  // be the existing index's; without it an existing index's fields are used.
+  bool fields_set = false;
   // Whole-process memory bound for buffers; runs spill when it is reached.
   uint64_t memory_budget = 1ull << 30;
   // Worker threads; 0 = all cores.

@@ -60,6 +60,10 @@ Status CheckShapeMatches(const std::string& index_dir, const Manifest& existing,
                                    index_dir + " uses analyzer '" + existing.analyzer.ToString() + "'" + fixed +
                                    "; without analyzer flags ingest uses it");
   }
+  if (options.fields_set && !(options.index.fields == existing.fields)) {
+    return Status::InvalidArgument("--field: the index at " + index_dir + " has the fields " + existing.fields.List() +
+                                   fixed + "; without --field ingest uses them");
+  }
   if (options.positions_set && options.index.positions != existing.positions) {
     return Status::InvalidArgument(
         std::string(options.index.positions ? "indexing positions" : "--no-positions") + ": the index at " +

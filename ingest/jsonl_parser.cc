@@ -97,7 +97,58 @@ std::string Quoted(const std::string& field) { return "\"" + field + "\""; }
 
 struct JsonlParser::Impl {
   explicit Impl(const ReaderOptions& o)
-      : id_field(o.id_field), text_field(o.text_field), title_field(o.title_field) {}
+      : id_field(o.id_field), text_field(o.text_field), title_field(o.title_field), fields(o.fields) {}
+
+  // The declared field `key` names, or -1.
+  int FieldIndex(std::string_view key) const {
+    for (size_t i = 0; i < fields.size(); ++i) {
+      if (fields[i] == key) return static_cast<int>(i);
+    }
+    return -1;
+  }
+
+  // A declared field's value, which starts at `value` and lies within the
+  // line ending at `end`: a string, null, or an array of strings (decoded
+  // by hand like the other fields; the object iterator steps over it).
+  Status FieldValues(const std::string& field, const char* value, const char* end, std::vector<std::string>* out) {
+    out->clear();
+    std::string_view rest(value, static_cast<size_t>(end - value));
+    auto skip_space = [&] {
+      while (!rest.empty() && IsJsonSpace(rest.front())) rest.remove_prefix(1);
+    };
+    if (rest.empty() || rest.front() != '[') {
+      const std::string_view token = TrimTrailingSpace(rest.substr(0, TokenLength(rest)));
+      if (token == "null") return Status::OK();
+      return String(token, field, &out->emplace_back(), "a string, an array of strings or null");
+    }
+    rest.remove_prefix(1);
+    skip_space();
+    if (!rest.empty() && rest.front() == ']') return Status::OK();
+    while (true) {
+      skip_space();
+      size_t length = 0;
+      if (!SkipJsonValue(rest, &length)) {
+        return Status::InvalidArgument("malformed JSON: bad value of field " + Quoted(field));
+      }
+      DPS_RETURN_IF_ERROR(String(rest.substr(0, length), field, &out->emplace_back(),
+                                 "a string, an array of strings or null"));
+      rest.remove_prefix(length);
+      skip_space();
+      if (!rest.empty() && rest.front() == ',') {
+        rest.remove_prefix(1);
+        continue;
+      }
+      if (!rest.empty() && rest.front() == ']') return Status::OK();
+      return Status::InvalidArgument("malformed JSON: bad value of field " + Quoted(field));
+    }
+  }
+
+  // The length of the scalar token at the start of `rest` (up to a comma,
+  // brace or the end), for FieldValues' message and null check.
+  static size_t TokenLength(std::string_view rest) {
+    size_t length = 0;
+    return SkipJsonValue(rest, &length) ? length : rest.size();
+  }
 
   // Decodes the string token of `field` into *out. `expected` names what the
   // field may hold, for the message.
@@ -176,6 +227,8 @@ struct JsonlParser::Impl {
     }
     bool have_id = false, have_text = false;
     doc->title.clear();
+    doc->fields.resize(fields.size());
+    for (auto& values : doc->fields) values.clear();
     for (auto field_or : object) {
       ondemand::field field;
       std::string_view key;
@@ -184,6 +237,11 @@ struct JsonlParser::Impl {
       // The value is decoded (or, for other fields, checked) by hand from its
       // raw text (json_text.h); the object iterator steps over it afterwards.
       std::string_view raw = field.value().raw_json_token();
+      if (const int f = FieldIndex(key); f >= 0) {
+        DPS_RETURN_IF_ERROR(FieldValues(fields[static_cast<size_t>(f)], raw.data(), input.data() + input.size(),
+                                        &doc->fields[static_cast<size_t>(f)]));
+        if (key != id_field && key != text_field && key != title_field) continue;
+      }
       if (key != id_field && key != text_field && key != title_field) {
         DPS_RETURN_IF_ERROR(CheckSkipped(key, raw.data(), input.data() + input.size()));
         continue;
@@ -217,6 +275,7 @@ struct JsonlParser::Impl {
 
   ondemand::parser parser;
   const std::string id_field, text_field, title_field;
+  const std::vector<std::string> fields;
   std::string repaired;   // the current line with invalid UTF-8 replaced
   std::string error;      // DecodeJsonString's message
   uint64_t replaced = 0;  // substitutions in the current line

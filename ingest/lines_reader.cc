@@ -45,6 +45,7 @@ class LinesReader final : public DocumentReader {
       char* end = std::to_chars(digits, digits + sizeof(digits), lines_.line_number()).ptr;
       doc->id.assign(digits, end);
       doc->title.clear();
+      doc->fields.clear();
       doc->text.assign(line);
       SanitizeUtf8InPlace(&doc->text, &stats_.utf8_replacements);
       doc->source = lines_.source().name();

@@ -86,7 +86,9 @@ Status BuildTabletFile(const TabletBuild& build, const std::vector<uint8_t>& bin
   for (uint32_t bin = build.first_bin; bin <= build.last_bin; ++bin) {
     if (!bin_has_data[bin]) continue;
     DPS_RETURN_IF_ERROR(writer->StartBin(BinId{bin}));
-    if (build.docs != nullptr) writer->SetDocLengths(&build.docs->lengths(bin));
+    if (build.docs != nullptr) {
+      for (size_t c = 0; c < build.docs->columns(); ++c) writer->SetDocLengths(&build.docs->lengths(bin, c), c);
+    }
     Status list_status;
     DPS_RETURN_IF_ERROR(build.lists(bin, [&](std::string_view term, std::span<const DocId> docs,
                                              std::span<const uint32_t> weights, std::span<const uint32_t> positions) {

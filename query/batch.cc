@@ -35,7 +35,7 @@ namespace {
 // Parses and counts one query.
 Status CountOne(Searcher* searcher, Analyzer* analyzer, const std::string& text, const WarmupOptions& run,
                 BatchResult* r) {
-  DPS_ASSIGN_OR_RETURN(QueryNode root, ParseQuery(text, analyzer));
+  DPS_ASSIGN_OR_RETURN(QueryNode root, ParseQuery(text, analyzer, &searcher->fields()));
   SearchOptions options;
   options.count_only = true;
   options.max_expansions = run.max_expansions;
@@ -53,7 +53,7 @@ Status CountOne(Searcher* searcher, Analyzer* analyzer, const std::string& text,
 // Ranks one query: its K best ids, best first.
 Status RankOne(Searcher* searcher, Analyzer* analyzer, const std::string& text, const WarmupOptions& rank,
                BatchResult* r) {
-  DPS_ASSIGN_OR_RETURN(QueryNode root, ParseQuery(text, analyzer));
+  DPS_ASSIGN_OR_RETURN(QueryNode root, ParseQuery(text, analyzer, &searcher->fields()));
   SearchOptions options;
   options.top_k = rank.top_k;
   options.bm25 = rank.bm25;

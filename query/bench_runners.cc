@@ -17,7 +17,7 @@ RunnerFactory SearchRunners(SearcherFactory make_searcher, BenchMode mode) {
     return QueryRunner([=](const std::string& text) {
       BenchRecord r;
       const auto start = std::chrono::steady_clock::now();
-      auto root = ParseQuery(text, shared_analyzer.get());
+      auto root = ParseQuery(text, shared_analyzer.get(), &shared_searcher->fields());
       if (!root.ok()) {
         r.error = root.status().message();
         return r;

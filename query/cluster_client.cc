@@ -28,6 +28,7 @@ struct ClusterClient::Impl final : FanOutHost {
   LinkContext link_context;
   std::unique_ptr<ClusterRoster> roster;
   AnalyzerSpec analyzer;  // the cluster's, from Settle on
+  FieldSet fields;        // likewise
   std::map<std::string, std::shared_ptr<ServerLink>> links;  // by address; network thread only
   uint64_t next_rid = 1;
   std::vector<double> recent_us;  // latest complete range latencies (hedging)
@@ -85,6 +86,7 @@ void ClusterClient::Impl::RecordLatency(double us) {
 ClusterClient::ClusterClient(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 const AnalyzerSpec& ClusterClient::analyzer_spec() const { return impl_->analyzer; }
+const FieldSet& ClusterClient::fields() const { return impl_->fields; }
 
 ClusterClient::~ClusterClient() {
   asio::post(impl_->io, [impl = impl_.get()] {
@@ -137,6 +139,7 @@ Result<std::unique_ptr<ClusterClient>> ClusterClient::Connect(std::vector<Cluste
   if (reachable == 0) return Status::IOError("no server answered");
   DPS_RETURN_IF_ERROR(raw->roster->Settle(raw->options.allow_partial));
   raw->analyzer = raw->roster->identity().analyzer;
+  raw->fields = raw->roster->identity().fields;
   return client;
 }
 

@@ -70,6 +70,7 @@ class ClusterClient final : public Searcher {
   bool returns_text() const override { return true; }
   // The analyzer the servers' index was built with (their Welcome).
   const AnalyzerSpec& analyzer_spec() const override;
+  const FieldSet& fields() const override;
 
  private:
   struct Impl;

@@ -6,7 +6,7 @@ namespace dps {
 
 std::string ServerIdentity::ToString() const {
   return "index " + index_id + " generation " + std::to_string(generation) + " (" + std::to_string(bins) +
-         " bins, " + std::to_string(tablets) + " tablets, analyzer " + analyzer.ToString() + ")";
+         " bins, " + std::to_string(tablets) + " tablets, analyzer " + analyzer.ToString() + ", fields " + fields.List() + ")";
 }
 
 bool WarnedServers::First(const std::string& address) {
@@ -33,7 +33,7 @@ Status ClusterRoster::OnWelcome(const std::string& address, const Welcome& w) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     Server& server = servers_[address];
-    server.identity = ServerIdentity{w.index_id, w.generation, w.bins, w.tablets, w.analyzer};
+    server.identity = ServerIdentity{w.index_id, w.generation, w.bins, w.tablets, w.analyzer, w.fields};
     server.first_tablet = w.first_tablet;
     server.last_tablet = w.last_tablet;
     if (!identity_ || server.identity == *identity_) return Status::OK();

@@ -32,6 +32,7 @@ struct ServerIdentity {
   uint64_t generation = 0;
   uint32_t bins = 0, tablets = 0;
   AnalyzerSpec analyzer;  // fixed with the index id; carried for the client's parser
+  FieldSet fields;        // likewise
   bool operator==(const ServerIdentity&) const = default;
   std::string ToString() const;
 };

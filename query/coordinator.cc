@@ -37,6 +37,7 @@ struct Coordinator::Impl {
 };
 
 const AnalyzerSpec& Coordinator::analyzer_spec() const { return impl_->index->manifest().analyzer; }
+const FieldSet& Coordinator::fields() const { return impl_->index->manifest().fields; }
 
 Coordinator::Coordinator(const IndexReader* index, CoordinatorOptions options)
     : impl_(new Impl{index, options, BinExecutor(index), {}, {}}) {

@@ -40,6 +40,7 @@ class Coordinator final : public Searcher {
              SearchStats* stats) override;
   bool returns_text() const override { return true; }
   const AnalyzerSpec& analyzer_spec() const override;
+  const FieldSet& fields() const override;
 
   // Runs a plan made already for this index (tests and tools).
   Status RunPlan(const QueryPlan& plan, const SearchOptions& options, const ResultSink& sink,

@@ -1,6 +1,7 @@
 #include "query/parser.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include "query/unsupported_syntax.h"
 
@@ -9,7 +10,8 @@ namespace dps {
 namespace {
 
 struct Token {
-  enum class Kind { kWord, kPhrase, kAnd, kOr, kNot, kMinus, kOpen, kClose, kEnd };
+  // kField: `title:` before a word, phrase, prefix or group (text: the name).
+  enum class Kind { kWord, kPhrase, kAnd, kOr, kNot, kMinus, kOpen, kClose, kField, kEnd };
   Kind kind;
   std::string_view text;  // a phrase: with its quotes
   size_t pos;
@@ -47,6 +49,15 @@ Result<std::string_view> LexPhrase(std::string_view s, size_t i, size_t* end) {
   return s.substr(open, j - open);
 }
 
+// The field name starting a word at s[i] (`title` of `title:kernel`), or
+// empty: letters, digits and '_' from a letter or '_', then ':'.
+std::string_view FieldNameAt(std::string_view s, size_t i) {
+  size_t j = i;
+  while (j < s.size() && (std::isalnum(static_cast<unsigned char>(s[j])) || s[j] == '_')) ++j;
+  if (j == i || j >= s.size() || s[j] != ':' || std::isdigit(static_cast<unsigned char>(s[i]))) return {};
+  return s.substr(i, j - i);
+}
+
 // Splits the query into tokens, refusing other engines' syntax
 // (unsupported_syntax.h) before the grammar sees it: such a query is
 // reported there, whatever else is wrong with it.
@@ -65,6 +76,18 @@ Result<std::vector<Token>> Lex(std::string_view s) {
                 out.back().pos + out.back().text.size() < i)) {
       out.push_back({Token::Kind::kMinus, s.substr(i, 1), i});  // "-term", not "a-b"
       ++i;
+    } else if (const std::string_view name = out.empty() || out.back().kind != Token::Kind::kField
+                                                 ? FieldNameAt(s, i)
+                                                 : std::string_view();
+               !name.empty()) {
+      // `title:` must touch what it applies to: `title: kernel` would
+      // otherwise search the next word everywhere.
+      const size_t after = i + name.size() + 1;
+      if (after >= s.size() || IsQuerySpace(s[after]) || s[after] == ')') {
+        return SyntaxError(i, "the field '" + Excerpt(name) + ":' needs a word, a phrase or a group right after its ':'");
+      }
+      out.push_back({Token::Kind::kField, name, i});
+      i = after;
     } else if (UnsupportedAt(s, i, true) == Unsupported::kPhrase) {
       size_t end = i;
       DPS_ASSIGN_OR_RETURN(std::string_view words, LexPhrase(s, i, &end));
@@ -102,10 +125,13 @@ Result<std::vector<Token>> Lex(std::string_view s) {
   return out;
 }
 
+// Every index has a title field: what a parser given no field set knows.
+const FieldSet kTitleOnly;
+
 class Parser {
  public:
-  Parser(std::string_view text, std::vector<Token> tokens, Analyzer* analyzer)
-      : text_(text), tokens_(std::move(tokens)), analyzer_(analyzer) {}
+  Parser(std::string_view text, std::vector<Token> tokens, Analyzer* analyzer, const FieldSet* fields)
+      : text_(text), tokens_(std::move(tokens)), analyzer_(analyzer), fields_(fields != nullptr ? fields : &kTitleOnly) {}
 
   Result<QueryNode> Parse() {
     if (Peek().kind == Token::Kind::kEnd) return Status::InvalidArgument("empty query");
@@ -154,7 +180,7 @@ class Parser {
   bool StartsUnary() const {
     const auto k = Peek().kind;
     return k == Token::Kind::kWord || k == Token::Kind::kPhrase || k == Token::Kind::kNot ||
-           k == Token::Kind::kMinus || k == Token::Kind::kOpen;
+           k == Token::Kind::kMinus || k == Token::Kind::kOpen || k == Token::Kind::kField;
   }
 
   Result<QueryNode> ParseOr() {
@@ -207,6 +233,7 @@ class Parser {
       q.negated = !q.negated;
       return q;
     }
+    if (Peek().kind == Token::Kind::kField) return ParseField();
     if (Peek().kind == Token::Kind::kOpen) {
       ++pos_;
       DPS_ASSIGN_OR_RETURN(QueryNode q, ParseOr());
@@ -221,6 +248,7 @@ class Parser {
     tokens_buf_.clear();
     if (w.prefix) return ParsePrefix(w);
     analyzer_->Analyze(w.text, &tokens_buf_, nullptr);
+    KeyTokens();
     if (tokens_buf_.size() == 1) return QueryNode::Term(std::move(tokens_buf_[0]));
     std::vector<QueryNode> terms;
     terms.reserve(tokens_buf_.size());
@@ -242,8 +270,39 @@ class Parser {
       return SyntaxError(p.pos, "the phrase " + Excerpt(p.text) + " has " + std::to_string(tokens_buf_.size()) +
                                     " words, more than " + std::to_string(kMaxPhraseWords));
     }
+    KeyTokens();
     if (tokens_buf_.size() == 1) return QueryNode::Term(std::move(tokens_buf_[0]));
     return QueryNode::Phrase(std::move(tokens_buf_));
+  }
+
+  // `title:x`, `title:"a b"`, `title:netw*`, `title:(a OR -b)`: what
+  // follows, its terms in the field (their keys, index/field_key.h).
+  Result<QueryNode> ParseField() {
+    const Token& f = Peek();
+    ++pos_;
+    if (!field_.empty()) {
+      return SyntaxError(f.pos, "the field '" + Excerpt(f.text) + ":' is inside the field '" + field_ +
+                                    ":'; a term belongs to one field");
+    }
+    if (fields_->ColumnOfField(f.text) < 0) {
+      return SyntaxError(f.pos, "unknown field '" + Excerpt(f.text) + "': the index's fields are " + fields_->List() +
+                                    " (a bare word searches title and text)");
+    }
+    const auto k = Peek().kind;
+    if (k != Token::Kind::kWord && k != Token::Kind::kPhrase && k != Token::Kind::kOpen) {
+      return SyntaxError(f.pos, "the field '" + Excerpt(f.text) +
+                                    ":' applies to a word, a phrase or a group; put a NOT before the field");
+    }
+    field_ = std::string(f.text);
+    Result<QueryNode> q = ParseUnary();
+    field_.clear();
+    return q;
+  }
+
+  // Inside a field, the analyzed tokens become the field's keys.
+  void KeyTokens() {
+    if (field_.empty()) return;
+    for (auto& t : tokens_buf_) t = FieldKey(field_, t);
   }
 
   // `netw*`: the text before the '*' analyzed as a query word is, which
@@ -251,6 +310,7 @@ class Parser {
   // user did not write: `foo-b*` is not one word).
   Result<QueryNode> ParsePrefix(const Token& w) {
     analyzer_->Analyze(w.text.substr(0, w.text.size() - 1), &tokens_buf_, nullptr);
+    KeyTokens();
     if (tokens_buf_.size() == 1) return QueryNode::Prefix(std::move(tokens_buf_[0]));
     if (tokens_buf_.empty()) {
       return SyntaxError(w.pos, "the prefix query '" + Excerpt(w.text) + "' has no searchable characters");
@@ -287,6 +347,8 @@ class Parser {
   std::string_view text_;
   std::vector<Token> tokens_;
   Analyzer* analyzer_;
+  const FieldSet* fields_;
+  std::string field_;  // the field the terms being parsed belong to, or empty
   size_t pos_ = 0;
   std::vector<std::string> tokens_buf_;
 };
@@ -343,14 +405,14 @@ Result<QueryNode> ParseWordList(std::string_view text, Analyzer* analyzer) {
 
 }  // namespace
 
-Result<QueryNode> ParseQuery(std::string_view text, Analyzer* analyzer) {
+Result<QueryNode> ParseQuery(std::string_view text, Analyzer* analyzer, const FieldSet* fields) {
   if (IsPlainWordList(text)) return ParseWordList(text, analyzer);
-  return ParseQueryByGrammar(text, analyzer);
+  return ParseQueryByGrammar(text, analyzer, fields);
 }
 
-Result<QueryNode> ParseQueryByGrammar(std::string_view text, Analyzer* analyzer) {
+Result<QueryNode> ParseQueryByGrammar(std::string_view text, Analyzer* analyzer, const FieldSet* fields) {
   DPS_ASSIGN_OR_RETURN(std::vector<Token> tokens, Lex(text));
-  return Parser(text, std::move(tokens), analyzer).Parse();
+  return Parser(text, std::move(tokens), analyzer, fields).Parse();
 }
 
 }  // namespace dps

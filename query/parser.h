@@ -5,8 +5,9 @@
 // means `white AND house` and 白宫 segments as it does in text. A word
 // ending in `*` is a prefix query (`netw*`: the OR of the indexed terms
 // starting with `netw`, expanded by the planner); the text before the `*`
-// is analyzed the same way and must give one term. Other engines' syntax
-// (phrases, fields, other wildcards...: unsupported_syntax.h) is refused,
+// is analyzed the same way and must give one term. `"a b"` is a phrase,
+// `title:kernel` a field's term. Other engines' syntax (boosts, other
+// wildcards...: unsupported_syntax.h) is refused,
 // not read as words. An empty query, a syntax error or a negation
 // without a positive term beside it (the whole query, an OR branch, under
 // a NOT) is an InvalidArgument; syntax errors name the byte position.
@@ -18,14 +19,19 @@
 #include <string_view>
 
 #include "common/status.h"
+#include "index/field_key.h"
 #include "index/query_node.h"
 #include "ingest/analyzer.h"
 
 namespace dps {
 
-Result<QueryNode> ParseQuery(std::string_view text, Analyzer* analyzer);
+// `fields`: the index's fields (Searcher::fields()); `NAME:` before a
+// word, phrase, prefix or group searches field NAME (index/field_key.h),
+// and a name the set lacks is refused (no set: title alone, as every
+// index has).
+Result<QueryNode> ParseQuery(std::string_view text, Analyzer* analyzer, const FieldSet* fields = nullptr);
 // The same through the grammar alone, without ParseQuery's shortcut for
 // plain word lists (tests compare the two).
-Result<QueryNode> ParseQueryByGrammar(std::string_view text, Analyzer* analyzer);
+Result<QueryNode> ParseQueryByGrammar(std::string_view text, Analyzer* analyzer, const FieldSet* fields = nullptr);
 
 }  // namespace dps

@@ -91,6 +91,9 @@ class Searcher {
   // The analyzer of the index searched (its MANIFEST's, or the servers'
   // Welcome's): queries must be analyzed with it to find its terms.
   virtual const AnalyzerSpec& analyzer_spec() const = 0;
+  // The index's fields (title, then the declared ones): the parser reads
+  // NAME:word for these.
+  virtual const FieldSet& fields() const = 0;
 };
 
 }  // namespace dps

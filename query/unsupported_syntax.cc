@@ -46,7 +46,7 @@ std::string UnsupportedMessage(Unsupported what, std::string_view word, std::str
     case Unsupported::kPhrase:  // the lexer reads phrases that start a word
       return "a quote inside a word (" + w + "): a phrase is words in quotes, \"a b\"";
     case Unsupported::kField:
-      return "field queries (" + w + ") are not supported yet";
+      return "':' inside a word (" + w + "): a field query is NAME:word, NAME a field of the index";
     case Unsupported::kWildcard:
       return "wildcards (" + w + ") are not supported";
     case Unsupported::kBoost:

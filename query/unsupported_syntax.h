@@ -5,8 +5,9 @@
 // title AND kernel, `netw*` the word netw.
 //
 // Refused anywhere in a word: " and the typographic quotes “ ” „
-// (phrases), ':' (fields; also 12:30 and URLs, since the colon cannot be
-// told apart), '*' and '?' (wildcards; a '*' ending a word is a prefix
+// (phrases, which the parser reads where they start a word), ':' (a field
+// query `title:x` is read by the parser at a word's start; any other colon,
+// as in 12:30, is refused), '*' and '?' (wildcards; a '*' ending a word is a prefix
 // query, which the parser reads: WildcardMessage says why another is
 // refused), '^' (boosts), '~' (fuzzy and
 // proximity), '|' (OR of other engines), "&&", '[' ']' '{' '}' (ranges).

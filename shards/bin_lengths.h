@@ -12,12 +12,13 @@ namespace dps {
 // bin, looked up once per bin instead of once per scored document.
 class BinLengths {
  public:
-  BinLengths(const Tablet& tablet, BinId bin) {
+  // `column`: 0 the default field, 1 + f field f (index/field_key.h).
+  BinLengths(const Tablet& tablet, BinId bin, size_t column = 0) {
     for (const auto& file : tablet.files()) {
       const int i = file->FindBin(bin);
       if (i < 0 || file->bin(static_cast<size_t>(i)).num_docs == 0) continue;
       const BinInfo& b = file->bin(static_cast<size_t>(i));
-      ranges_.push_back({b.min_docid, b.max_docid, &file->lengths(static_cast<size_t>(i))});
+      ranges_.push_back({b.min_docid, b.max_docid, &file->lengths(static_cast<size_t>(i), column)});
     }
   }
   // The length of `docid` from the file storing it (0 when none does: it

@@ -97,7 +97,7 @@ Status RankBinBlockMax(const Tablet& tablet, const QueryPlan& plan, BinId bin, c
     if (entries[h] != h) return Status::OK();  // not every positive term once: rank exhaustively
   }
   pruned::OneFileBin one;
-  if (!pruned::FindOneFileBin(tablet, bin, &one)) return Status::OK();
+  if (!pruned::FindOneFileBin(tablet, bin, rank, &one)) return Status::OK();
   *handled = true;
   if (one.file == nullptr || one.info->num_docs == 0) return Status::OK();
   if (shared != nullptr && pruned::BinBound(plan, bin, one, rank) < shared->get()) {

@@ -32,7 +32,7 @@ Status RankBinMaxScore(const Tablet& tablet, const QueryPlan& plan, BinId bin, c
     return Status::OK();
   }
   pruned::OneFileBin one;
-  if (!pruned::FindOneFileBin(tablet, bin, &one)) return Status::OK();
+  if (!pruned::FindOneFileBin(tablet, bin, rank, &one)) return Status::OK();
   *handled = true;
   if (one.file == nullptr || one.info->num_docs == 0) return Status::OK();
   if (shared != nullptr && pruned::BinBound(plan, bin, one, rank) < shared->get()) {

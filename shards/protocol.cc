@@ -131,6 +131,8 @@ void EncodeWelcome(const Welcome& m, std::string* out) {
   PutFixed32(out, m.first_tablet);
   PutFixed32(out, m.last_tablet);
   PutLengthPrefixed(out, m.analyzer.ToString());
+  PutVarint32(out, static_cast<uint32_t>(m.fields.names().size()));
+  for (const auto& name : m.fields.names()) PutLengthPrefixed(out, name);
 }
 
 void EncodeQuery(const QueryRequest& m, std::string* out) {
@@ -239,6 +241,17 @@ Status DecodeWelcome(std::string_view payload, Welcome* m) {
       m->analyzer = std::move(spec).value();
     } else {
       r.Fail("analyzer");
+    }
+  }
+  const uint64_t count = r.Varint("field count");
+  if (r.ok() && (count == 0 || count > kMaxFields)) r.Fail("field count");
+  std::vector<std::string> names;
+  for (uint64_t i = 0; r.ok() && i < count; ++i) names.push_back(r.String("field name"));
+  if (r.ok()) {
+    if (FieldSet::Validate(names).ok()) {
+      m->fields = FieldSet(std::move(names));
+    } else {
+      r.Fail("fields");
     }
   }
   return r.Finish();

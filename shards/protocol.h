@@ -15,6 +15,7 @@
 
 #include "common/status.h"
 #include "index/analyzer_spec.h"
+#include "index/field_key.h"
 #include "index/bm25.h"
 #include "index/prefix_expansion.h"
 #include "index/query_node.h"
@@ -23,7 +24,7 @@
 namespace dps {
 
 inline constexpr uint32_t kWireMagic = 0x57535044;  // bytes "DPSW"
-inline constexpr uint16_t kWireVersion = 5;
+inline constexpr uint16_t kWireVersion = 6;
 inline constexpr uint32_t kMaxFrameSize = 16u << 20;
 inline constexpr size_t kFrameHeaderSize = 5;
 // Query trees deeper or larger than this are refused (a hostile peer must
@@ -59,6 +60,9 @@ struct Welcome {
   uint32_t first_tablet = 0, last_tablet = 0;  // the ones this server hosts
   // MANIFEST's analyzer: the client analyzes queries with it (version 5).
   AnalyzerSpec analyzer;
+  // MANIFEST's fields, title first: the client's parser reads NAME:word
+  // for these (version 6).
+  FieldSet fields;
 };
 
 struct QueryRequest {

@@ -6,16 +6,19 @@
 
 namespace dps::pruned {
 
-bool FindOneFileBin(const Tablet& tablet, BinId bin, OneFileBin* out) {
+bool FindOneFileBin(const Tablet& tablet, BinId bin, const RankContext& rank, OneFileBin* out) {
   *out = OneFileBin();
-  if (!tablet.deleted(bin).empty()) return false;
+  if (rank.column < 0 || !tablet.deleted(bin).empty()) return false;
+  const size_t column = static_cast<size_t>(rank.column);
   for (const auto& f : tablet.files()) {
     const int i = f->FindBin(bin);
     if (i < 0) continue;
     if (out->file != nullptr) return false;  // several files hold the bin
     out->file = f.get();
     out->info = &f->bin(static_cast<size_t>(i));
-    out->lengths = &f->lengths(static_cast<size_t>(i));
+    if (out->info->num_docs == 0) continue;  // lengths read only when it has documents
+    out->lengths = &f->lengths(static_cast<size_t>(i), column);
+    out->score_avgdl = column == 0 ? out->info->score_avgdl : f->field_columns(static_cast<size_t>(i))[column - 1].score_avgdl;
   }
   return true;
 }
@@ -27,7 +30,7 @@ double BinBound(const QueryPlan& plan, BinId bin, const OneFileBin& one, const R
     const auto span = plan.terms.entries[h].second.RefsOf(bin);
     if (span.empty()) continue;
     bound += scores && span[0].max_score > 0
-                 ? rank.bm25.BlockScoreBound(rank.idf[h], span[0].max_score, ScoreAvgdl(one.info->score_avgdl))
+                 ? rank.bm25.BlockScoreBound(rank.idf[h], span[0].max_score, ScoreAvgdl(one.score_avgdl))
                  : rank.idf[h];
   }
   return bound;
@@ -64,7 +67,7 @@ Status OpenBoundedTerm(const Tablet& tablet, const QueryPlan& plan, BinId bin, c
   t->idf = rank.idf[highlight];
   DPS_RETURN_IF_ERROR(one.file->OpenCursor(ref, cursor));
   t->stored_impacts = cursor->has_impacts();
-  t->score_avgdl = ScoreAvgdl(one.info->score_avgdl);
+  t->score_avgdl = ScoreAvgdl(one.score_avgdl);
   t->max_score = ref.max_score;
   if (!t->stored_impacts) {
     // Kept in the dictionary (at most a block): one "block", bounded by

@@ -24,12 +24,14 @@ inline constexpr double kNoThreshold = -std::numeric_limits<double>::infinity();
 struct OneFileBin {
   const TabletReader* file = nullptr;  // null: no file holds the bin (nothing matches)
   const BinInfo* info = nullptr;
-  const DocLengthsReader* lengths = nullptr;
+  const DocLengthsReader* lengths = nullptr;  // of the query's length column
+  uint32_t score_avgdl = 0;  // that column's block scores' reference avgdl (units)
 };
 
-// False when several files hold the bin or it has deletions (then rank
-// exhaustively).
-bool FindOneFileBin(const Tablet& tablet, BinId bin, OneFileBin* out);
+// False when several files hold the bin, it has deletions, or the query's
+// terms lie in several length columns (rank.column < 0): then rank
+// exhaustively. The lengths are the query's column's.
+bool FindOneFileBin(const Tablet& tablet, BinId bin, const RankContext& rank, OneFileBin* out);
 
 // One positive term in the bin: its cursor, idf, and a bound on its scores:
 // the located block's (stored impacts) or the whole list's.

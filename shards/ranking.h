@@ -16,14 +16,26 @@
 namespace dps {
 
 // What every bin of one ranked query shares: the formula and each positive
-// term's idf, in the order scores add them (the plan's `highlight`).
+// term's idf, in the order scores add them (the plan's `highlight`). A
+// field's term scores with its field's statistics and document lengths
+// (its column: docs/design/ranking.md "Fields").
 struct RankContext {
   explicit RankContext(const QueryPlan& plan, const CollectionStats& stats, Bm25Params params);
+  // The formula of `column` below (the default field's when the query's
+  // terms lie in several columns): what the pruned rankings use.
   Bm25 bm25;
+  // The one length column every scored term and phrase of the query lies
+  // in, or -1 when they mix fields (then only RankBin scores: the pruned
+  // rankings share one document norm between terms).
+  int column = 0;
   std::vector<double> idf;  // by plan.highlight index; 0 for a term absent from the index
   // By plan.phrases index: the sum of the phrase's words' idfs (Lucene's
   // PhraseQuery under BM25; ../shared/peers' ceiling scores it alike).
   std::vector<double> phrase_idf;
+  // The length column of each highlight term and each phrase, and each
+  // column's formula (by column; an unused column's is never read).
+  std::vector<uint32_t> term_column, phrase_column;
+  std::vector<Bm25> column_bm25;
 };
 
 // What pruning did in one bin (tests prove it prunes; benchmarks count).

@@ -107,7 +107,7 @@ Status ServerConnection::Dispatch(FrameType type, std::string_view payload) {
     greeted_ = true;
     const Manifest& m = host_->queries.index->manifest();
     Welcome w{kWireVersion, m.index_id, m.generation, m.bins, static_cast<uint32_t>(m.tablets.size()),
-              host_->queries.first_tablet, host_->queries.last_tablet, m.analyzer};
+              host_->queries.first_tablet, host_->queries.last_tablet, m.analyzer, m.fields};
     std::string frame;
     EncodeWelcome(w, &frame);
     Send(std::move(frame));

@@ -30,16 +30,25 @@ Status RankBinByTerm(const Tablet& tablet, const QueryPlan& plan, BinId bin, con
                      const std::vector<DocId>& matches, size_t k, std::vector<ScoredDoc>* out) {
   out->clear();
   if (k == 0 || matches.empty()) return Status::OK();
-  const BinLengths lengths(tablet, bin);
   const size_t m = matches.size();
-  std::vector<double> norm(m), score(m, 0.0);
-  for (size_t i = 0; i < m; ++i) norm[i] = rank.bm25.Norm(lengths.Of(matches[i]));
+  // Each match's norm in each column a term lies in (most often only the
+  // default field's), computed once.
+  const size_t columns = rank.column_bm25.size();
+  std::vector<std::vector<double>> norms(columns);
+  for (uint32_t c : rank.term_column) {
+    if (!norms[c].empty()) continue;
+    const BinLengths lengths(tablet, bin, c);
+    norms[c].resize(m);
+    for (size_t i = 0; i < m; ++i) norms[c][i] = rank.column_bm25[c].Norm(lengths.Of(matches[i]));
+  }
+  std::vector<double> score(m, 0.0);
   // One cursor for every term: the matches are live documents already, so
   // a term's lists need no tombstone filter, only the matches they hold.
   PostingCursor cursor;
   const size_t terms = std::min(plan.highlight.size(), plan.terms.entries.size());
   for (size_t t = 0; t < terms; ++t) {
     const double idf = rank.idf[t];
+    const std::vector<double>& norm = norms[rank.term_column[t]];
     size_t i = 0;  // the matches before i are behind every docid of the term read so far
     DocId last = 0;
     bool first = true;

@@ -89,7 +89,7 @@ grep -qE '^stemmers \(libstemmer\):( [a-z_]+)+$' "$work/out" && grep '^stemmers'
 
 # A MANIFEST of version 1 (before the analyzer was recorded): the golden
 # index's MANIFEST as the build that made it wrote it. Re-ingest.
-cp -r "$src/tests/golden/v9/index" "$work/v1"
+cp -r "$src/tests/golden/v10/index" "$work/v1"
 cat >"$work/v1/MANIFEST" <<'EOF'
 dpsearch-manifest 1
 index-id 4c4aad61df14f21e79e918c066332c45
@@ -103,7 +103,7 @@ tablet 2-3 000003.tab 000007.tab 000009.tab
 checksum 2cefd5a726130a11
 EOF
 q "version 1 MANIFEST" 3 query --index "$work/v1" apple
-same "version 1 refused asking for a re-ingest" "dpsearch: Unsupported: $work/v1/MANIFEST: MANIFEST version 1 (this build reads 2); re-ingest the documents" "$(cat "$work/err")"
+same "version 1 refused asking for a re-ingest" "dpsearch: Unsupported: $work/v1/MANIFEST: MANIFEST version 1 (this build reads 3); re-ingest the documents" "$(cat "$work/err")"
 
 # A cluster answers as the index does: the coordinator analyzes with the
 # analyzer the servers' Welcome names.

@@ -16,9 +16,10 @@ cat > "$work/refused.tsv" <<'TSV'
 file"system	4	a quote inside a word (file"system): a phrase is words in quotes, "a b"
 "file system"~2	13	proximity ("file system"~N) is not supported: phrases match their words side by side
 -"module printk"	0	a query of only negations matches nothing to subtract from ('-"module printk"'); add a positive term
-title:kernel	5	field queries (title:kernel) are not supported yet
-12:30	2	field queries (12:30) are not supported yet
-http://example.com	4	field queries (http://example.com) are not supported yet
+author:kernel	0	unknown field 'author': the index's fields are title (a bare word searches title and text)
+title: kernel	0	the field 'title:' needs a word, a phrase or a group right after its ':'
+12:30	2	':' inside a word (12:30): a field query is NAME:word, NAME a field of the index
+http://example.com	0	unknown field 'http': the index's fields are title (a bare word searches title and text)
 ne*w	2	wildcards inside a word (ne*w) are not supported; only a final * makes a prefix query (netw*)
 kern?l	4	single-character wildcards (kern?l) are not supported
 kernel^2	6	boosts (kernel^2) are not supported
@@ -45,20 +46,27 @@ while IFS=$'\t' read -r query pos what; do
   printf 'r%d\t%s\n' "$n" "$query" >> "$work/batch.tsv"
   echo "dpsearch: query r$n failed: query syntax error at position $pos: $what" >> "$work/batch.expected"
 done < "$work/refused.tsv"
-same "every refused form was tried" 23 "$n"
+same "every refused form was tried" 24 "$n"
 
 # In a batch each refused query is named on stderr and gets an error line,
 # never a count; the batch goes on to answer the others and exits 2.
 printf 'ok\tfile kernel\n' >> "$work/batch.tsv"
 q "batch of refused queries" 2 query --index "$work/idx" --queries "$work/batch.tsv"
 same "batch names each refused query" "$(cat "$work/batch.expected")" "$(grep '^dpsearch: query r' "$work/err")"
-same "batch error lines" "$(seq 1 23 | sed 's/^/r/; s/$/\terror/'; printf 'ok\t1')" "$(cut -f1,2 "$work/out")"
+same "batch error lines" "$(seq 1 24 | sed 's/^/r/; s/$/\terror/'; printf 'ok\t1')" "$(cut -f1,2 "$work/out")"
 
 # Phrases: quoted words side by side.
 for spec in '"file system":d1' '“file system”:d1' 'kernel "module printk":d1' '"system file":' 'kernel -"module printk":'; do
   query=${spec%:*} id=${spec##*:}
   q "phrase '$query'" "$([ -n "$id" ] && echo 0 || echo 1)" query --index "$work/idx" --format tsv -- "$query"
   same "phrase '$query' answer" "$id" "$(cut -f1 "$work/out")"
+done
+
+# Fields: the title field searches titles alone; a phrase stays in it.
+for spec in 'title:one:d1' 'title:One kernel:d1' 'title:two file:' 'one:d1' 'title:"one file":' '"one file":d1'; do
+  query=${spec%:*} id=${spec##*:}
+  q "field '$query'" "$([ -n "$id" ] && echo 0 || echo 1)" query --index "$work/idx" --format tsv -- "$query"
+  same "field '$query' answer" "$id" "$(cut -f1 "$work/out")"
 done
 
 # Punctuation of no query language stays text, analyzed like documents.

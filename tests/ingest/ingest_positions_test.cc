@@ -12,6 +12,7 @@
 #include <string>
 
 #include "index/index_writer.h"
+#include "index/field_key.h"
 #include "ingest/ingest.h"
 #include "tests/testing/test_util.h"
 
@@ -45,7 +46,12 @@ testing::PositionsByEntry Expected(const std::map<std::string, Doc>& live) {
     size_t at = 0;
     while (at < stream.size()) {
       const size_t end = std::min(stream.find(' ', at), stream.size());
-      if (end > at) want[{stream.substr(at, end - at), id}].push_back(position++);
+      if (end > at) {
+        const std::string word = stream.substr(at, end - at);
+        // The title's words are the title field's too, at the same positions.
+        if (at < d.title.size()) want[{FieldKey(kTitleField, word), id}].push_back(position);
+        want[{word, id}].push_back(position++);
+      }
       at = end + 1;
     }
   }

@@ -1,8 +1,7 @@
-// The golden index of the current format (tests/golden/v9, made once by
-// tests/golden/make_golden.sh and never regenerated; only its MANIFEST was
-// moved to version 2 by hand, adding `analyzer icu`, the analyzer that made
-// its terms) opens, checks clean and answers fixed queries with fixed
-// weights; an index naming another MANIFEST, tablet or global index version
+// The golden index of the current format (tests/golden/v10, made once by
+// tests/golden/make_golden.sh and never regenerated; its documents have a
+// declared field, author) opens, checks clean and answers fixed queries
+// with fixed weights, positions and field statistics; an index naming another MANIFEST, tablet or global index version
 // is refused with a message naming the file and both versions
 // (docs/FORMAT.md "Compatibility").
 #include <gtest/gtest.h>
@@ -19,6 +18,7 @@
 #include "common/checksum.h"
 #include "common/file_header.h"
 #include "index/check.h"
+#include "index/field_key.h"
 #include "index/global_index.h"
 #include "index/index_reader.h"
 #include "index/paged_file.h"
@@ -34,7 +34,7 @@ namespace {
 namespace fs = std::filesystem;
 
 const std::string kGoldenDir = std::string(DPS_SOURCE_DIR) + "/tests/golden";
-const std::string kGoldenIndex = kGoldenDir + "/v9/index";
+const std::string kGoldenIndex = kGoldenDir + "/v10/index";
 
 std::string Sorted(std::set<std::string> ids) {
   std::string out;
@@ -48,6 +48,7 @@ TEST(Golden, CurrentVersionOpensChecksCleanAndAnswersFixedQueries) {
   EXPECT_EQ((*index)->bins(), 4u);
   EXPECT_EQ((*index)->tablet_count(), 2u);
   EXPECT_EQ((*index)->manifest().analyzer.ToString(), "icu");
+  EXPECT_EQ((*index)->manifest().fields.List(), "title, author");
   CheckReport report;
   Status checked = CheckIndex(kGoldenIndex, &report);
   EXPECT_TRUE(checked.ok()) << checked.ToString();
@@ -64,7 +65,7 @@ TEST(Golden, CurrentVersionOpensChecksCleanAndAnswersFixedQueries) {
     const size_t tab = line.find('\t');
     ASSERT_NE(tab, std::string::npos) << line;
     const std::string text = line.substr(0, tab), want = line.substr(tab + 1);
-    auto root = ParseQuery(text, analyzer->get());
+    auto root = ParseQuery(text, analyzer->get(), &(*index)->manifest().fields);
     ASSERT_TRUE(root.ok()) << text << ": " << root.status().ToString();
     std::set<std::string> ids;
     SearchOptions options;
@@ -77,7 +78,7 @@ TEST(Golden, CurrentVersionOpensChecksCleanAndAnswersFixedQueries) {
     EXPECT_EQ(Sorted(ids), want) << "query " << text;
     ++queries;
   }
-  EXPECT_EQ(queries, 23u);
+  EXPECT_EQ(queries, 33u);
 
   // Weights (tf over title + text) and stored fields of the replacement.
   std::map<std::pair<std::string, std::string>, uint32_t> want_tf = {
@@ -106,9 +107,25 @@ TEST(Golden, CurrentVersionOpensChecksCleanAndAnswersFixedQueries) {
   testing::PositionsByEntry positions;
   ASSERT_TRUE(testing::ReadAllPositions(kGoldenIndex, &positions).ok());
   const testing::PositionsByEntry want_positions = {
-      {{"apple", "4"}, {2, 3, 4}}, {{"apple", "g1"}, {0, 2}}, {{"banana", "g2"}, {0, 4}}, {{"strasse", "g6"}, {0, 2}}};
+      {{"apple", "4"}, {2, 3, 4}}, {{"apple", "g1"}, {0, 2}}, {{"banana", "g2"}, {0, 4}}, {{"strasse", "g6"}, {0, 2}},
+      // The title field: the title's words at their positions in the stream.
+      {{FieldKey("title", "apple"), "g1"}, {0}}, {{FieldKey("title", "orchard"), "g1"}, {1}}, {{FieldKey("title", "replaced"), "g2"}, {2}},
+      // A declared field: each value after a gap of 100 positions.
+      {{FieldKey("author", "lee"), "g5"}, {0}}, {{FieldKey("author", "ann"), "g5"}, {101}}, {{FieldKey("author", "smith"), "g5"}, {102}},
+      {{FieldKey("author", "ann"), "g9"}, {0}}, {{FieldKey("author", "lee"), "g9"}, {101}}, {{FieldKey("author", "cy"), "g2"}, {0}}};
   for (const auto& [key, want] : want_positions) EXPECT_EQ(positions[key], want) << key.first << " " << key.second;
-  EXPECT_EQ(positions.size(), 28u);  // every entry has its positions
+  EXPECT_EQ(positions.size(), 47u);  // every entry has its positions
+
+  // Field statistics, worked out from the corpora: every stored document
+  // counts (the replaced g2 and the deleted g7 until a compaction), those
+  // with a title (10, of 14 words) and those with an author (5, of 11).
+  const CollectionStats& stats = (*index)->collection_stats();
+  EXPECT_EQ(stats.documents, 11u);
+  ASSERT_EQ(stats.field_totals.size(), 2u);
+  EXPECT_EQ(stats.field_totals[0].documents, 10u);
+  EXPECT_EQ(stats.field_totals[0].tokens, 14u);
+  EXPECT_EQ(stats.field_totals[1].documents, 5u);
+  EXPECT_EQ(stats.field_totals[1].tokens, 11u);
 }
 
 // A copy of the golden index to alter.
@@ -161,14 +178,14 @@ void Replace(std::string* text, const std::string& from, const std::string& to) 
 TEST(Golden, NewerManifestVersionIsRefusedNamingBoth) {
   GoldenCopy copy;
   RewriteManifest(copy, [](std::string* text) {
-    ASSERT_EQ(text->rfind("dpsearch-manifest 2\n", 0), 0u);
-    Replace(text, "dpsearch-manifest 2", "dpsearch-manifest 3");
+    ASSERT_EQ(text->rfind("dpsearch-manifest 3\n", 0), 0u);
+    Replace(text, "dpsearch-manifest 3", "dpsearch-manifest 4");
   });
   bool unsupported = false;
   const std::string error = OpenError(copy.dir.path(), &unsupported);
   EXPECT_TRUE(unsupported) << error;
-  EXPECT_NE(error.find("MANIFEST version 3"), std::string::npos) << error;
-  EXPECT_NE(error.find("reads 2"), std::string::npos) << error;
+  EXPECT_NE(error.find("MANIFEST version 4"), std::string::npos) << error;
+  EXPECT_NE(error.find("reads 3"), std::string::npos) << error;
 }
 
 // The index as the build that wrote it left it (MANIFEST 1 had no analyzer
@@ -176,13 +193,47 @@ TEST(Golden, NewerManifestVersionIsRefusedNamingBoth) {
 TEST(Golden, ManifestVersion1IsRefusedAskingForReingest) {
   GoldenCopy copy;
   RewriteManifest(copy, [](std::string* text) {
-    Replace(text, "dpsearch-manifest 2", "dpsearch-manifest 1");
+    Replace(text, "dpsearch-manifest 3", "dpsearch-manifest 1");
     Replace(text, "analyzer icu\n", "");
+    Replace(text, "fields title author\n", "");
   });
   bool unsupported = false;
   const std::string error = OpenError(copy.dir.path(), &unsupported);
   EXPECT_TRUE(unsupported) << error;
-  EXPECT_NE(error.find("MANIFEST version 1 (this build reads 2); re-ingest"), std::string::npos) << error;
+  EXPECT_NE(error.find("MANIFEST version 1 (this build reads 3); re-ingest"), std::string::npos) << error;
+}
+
+// MANIFEST 2 (no fields line) is refused too: its tablet files have no
+// field lengths.
+TEST(Golden, ManifestVersion2IsRefusedAskingForReingest) {
+  GoldenCopy copy;
+  RewriteManifest(copy, [](std::string* text) {
+    Replace(text, "dpsearch-manifest 3", "dpsearch-manifest 2");
+    Replace(text, "fields title author\n", "");
+  });
+  bool unsupported = false;
+  const std::string error = OpenError(copy.dir.path(), &unsupported);
+  EXPECT_TRUE(unsupported) << error;
+  EXPECT_NE(error.find("MANIFEST version 2 (this build reads 3); re-ingest"), std::string::npos) << error;
+}
+
+// A fields line that is missing, lacks title first, repeats or misnames a
+// field, or disagrees with the tablet files' length columns, is corruption.
+TEST(Golden, ManifestWithoutFieldsOrWithBadOnesIsCorrupt) {
+  for (const auto& [line, message] : std::vector<std::pair<std::string, std::string>>{
+           {"", "fields line"},
+           {"fields author title\n", "start with 'title'"},
+           {"fields title title\n", "named twice"},
+           {"fields title au-thor\n", "field name 'au-thor'"},
+           {"fields title\n", "2 field length columns, the index 1 fields"},
+           {"fields title author tags\n", "2 field length columns, the index 3 fields"}}) {
+    GoldenCopy copy;
+    RewriteManifest(copy, [&](std::string* text) { Replace(text, "fields title author\n", line); });
+    auto index = IndexReader::Open(copy.dir.path());
+    ASSERT_FALSE(index.ok()) << line;
+    EXPECT_TRUE(index.status().IsCorruption()) << index.status().ToString();
+    EXPECT_NE(index.status().ToString().find(message), std::string::npos) << index.status().ToString();
+  }
 }
 
 TEST(Golden, ManifestWithoutAnalyzerOrWithABadOneIsCorrupt) {

@@ -90,12 +90,12 @@ TEST_F(ParserTest, UnsupportedSyntaxIsRefusedWithItsPosition) {
       {"\"a b\"x", "5: a phrase (\"a b\") must end before the next word"},
       {"\"a b\"~2", "5: proximity (\"a b\"~N) is not supported: phrases match their words side by side"},
       {"\"!! ..\"", "0: the phrase \"!! ..\" has no searchable words"},
-      {"title:kernel", "5: field queries (title:kernel) are not supported yet"},
-      {"linux (title:kernel)", "12: field queries (title:kernel) are not supported yet"},
-      {"12:30", "2: field queries (12:30) are not supported yet"},
-      {"note:", "4: field queries (note:) are not supported yet"},
-      {"a : b", "2: field queries (:) are not supported yet"},
-      {"http://example.com/x", "4: field queries (http://example.com/x) are not supported yet"},
+      {"12:30", "2: ':' inside a word (12:30): a field query is NAME:word, NAME a field of the index"},
+      {"note:", "0: the field 'note:' needs a word, a phrase or a group right after its ':'"},
+      {"a : b", "2: ':' inside a word (:): a field query is NAME:word, NAME a field of the index"},
+      {"a title:b:c", "9: ':' inside a word (b:c): a field query is NAME:word, NAME a field of the index"},
+      {"http://example.com/x", "0: unknown field 'http': the index's fields are title (a bare word searches "
+                               "title and text)"},
       {"kern?l", "4: single-character wildcards (kern?l) are not supported"},
       {"what is linux?", "13: single-character wildcards (linux?) are not supported"},
       {"netw?*", "4: single-character wildcards (netw?*) are not supported"},
@@ -128,8 +128,7 @@ TEST_F(ParserTest, UnsupportedSyntaxIsRefusedWithItsPosition) {
       {"a]", "1: ']' is not supported: there are no ranges; group with ( )"},
       {"a}", "1: '}' is not supported: there are no ranges; group with ( )"},
       // The first refused byte counts, and comes before grammar errors.
-      {"netw* title:kernel", "11: field queries (title:kernel) are not supported yet"},
-      {"title:netw*", "5: field queries (title:netw*) are not supported yet"},
+      {"netw* title:ker?el", "15: single-character wildcards (ker?el) are not supported"},
       {"-a \"b c\" d?", "10: single-character wildcards (d?) are not supported"},
       {"a OR ) b?", "8: single-character wildcards (b?) are not supported"},
       // Quoted text stays on one line and short.
@@ -143,6 +142,51 @@ TEST_F(ParserTest, UnsupportedSyntaxIsRefusedWithItsPosition) {
     const std::string want = "ERROR query syntax error at position " + message;
     EXPECT_EQ(P(query), want) << "query [" << query << "]";
     EXPECT_EQ(G(query), want) << "query [" << query << "]";
+  }
+}
+
+// Fields: NAME: before a word, phrase, prefix or group makes its terms the
+// field's keys (index/field_key.h), shown as NAME:term.
+TEST_F(ParserTest, FieldsPrefixTheirTerms) {
+  EXPECT_EQ(P("title:kernel"), "title:kernel");
+  EXPECT_EQ(P("title:Kernel"), "title:kernel");  // analyzed as any word
+  EXPECT_EQ(P("title:Kernel-Panic"), "(title:kernel AND title:panic)");
+  EXPECT_EQ(P("title:\"Page Cache\""), "title:\"page cache\"");
+  EXPECT_EQ(P("title:\u201cpage cache\u201d x"), "(title:\"page cache\" AND x)");
+  EXPECT_EQ(P("title:netw*"), "title:netw*");
+  EXPECT_EQ(P("linux (title:kernel)"), "(linux AND title:kernel)");
+  EXPECT_EQ(P("-title:x y"), "(-title:x AND y)");
+  EXPECT_EQ(P("title:(a OR -b c)"), "(title:a OR (-title:b AND title:c))");
+  EXPECT_EQ(P("kernel title:kernel"), "(kernel AND title:kernel)");  // two terms
+  // The key itself: the marker byte, the name, ':' and the term.
+  auto q = ParseQuery("title:kernel", analyzer_.get());
+  ASSERT_TRUE(q.ok());
+  EXPECT_EQ(q->term, std::string("\xFFtitle:kernel"));
+  // Declared fields, and what stays an error.
+  const FieldSet fields({"title", "author", "tags_2"});
+  auto F = [&](const std::string& text) {
+    auto r = ParseQuery(text, analyzer_.get(), &fields);
+    return r.ok() ? r->ToString() : "ERROR " + r.status().message();
+  };
+  EXPECT_EQ(F("author:Smith tags_2:x"), "(author:smith AND tags_2:x)");
+  EXPECT_EQ(F("Author:smith"), "ERROR query syntax error at position 0: unknown field 'Author': the index's fields are "
+                               "title, author, tags_2 (a bare word searches title and text)");
+  EXPECT_EQ(F("title:(a author:b)"),
+            "ERROR query syntax error at position 9: the field 'author:' is inside the field 'title:'; a term "
+            "belongs to one field");
+  EXPECT_EQ(F("title:-x y"), "ERROR query syntax error at position 0: the field 'title:' applies to a word, a phrase "
+                             "or a group; put a NOT before the field");
+  EXPECT_EQ(F("x title: y"),
+            "ERROR query syntax error at position 2: the field 'title:' needs a word, a phrase or a group right "
+            "after its ':'");
+  EXPECT_EQ(F("(x title:)"),
+            "ERROR query syntax error at position 3: the field 'title:' needs a word, a phrase or a group right "
+            "after its ':'");
+  // ToString reads back as the same tree.
+  for (const char* text : {"title:\"a b\" -author:c", "(author:x OR title:y*) z"}) {
+    auto first = ParseQuery(text, analyzer_.get(), &fields);
+    ASSERT_TRUE(first.ok()) << text;
+    EXPECT_EQ(F(first->ToString()), first->ToString()) << text;
   }
 }
 
@@ -253,10 +297,11 @@ TEST_F(ParserTest, WordListShortcutAgreesWithTheGrammar) {
       "42",      "3.14",   "AND-OR", "NOT-", "\tword",     "\u00e9t\u00e9",
       "e\u0301", "🙂",   "",       " ",    "\n",         "a\rb",
       "R&D",     "&",      "a!",     "c++",  "\xE2\x80",   "e\u201fx",
-      "don't",   "e.g.",    "netw*",  "X*",   "-ab*",       "white*"};
+      "don't",   "e.g.",    "netw*",  "X*",   "-ab*",       "white*",
+      "title:kernel", "-title:x", "title:\"a b\"", "title:ab*", "title:(a OR b)"};
   // Other engines' syntax, which both must refuse alike.
   const std::vector<std::string> refused_words = {
-      "x\"file", "system\"", "\"",  "title:kernel", "12:30",   ":",
+      "x\"file", "system\"", "\"",  "a:b",          "12:30",   ":",
       "kern?l", "?",        "*",   "^2",           "a^2",     "~",     "a~2",     "ne*w",  "*x",
       "x-*",
       "||",     "|",        "a|b", "&&",           "a&&b",    "!",     "!a",

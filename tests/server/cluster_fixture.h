@@ -120,7 +120,8 @@ class FakeServer {
       : acceptor_(io_, boost::asio::ip::tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), 0)) {
     const Manifest& m = index.manifest();
     EncodeWelcome({kWireVersion, m.index_id, m.generation, m.bins,
-                   static_cast<uint32_t>(m.tablets.size()), 0, static_cast<uint32_t>(m.tablets.size() - 1), m.analyzer},
+                   static_cast<uint32_t>(m.tablets.size()), 0, static_cast<uint32_t>(m.tablets.size() - 1), m.analyzer,
+                   m.fields},
                   &welcome_);
     thread_ = std::thread([this, after_welcome, answer_hello] {
       boost::system::error_code ec;

@@ -42,11 +42,11 @@ void ExpectTruncationsFail(std::string_view payload,
 // the Hello frame to PROTOCOL.md's table (u32 length, u8 type, u32 magic,
 // u16 version, lp-string token; little-endian).
 TEST(Protocol, HelloBytesAreAsDocumented) {
-  ASSERT_EQ(kWireVersion, 5);  // PROTOCOL.md's version
+  ASSERT_EQ(kWireVersion, 6);  // PROTOCOL.md's version
   const std::string expected("\x0e\x00\x00\x00"  // length: type + 13 payload bytes
                              "\x01"              // Hello
                              "DPSW"               // magic 0x57535044
-                             "\x05\x00"          // version 5
+                             "\x06\x00"          // version 6
                              "\x06s3cret",        // token
                              18);
   std::string f;
@@ -54,7 +54,7 @@ TEST(Protocol, HelloBytesAreAsDocumented) {
   EXPECT_EQ(f, expected);
   Hello h;
   ASSERT_TRUE(DecodeHello(Payload(expected, FrameType::kHello), &h).ok());
-  EXPECT_EQ(h.version, 5);
+  EXPECT_EQ(h.version, 6);
   EXPECT_EQ(h.token, "s3cret");
 }
 
@@ -67,7 +67,8 @@ TEST(Protocol, HelloAndWelcomeRoundTrip) {
   EXPECT_EQ(h.token, "s3cret");
   ExpectTruncationsFail(Payload(f, FrameType::kHello), [](std::string_view p) { Hello x; return DecodeHello(p, &x); });
 
-  Welcome w{kWireVersion, "abcdef", 7, 16, 8, 2, 5, *AnalyzerSpec::Parse("icu fold-accents stem=english")};
+  Welcome w{kWireVersion, "abcdef", 7, 16, 8, 2, 5, *AnalyzerSpec::Parse("icu fold-accents stem=english"),
+            FieldSet({"title", "author", "tags"})};
   f.clear();
   EncodeWelcome(w, &f);
   Welcome got;
@@ -79,10 +80,11 @@ TEST(Protocol, HelloAndWelcomeRoundTrip) {
   EXPECT_EQ(got.first_tablet, 2u);
   EXPECT_EQ(got.last_tablet, 5u);
   EXPECT_EQ(got.analyzer, w.analyzer);
+  EXPECT_EQ(got.fields, w.fields);
   ExpectTruncationsFail(Payload(f, FrameType::kWelcome), [](std::string_view p) { Welcome x; return DecodeWelcome(p, &x); });
   // A tablet range outside the index is refused.
   f.clear();
-  EncodeWelcome({kWireVersion, "x", 1, 4, 4, 1, 4, AnalyzerSpec()}, &f);
+  EncodeWelcome({kWireVersion, "x", 1, 4, 4, 1, 4, AnalyzerSpec(), FieldSet()}, &f);
   EXPECT_FALSE(DecodeWelcome(Payload(f, FrameType::kWelcome), &got).ok());
 }
 
@@ -90,15 +92,33 @@ TEST(Protocol, HelloAndWelcomeRoundTrip) {
 // MANIFEST's text form; one no index can have is refused.
 TEST(Protocol, WelcomeCarriesTheAnalyzerSpecAsText) {
   std::string f;
-  EncodeWelcome({kWireVersion, "x", 1, 4, 4, 0, 3, *AnalyzerSpec::Parse("whitespace")}, &f);
+  EncodeWelcome({kWireVersion, "x", 1, 4, 4, 0, 3, *AnalyzerSpec::Parse("whitespace"), FieldSet()}, &f);
+  // Then (version 6) the fields: a varint count and lp-strings, title first.
   const std::string_view payload = Payload(f, FrameType::kWelcome);
-  EXPECT_EQ(payload.substr(payload.size() - 11), std::string_view("\x0Awhitespace", 11));
+  EXPECT_EQ(payload.substr(payload.size() - 18), std::string_view("\x0Awhitespace\x01\x05title", 18));
   std::string bad(payload);
-  bad.replace(bad.size() - 10, 10, "whitespacX");
+  bad.replace(bad.size() - 17, 10, "whitespacX");
   Welcome got;
   const Status s = DecodeWelcome(bad, &got);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("analyzer"), std::string::npos) << s.message();
+}
+
+// Fields no index can have (not title first, a bad name, none) are refused.
+TEST(Protocol, WelcomeRefusesFieldsNoIndexHas) {
+  std::string f;
+  EncodeWelcome({kWireVersion, "x", 1, 4, 4, 0, 3, AnalyzerSpec(), FieldSet({"title", "author"})}, &f);
+  const std::string good(Payload(f, FrameType::kWelcome));
+  ASSERT_EQ(good.substr(good.size() - 14), std::string("\x02\x05title\x06" "author", 14));
+  Welcome got;
+  ASSERT_TRUE(DecodeWelcome(good, &got).ok());
+  for (const auto& [what, replace_with] : std::vector<std::pair<std::string, std::string>>{
+           {"author first", std::string("\x02\x06" "author\x05title", 14)},
+           {"bad name", std::string("\x02\x05title\x06" "au-hor", 14)},
+           {"no field", std::string("\x00", 1)}}) {
+    std::string bad = good.substr(0, good.size() - 14) + replace_with;
+    EXPECT_FALSE(DecodeWelcome(bad, &got).ok()) << what;
+  }
 }
 
 TEST(Protocol, QueryRoundTripAndLimits) {
