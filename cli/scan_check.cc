@@ -9,6 +9,7 @@
 #include "index/check.h"
 #include "index/index_reader.h"
 #include "index/scan.h"
+#include "index/field_key.h"
 #include "ingest/analyzer.h"
 #include "query/result_format.h"
 
@@ -16,12 +17,23 @@ namespace dps::cli {
 
 namespace {
 
-// --term goes through the index's analyzer, as a query word does, and must give one term.
-Result<std::string> AnalyzeOneTerm(const std::string& text, const AnalyzerSpec& spec) {
+// --term goes through the index's analyzer, as a query word does, and must
+// give one term; `title:word` names the field's term (its key).
+Result<std::string> AnalyzeOneTerm(const std::string& text, const AnalyzerSpec& spec, const FieldSet& fields) {
   DPS_ASSIGN_OR_RETURN(auto analyzer, Analyzer::Create(spec));
+  std::string field;
+  std::string_view word = text;
+  if (const size_t colon = text.find(':'); colon != std::string::npos && ValidFieldName(text.substr(0, colon))) {
+    field = text.substr(0, colon);
+    if (fields.ColumnOfField(field) < 0) {
+      return Status::InvalidArgument("--term '" + text + "': unknown field '" + field + "': the index's fields are " +
+                                     fields.List());
+    }
+    word = std::string_view(text).substr(colon + 1);
+  }
   std::vector<std::string> terms;
-  analyzer->Analyze(text, &terms, nullptr);
-  if (terms.size() == 1) return terms[0];
+  analyzer->Analyze(word, &terms, nullptr);
+  if (terms.size() == 1) return field.empty() ? terms[0] : FieldKey(field, terms[0]);
   std::string list;
   for (const auto& t : terms) list += (list.empty() ? "" : " ") + t;
   return Status::InvalidArgument("--term '" + text + "' analyzes to " + std::to_string(terms.size()) +
@@ -43,14 +55,14 @@ void RegisterScan(CLI::App& app) {
   cmd->add_option("--index", args->index, "Index directory")
       ->type_name("DIR")->required();
   cmd->add_option("--bin", args->bin, "Only this bin")->check(WholeNumber(0))->default_str("all");
-  cmd->add_option("--term", args->term, "Only this term, analyzed as a query word is (Straße: strasse)")
-      ->type_name("WORD");
+  cmd->add_option("--term", args->term, "Only this term, analyzed as a query word is (Straße: strasse); title:word for a field's")
+      ->type_name("WORD");  // or FIELD:WORD
   cmd->add_flag("--docs", args->docs, "Print stored documents instead: bin<TAB>docid<TAB>id<TAB>title (fields backslash-escaped)");
   cmd->callback([args] {
     auto index = IndexReader::Open(args->index);
     if (!index.ok()) return (void)Fail(index.status());
     if (args->term) {
-      auto term = AnalyzeOneTerm(*args->term, (*index)->manifest().analyzer);
+      auto term = AnalyzeOneTerm(*args->term, (*index)->manifest().analyzer, (*index)->manifest().fields);
       if (!term.ok()) return (void)Fail(term.status());
       args->term = *term;
     }
@@ -63,7 +75,9 @@ void RegisterScan(CLI::App& app) {
     } else {
       ScanOptions options{args->bin, args->term};
       s = ScanEntries(**index, options, [](uint32_t bin, std::string_view term, DocId d, uint32_t w) {
-        std::printf("%u\t%.*s\t%u\t%u\n", bin, static_cast<int>(term.size()), term.data(), d, w);
+        // A field's key shows as title:word (its 0xFF marker is no text).
+        const std::string shown = DisplayKey(term);
+        std::printf("%u\t%s\t%u\t%u\n", bin, shown.c_str(), d, w);
         return true;
       });
     }

@@ -50,14 +50,33 @@ Status ComputeIndexStats(const IndexReader& index, size_t top_terms, IndexStats*
   if (!sorted.empty() && sorted[sorted.size() / 2] > 0) {
     stats->bin_skew = static_cast<double>(sorted.back()) / static_cast<double>(sorted[sorted.size() / 2]);
   }
+  const FieldSet& fields = index.manifest().fields;
+  const CollectionStats& collection = index.collection_stats();
+  for (size_t f = 0; f < fields.names().size(); ++f) {
+    IndexStats::FieldStats fs;
+    fs.name = fields.names()[f];
+    fs.documents = collection.field_totals[f].documents;
+    fs.tokens = collection.field_totals[f].tokens;
+    stats->fields.push_back(std::move(fs));
+  }
   if (const GlobalIndexReader* global = index.global()) {
     stats->terms = global->num_terms();
     using Entry = std::pair<uint64_t, std::string>;
     std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;  // min-heap
     TermDictCursor cursor(&global->dict());
     GlobalTermInfo info;
-    for (cursor.SeekToFirst(); cursor.Valid() && top_terms > 0; cursor.Next()) {
+    // Every term: fields' postings are counted, the top bare terms kept.
+    for (cursor.SeekToFirst(); cursor.Valid(); cursor.Next()) {
       DPS_RETURN_IF_ERROR(global->ParseValue(cursor.value(), &info));
+      if (IsFieldKey(cursor.key())) {
+        const int column = fields.ColumnOf(cursor.key());
+        if (column > 0) {
+          ++stats->fields[static_cast<size_t>(column - 1)].terms;
+          stats->fields[static_cast<size_t>(column - 1)].postings += info.df;
+        }
+        continue;
+      }
+      if (top_terms == 0) continue;
       if (heap.size() < top_terms) {
         heap.emplace(info.df, std::string(cursor.key()));
       } else if (info.df > heap.top().first) {

@@ -37,7 +37,15 @@ struct IndexStats {
   std::vector<TabletStats> tablets;
   std::vector<uint64_t> bin_documents;  // live documents per bin
   double bin_skew = 0;                  // largest / median bin (0 if empty)
-  std::vector<std::pair<std::string, uint64_t>> top_terms;  // by df, descending
+  std::vector<std::pair<std::string, uint64_t>> top_terms;  // bare terms by df, descending
+  // Each field (index/field_key.h), in the MANIFEST's order: its stored
+  // documents with a length above 0 in it (deleted ones too, until
+  // compaction), their tokens in it, its distinct terms and its postings.
+  struct FieldStats {
+    std::string name;
+    uint64_t documents = 0, tokens = 0, terms = 0, postings = 0;
+  };
+  std::vector<FieldStats> fields;
 };
 
 Status ComputeIndexStats(const IndexReader& index, size_t top_terms, IndexStats* stats);

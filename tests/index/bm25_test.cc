@@ -109,9 +109,9 @@ TEST(Bm25, BlockScoresApplyOnlyToTheDefaultParameters) {
 // stored documents (one of them deleted, so it counts in N, df and avgdl
 // but is not returned), the query a OR (b -c).
 TEST(Bm25, TheOracleScoresByHand) {
-  const testing::ModelDoc d1{"d1", {{"a", 2}, {"x", 2}}, {}};           // length 4
-  const testing::ModelDoc d2{"d2", {{"a", 1}, {"b", 1}}, {}};           // length 2
-  const testing::ModelDoc gone{"d3", {{"b", 3}, {"c", 1}, {"x", 2}}, {}};  // length 6, deleted
+  const testing::ModelDoc d1{"d1", {{"a", 2}, {"x", 2}}, {}, {}};           // length 4
+  const testing::ModelDoc d2{"d2", {{"a", 1}, {"b", 1}}, {}, {}};           // length 2
+  const testing::ModelDoc gone{"d3", {{"b", 3}, {"c", 1}, {"x", 2}}, {}, {}};  // length 6, deleted
   const std::map<std::string, testing::ModelDoc> live = {{"d1", d1}, {"d2", d2}};
   const std::vector<const testing::ModelDoc*> stored = {&d1, &d2, &gone};
   const QueryNode q = QueryNode::Or({QueryNode::Term("a"), QueryNode::And({QueryNode::Term("b"), QueryNode::Term("c", /*negated=*/true)})});

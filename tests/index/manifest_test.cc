@@ -133,19 +133,50 @@ TEST(Manifest, PositionsAreRecordedAndRequired) {
   EXPECT_NE(m.status().message().find("missing its positions line"), std::string::npos) << m.status().message();
 }
 
+// `fields`: title, then the declared fields, in order; required and checked.
+TEST(Manifest, FieldsRoundTripAndBadOnesAreCorrupt) {
+  Manifest m = Sample();
+  m.fields = FieldSet({"title", "author", "tags"});
+  const std::string text = m.Encode();
+  EXPECT_NE(text.find("\nfields title author tags\n"), std::string::npos) << text;
+  auto back = Manifest::Decode(text, "MANIFEST");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->fields, m.fields);
+  EXPECT_NE(Sample().Encode().find("\nfields title\n"), std::string::npos);  // every index has title
+  const std::string body = Body(m);
+  for (const auto& [line, why] : std::vector<std::pair<std::string, std::string>>{
+           {"", "missing its fields line"},
+           {"fields\n", "unknown or malformed line"},
+           {"fields author title\n", "must start with 'title'"},
+           {"fields title tags tags\n", "named twice"},
+           {"fields title 9x\n", "field name '9x'"}}) {
+    std::string bad = body;
+    const size_t at = bad.find("fields title author tags\n");
+    ASSERT_NE(at, std::string::npos);
+    bad.replace(at, std::string("fields title author tags\n").size(), line);
+    auto decoded = Manifest::Decode(Sealed(bad), "MANIFEST");
+    ASSERT_FALSE(decoded.ok()) << line;
+    EXPECT_TRUE(decoded.status().IsCorruption()) << decoded.status().ToString();
+    EXPECT_NE(decoded.status().message().find(why), std::string::npos) << decoded.status().message();
+  }
+}
+
 TEST(Manifest, OtherVersionsAreUnsupportedAndOlderOnesAskForReingest) {
   std::string body = Body(Sample());
-  ASSERT_EQ(body.rfind("dpsearch-manifest 2\n", 0), 0u);
-  body[18] = '1';
-  auto old = Manifest::Decode(Sealed(body), "MANIFEST");
-  ASSERT_FALSE(old.ok());
-  EXPECT_EQ(old.status().code(), Status::Code::kUnsupported);
-  EXPECT_EQ(old.status().message(), "MANIFEST: MANIFEST version 1 (this build reads 2); re-ingest the documents");
-  body[18] = '3';
+  ASSERT_EQ(body.rfind("dpsearch-manifest 3\n", 0), 0u);
+  for (char older : {'1', '2'}) {
+    body[18] = older;
+    auto old = Manifest::Decode(Sealed(body), "MANIFEST");
+    ASSERT_FALSE(old.ok());
+    EXPECT_EQ(old.status().code(), Status::Code::kUnsupported);
+    EXPECT_EQ(old.status().message(), std::string("MANIFEST: MANIFEST version ") + older +
+                                          " (this build reads 3); re-ingest the documents");
+  }
+  body[18] = '4';
   auto newer = Manifest::Decode(Sealed(body), "MANIFEST");
   ASSERT_FALSE(newer.ok());
   EXPECT_EQ(newer.status().code(), Status::Code::kUnsupported);
-  EXPECT_EQ(newer.status().message(), "MANIFEST: MANIFEST version 3 (this build reads 2)");
+  EXPECT_EQ(newer.status().message(), "MANIFEST: MANIFEST version 4 (this build reads 3)");
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include <tuple>
 
 #include "index/compaction.h"
+#include "index/field_key.h"
 #include "index/index_reader.h"
 #include "index/index_writer.h"
 #include "ingest/analyzer.h"
@@ -46,11 +47,16 @@ QueryNode WithPhrases(QueryNode q, std::mt19937_64& rng, const std::vector<const
     std::vector<std::string> words;
     const testing::ModelDoc& d = *docs[rng() % docs.size()];
     const size_t n = 2 + rng() % 2;
-    if (rng() % 4 != 0 && d.tokens.size() >= n) {
-      const size_t at = rng() % (d.tokens.size() - n + 1);
-      words.assign(d.tokens.begin() + static_cast<ptrdiff_t>(at), d.tokens.begin() + static_cast<ptrdiff_t>(at + n));
+    // A field's term becomes a phrase of that field (words of its stream).
+    const std::vector<std::string> stream = testing::StreamOf(d, q.term);
+    if (rng() % 4 != 0 && stream.size() >= n) {
+      const size_t at = rng() % (stream.size() - n + 1);
+      words.assign(stream.begin() + static_cast<ptrdiff_t>(at), stream.begin() + static_cast<ptrdiff_t>(at + n));
     } else {
-      for (size_t i = 0; i < n; ++i) words.push_back(testing::VocabTerm(rng() % vocab));
+      for (size_t i = 0; i < n; ++i) {
+        const std::string w = testing::VocabTerm(rng() % vocab);
+        words.push_back(IsFieldKey(q.term) ? FieldKey(FieldOfKey(q.term), w) : w);
+      }
     }
     return QueryNode::Phrase(std::move(words), q.negated);
   }
@@ -58,8 +64,10 @@ QueryNode WithPhrases(QueryNode q, std::mt19937_64& rng, const std::vector<const
   return q;
 }
 
-// One scenario: prefix_percent of the queries' leaves are prefixes.
-void CheckScenario(uint64_t seed, int prefix_percent) {
+// One scenario: prefix_percent of the queries' leaves are prefixes; with
+// `fields`, the documents have title and author fields and the queries
+// ask them (testing::InRandomFields).
+void CheckScenario(uint64_t seed, int prefix_percent, bool fields = false) {
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
   testing::TempDir dir;
@@ -68,6 +76,7 @@ void CheckScenario(uint64_t seed, int prefix_percent) {
   options.tablets = 1 + static_cast<uint32_t>(rng() % std::min<uint32_t>(options.bins, 4));
   // Two seeds in three index positions and ask phrases too.
   options.positions = seed % 3 != 0;
+  if (fields) options.fields = testing::ModelFields();
   const size_t vocab = 30 + rng() % 60;
   std::vector<testing::ModelDoc> stored;  // every version still in the files
   std::map<std::string, testing::ModelDoc> live;
@@ -78,6 +87,7 @@ void CheckScenario(uint64_t seed, int prefix_percent) {
     for (int c = 0; c < commits; ++c) {
       auto docs = testing::RandomCorpus(rng, 100 + rng() % 300, vocab, 25);
       for (auto& d : docs) d.id = std::to_string(10000 + rng() % 600);  // replacements across commits
+      if (fields) testing::AddRandomFields(rng, vocab, &docs);
       std::map<std::string, testing::ModelDoc> batch;
       for (auto& d : docs) batch[d.id] = d;
       for (auto& [id, d] : batch) {
@@ -159,15 +169,16 @@ void CheckScenario(uint64_t seed, int prefix_percent) {
   for (const auto& [id, d] : live) live_ptrs.push_back(&d);
   for (int q = 0; q < 60; ++q) {
     QueryNode generated = testing::RandomQuery(rng, vocab, 0, prefix_percent);
+    if (fields) generated = testing::InRandomFields(rng, std::move(generated));
     if (options.positions && !live_ptrs.empty() && q % 2 == 1) generated = WithPhrases(std::move(generated), rng, live_ptrs, vocab);
-    auto parsed = ParseQuery(generated.ToString(), analyzer->get());
+    auto parsed = ParseQuery(generated.ToString(), analyzer->get(), &options.fields);
     ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
     SCOPED_TRACE("query " + parsed->ToString());
     // Every third query with other BM25 parameters (k1 0 and b 0 and 1 included).
     Bm25Params params;
     if (q % 3 == 2) params = {static_cast<double>(rng() % 7) / 2, static_cast<double>(rng() % 5) / 4};
     SCOPED_TRACE("k1 " + std::to_string(params.k1) + " b " + std::to_string(params.b));
-    const auto scores = testing::BruteForceScores(live, stored_ptrs, *parsed, params);
+    const auto scores = testing::BruteForceScores(live, stored_ptrs, *parsed, params, options.fields);
     std::vector<Ranked> want;
     for (const auto& [id, score] : scores) want.push_back({id, score, where.at(id).first, where.at(id).second});
     std::sort(want.begin(), want.end(), [](const Ranked& a, const Ranked& b) {
@@ -241,6 +252,11 @@ TEST_P(RankedProperty, TopKEqualsBruteForceBm25) { CheckScenario(GetParam(), 0);
 // the stored documents' terms, in term order): `t*` gives more than 16
 // terms (scored term at a time), `t1*` 11 (MaxScore when alone).
 TEST_P(RankedProperty, PrefixTopKEqualsBruteForceBm25) { CheckScenario(GetParam(), 35); }
+
+// Fields (title, author): a field's term scores with the field's N, df,
+// lengths and avgdl; queries wholly in one field take the pruned rankings
+// over that field's lengths and block scores, mixed ones score exhaustively.
+TEST_P(RankedProperty, FieldTopKEqualsBruteForceBm25) { CheckScenario(GetParam(), 20, true); }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, RankedProperty, ::testing::Range<uint64_t>(1, 13));
 

@@ -1,14 +1,21 @@
 #include "tests/testing/bm25_oracle.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <set>
 
 namespace dps::testing {
 
 namespace {
-uint32_t Length(const ModelDoc& d) {
+// The document's length in a column: its bare terms' (0), a field's words.
+uint32_t Length(const ModelDoc& d, const FieldSet& fields, size_t column = 0) {
+  if (column > 0) {
+    const auto it = d.fields.find(fields.names()[column - 1]);
+    return it == d.fields.end() ? 0 : static_cast<uint32_t>(it->second.size());
+  }
   uint32_t n = 0;
-  for (const auto& [term, tf] : d.terms) n += tf;
+  for (const auto& [term, tf] : d.terms) n += IsFieldKey(term) ? 0 : tf;
   return n;
 }
 
@@ -49,20 +56,33 @@ void ScoredTerms(const QueryNode& q, const std::set<std::string>& vocabulary, st
 }
 }  // namespace
 
-CollectionStats ModelStats(const std::vector<const ModelDoc*>& stored) {
+CollectionStats ModelStats(const std::vector<const ModelDoc*>& stored, const FieldSet& fields) {
   CollectionStats s;
+  s.fields = fields;
+  s.field_totals.resize(fields.names().size());
   for (const ModelDoc* d : stored) {
     ++s.documents;
-    s.tokens += Length(*d);
+    s.tokens += Length(*d, fields);
+    for (size_t f = 0; f < fields.names().size(); ++f) {
+      const uint32_t l = Length(*d, fields, f + 1);
+      s.field_totals[f].documents += l != 0;
+      s.field_totals[f].tokens += l;
+    }
   }
   return s;
 }
 
 std::map<std::string, double> BruteForceScores(const std::map<std::string, ModelDoc>& live,
                                                const std::vector<const ModelDoc*>& stored,
-                                               const QueryNode& q, Bm25Params params) {
-  const CollectionStats stats = ModelStats(stored);
-  const Bm25 bm25(params, stats);
+                                               const QueryNode& q, Bm25Params params, const FieldSet& fields) {
+  const CollectionStats stats = ModelStats(stored, fields);
+  std::vector<Bm25> bm25;  // by column
+  for (size_t c = 0; c < fields.columns(); ++c) bm25.emplace_back(params, stats.Column(c));
+  auto column_of = [&](const std::string& t) {
+    const int c = fields.ColumnOf(t);
+    EXPECT_GE(c, 0) << t;
+    return static_cast<size_t>(std::max(c, 0));
+  };
   std::set<std::string> vocabulary;
   for (const ModelDoc* d : stored) {
     for (const auto& [t, tf] : d->terms) vocabulary.insert(t);
@@ -70,7 +90,7 @@ std::map<std::string, double> BruteForceScores(const std::map<std::string, Model
   auto idf_of = [&](const std::string& t) {
     uint64_t df = 0;
     for (const ModelDoc* d : stored) df += d->terms.count(t);
-    return Bm25Idf(stats.documents, df);
+    return Bm25Idf(stats.Column(column_of(t)).documents, df);
   };
   // The terms that score alone in the order of the query's positive terms
   // (phrase words included, then left out), then the phrases: the engine's
@@ -90,15 +110,16 @@ std::map<std::string, double> BruteForceScores(const std::map<std::string, Model
   std::map<std::string, double> out;
   for (const auto& [id, doc] : live) {
     if (!Matches(q, doc)) continue;  // phrases (negated ones too) read the token stream
-    const uint32_t dl = Length(doc);
     double score = 0;
     for (size_t i = 0; i < terms.size(); ++i) {
       auto it = doc.terms.find(terms[i]);
-      if (it != doc.terms.end()) score += bm25.TermScore(idf[i], it->second, dl);
+      const size_t c = column_of(terms[i]);
+      if (it != doc.terms.end()) score += bm25[c].TermScore(idf[i], it->second, Length(doc, fields, c));
     }
     for (size_t p = 0; p < phrases.size(); ++p) {
-      const uint32_t tf = PhraseOccurrences(doc.tokens, phrases[p]);
-      if (tf != 0) score += bm25.TermScore(phrase_idf[p], tf, dl);
+      const uint32_t tf = PhraseOccurrences(StreamOf(doc, phrases[p][0]), phrases[p]);
+      const size_t c = column_of(phrases[p][0]);
+      if (tf != 0) score += bm25[c].TermScore(phrase_idf[p], tf, Length(doc, fields, c));
     }
     out[id] = score;
   }

@@ -59,6 +59,35 @@ std::vector<ModelDoc> RandomCorpus(std::mt19937_64& rng, size_t docs, size_t voc
 std::map<std::string, std::vector<uint32_t>> PositionsOf(const ModelDoc& d) {
   std::map<std::string, std::vector<uint32_t>> out;
   for (size_t i = 0; i < d.tokens.size(); ++i) out[d.tokens[i]].push_back(static_cast<uint32_t>(i));
+  for (const auto& [field, stream] : d.fields) {
+    for (size_t i = 0; i < stream.size(); ++i) out[FieldKey(field, stream[i])].push_back(static_cast<uint32_t>(i));
+  }
+  return out;
+}
+
+FieldSet ModelFields() { return FieldSet({"title", "author"}); }
+
+void AddRandomFields(std::mt19937_64& rng, size_t vocab, std::vector<ModelDoc>* docs) {
+  std::geometric_distribution<size_t> rank(0.2);
+  for (ModelDoc& d : *docs) {
+    for (const auto& [field, most] : {std::pair<std::string, size_t>{"title", 4}, {"author", 6}}) {
+      auto& stream = d.fields[field];
+      stream.clear();
+      const size_t n = rng() % (most + 1);
+      for (size_t i = 0; i < n; ++i) {
+        stream.push_back(VocabTerm(std::min(rank(rng), vocab - 1)));
+        ++d.terms[FieldKey(field, stream.back())];
+      }
+    }
+  }
+}
+
+std::vector<std::string> StreamOf(const ModelDoc& d, const std::string& key) {
+  if (!IsFieldKey(key)) return d.tokens;
+  std::vector<std::string> out;
+  const auto it = d.fields.find(std::string(FieldOfKey(key)));
+  if (it == d.fields.end()) return out;
+  for (const auto& w : it->second) out.push_back(FieldKey(FieldOfKey(key), w));
   return out;
 }
 
@@ -69,7 +98,7 @@ AnalyzedDocument ToAnalyzed(const ModelDoc& d, bool with_positions) {
   const auto positions = with_positions ? PositionsOf(d) : std::map<std::string, std::vector<uint32_t>>();
   for (const auto& [t, tf] : d.terms) {
     a.terms.emplace_back(t, tf);
-    for (uint32_t k = 0; k < tf; ++k) a.text += t + " ";
+    for (uint32_t k = 0; k < tf && !IsFieldKey(t); ++k) a.text += t + " ";
     if (with_positions) {
       const auto& p = positions.at(t);
       a.positions.insert(a.positions.end(), p.begin(), p.end());
@@ -85,20 +114,19 @@ std::vector<AnalyzedDocument> ToAnalyzed(const std::vector<ModelDoc>& docs, bool
 }
 
 namespace {
-// `tokens` null: a model without token streams (no phrase may be asked).
-bool MatchesIn(const QueryNode& q, const std::map<std::string, uint32_t>& terms,
-               const std::vector<std::string>* tokens) {
+// `doc` null: a model without token streams (no phrase may be asked).
+bool MatchesIn(const QueryNode& q, const std::map<std::string, uint32_t>& terms, const ModelDoc* doc) {
   switch (q.kind) {
     case QueryNode::Kind::kTerm:
       return terms.count(q.term) > 0;
     case QueryNode::Kind::kPhrase: {
-      if (tokens == nullptr) {
+      if (doc == nullptr || q.children.empty()) {
         ADD_FAILURE() << "a phrase asked of a model without token streams";
         return false;
       }
       std::vector<std::string> words;
       for (const auto& w : q.children) words.push_back(w.term);
-      return PhraseOccurrences(*tokens, words) > 0;
+      return PhraseOccurrences(StreamOf(*doc, words[0]), words) > 0;
     }
     case QueryNode::Kind::kPrefix: {  // any term starting with it
       auto it = terms.lower_bound(q.term);
@@ -106,12 +134,12 @@ bool MatchesIn(const QueryNode& q, const std::map<std::string, uint32_t>& terms,
     }
     case QueryNode::Kind::kAnd:
       for (const auto& c : q.children) {
-        if (MatchesIn(c, terms, tokens) == c.negated) return false;
+        if (MatchesIn(c, terms, doc) == c.negated) return false;
       }
       return true;
     case QueryNode::Kind::kOr:
       for (const auto& c : q.children) {
-        if (MatchesIn(c, terms, tokens)) return true;
+        if (MatchesIn(c, terms, doc)) return true;
       }
       return false;
   }
@@ -123,7 +151,7 @@ bool Matches(const QueryNode& q, const std::map<std::string, uint32_t>& terms) {
   return MatchesIn(q, terms, nullptr);
 }
 
-bool Matches(const QueryNode& q, const ModelDoc& d) { return MatchesIn(q, d.terms, &d.tokens); }
+bool Matches(const QueryNode& q, const ModelDoc& d) { return MatchesIn(q, d.terms, &d); }
 
 uint32_t PhraseOccurrences(const std::vector<std::string>& tokens, const std::vector<std::string>& words) {
   uint32_t n = 0;
@@ -163,6 +191,33 @@ QueryNode RandomQuery(std::mt19937_64& rng, size_t vocab, int depth, int prefix_
     return QueryNode::And(std::move(children));
   }
   return QueryNode::Or(std::move(children));
+}
+
+namespace {
+void MoveIntoField(QueryNode* q, const std::string& field) {
+  if (q->kind == QueryNode::Kind::kTerm || q->kind == QueryNode::Kind::kPrefix) {
+    q->term = FieldKey(field, q->term);
+    return;
+  }
+  for (auto& c : q->children) MoveIntoField(&c, field);
+}
+void LeavesIntoFields(std::mt19937_64& rng, QueryNode* q) {
+  if (q->kind == QueryNode::Kind::kAnd || q->kind == QueryNode::Kind::kOr) {
+    for (auto& c : q->children) LeavesIntoFields(rng, &c);
+    return;
+  }
+  const uint64_t r = rng() % 3;
+  if (r < 2) MoveIntoField(q, r == 0 ? "title" : "author");
+}
+}  // namespace
+
+QueryNode InRandomFields(std::mt19937_64& rng, QueryNode q) {
+  if (rng() % 3 == 0) {
+    MoveIntoField(&q, rng() % 2 ? "title" : "author");
+  } else {
+    LeavesIntoFields(rng, &q);
+  }
+  return q;
 }
 
 std::set<std::string> RunQuery(const std::string& index_dir, const QueryNode& q) {

@@ -30,9 +30,21 @@ class TempDir {
 // A document in the reference model: id and the multiset of its terms.
 struct ModelDoc {
   std::string id;
-  std::map<std::string, uint32_t> terms;  // term -> tf
+  std::map<std::string, uint32_t> terms;  // term -> tf (a field's terms as their keys)
   std::vector<std::string> tokens;        // the token stream terms counts (RandomCorpus's order)
+  // Fields (index/field_key.h): each field's token stream, bare words at
+  // positions 0, 1, ... (AddRandomFields); `terms` holds their keys.
+  std::map<std::string, std::vector<std::string>> fields;
 };
+
+// Gives each document random `title` and `author` streams (0 to 4 and 0
+// to 6 words of the corpus's Zipf vocabulary) and their keys' counts.
+void AddRandomFields(std::mt19937_64& rng, size_t vocab, std::vector<ModelDoc>* docs);
+// The fields AddRandomFields uses, as an index must declare them.
+FieldSet ModelFields();
+// The document's token stream holding `key`'s term: the default stream
+// for a bare term, a field's stream as its keys for a field's.
+std::vector<std::string> StreamOf(const ModelDoc& d, const std::string& key);
 
 // Random documents over a vocabulary of `vocab` terms with Zipf-like
 // frequencies (so AND has rare and common sides).
@@ -65,6 +77,10 @@ uint32_t PhraseOccurrences(const std::vector<std::string>& tokens, const std::ve
 // (VocabTerm's "t17" gives "t", "t1" or "t17"; "absent" gives prefixes of
 // no term); 0 draws exactly the trees it always drew.
 QueryNode RandomQuery(std::mt19937_64& rng, size_t vocab, int depth = 0, int prefix_percent = 0);
+// The query with its terms, prefixes and phrases moved into fields of
+// ModelFields(): all of them into one field (a third of the time), or each
+// leaf into title or author or left bare.
+QueryNode InRandomFields(std::mt19937_64& rng, QueryNode q);
 
 // External ids of the documents of `index_dir` matching `q`, evaluated bin by
 // bin with the real iterators.
