@@ -46,7 +46,7 @@ void RegisterStats(CLI::App& app) {
                 MB(s.global_index_bytes));
     std::printf("bins        %zu, skew %.2f (largest / median bin)\n", s.bin_documents.size(), s.bin_skew);
     std::printf("analyzer    %s\n", (*index)->manifest().analyzer.ToString().c_str());
-    std::printf("\nfield       documents       tokens        terms     postings\n");
+    if (!s.fields.empty()) std::printf("\nfield       documents       tokens        terms     postings\n");
     for (const auto& f : s.fields) {
       std::printf("%-10s  %9llu  %11llu  %11llu  %11llu\n", f.name.c_str(), U(f.documents), U(f.tokens), U(f.terms),
                   U(f.postings));

@@ -75,7 +75,7 @@ void RegisterIngest(CLI::App& app) {
   cmd->add_option("--title-field", a->title_field, "JSONL field holding the title")
       ->type_name("FIELD")->capture_default_str();
   auto* fields = cmd->add_option("--field", a->fields,
-                                 "New index: a JSONL field (string or array of strings) searchable as NAME:word; repeatable")
+                                 "New index: a field searchable as NAME:word: title (the titles), or a JSONL field (string or array of strings); repeatable")
                      ->type_name("NAME");
   cmd->add_flag("--skip-bad", a->skip_bad, "Skip and count malformed records instead of failing");
   auto* no_text = cmd->add_flag("--no-store-text", a->no_text, "New index: do not store document text (no snippets)");
@@ -116,11 +116,7 @@ void RegisterIngest(CLI::App& app) {
     options.index.analyzer.stem = a->stem;
     options.index.analyzer.fold_accents = a->fold_accents;
     options.fields_set = fields->count() > 0;
-    std::vector<std::string> names{std::string(kTitleField)};
-    for (const auto& f : a->fields) {
-      if (f == kTitleField) return (void)Fail(Status::InvalidArgument("--field title: title is always a field"));
-      names.push_back(f);
-    }
+    std::vector<std::string> names = a->fields;
     if (Status valid = FieldSet::Validate(names); !valid.ok()) {
       return (void)Fail(valid.WithContext("--field"));
     }

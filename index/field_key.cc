@@ -47,9 +47,6 @@ bool ValidFieldName(std::string_view name) {
 }
 
 Status FieldSet::Validate(const std::vector<std::string>& names) {
-  if (names.empty() || names[0] != kTitleField) {
-    return Status::InvalidArgument("the fields must start with 'title'");
-  }
   if (names.size() > kMaxFields) {
     return Status::InvalidArgument(std::to_string(names.size()) + " fields, more than " + std::to_string(kMaxFields));
   }
@@ -84,7 +81,7 @@ int FieldSet::ColumnOf(std::string_view key) const {
 std::string FieldSet::List() const {
   std::string out;
   for (const auto& n : names_) out += (out.empty() ? "" : ", ") + n;
-  return out;
+  return out.empty() ? "none" : out;
 }
 
 }  // namespace dps

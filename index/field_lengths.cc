@@ -52,7 +52,8 @@ Status OpenFieldLengths(std::string_view region, DocId min_docid, DocId max_doci
   if (region.size() < 4) return bad("region too short");
   const auto* p = reinterpret_cast<const uint8_t*>(region.data());
   const uint32_t count = DecodeFixed32(p);
-  if (count == 0 || count > (region.size() - 4) / 4) return bad("field count " + std::to_string(count));
+  if (count > (region.size() - 4) / 4) return bad("field count " + std::to_string(count));
+  if (count == 0 && region.size() != 4) return bad("bytes after a count of 0");
   out->resize(count);
   uint64_t expect = 4 + uint64_t{4} * count;  // the first column right after the table
   for (uint32_t c = 0; c < count; ++c) {

@@ -133,7 +133,7 @@ Result<Manifest> Manifest::Decode(const std::string& text, const std::string& pa
       ok = w[1] == "0" || w[1] == "1";
       m.positions = w[1] == "1";
       seen_positions = true;
-    } else if (key == "fields" && w.size() >= 2) {
+    } else if (key == "fields") {
       std::vector<std::string> names(w.begin() + 1, w.end());
       const Status valid = FieldSet::Validate(names);
       if (!valid.ok()) return error(n, valid.message());

@@ -35,7 +35,7 @@ struct Manifest {
   AnalyzerSpec analyzer;  // fixed at creation; queries are analyzed with it
   // Word positions are indexed (phrases can be answered); fixed at creation.
   bool positions = false;
-  // title, then the fields declared at creation (`ingest --field`).
+  // The fields declared at creation (`ingest --field`), none by default.
   FieldSet fields;
   uint64_t next_file_number = 1;
   std::string global_index;  // file name of the global index, empty if none

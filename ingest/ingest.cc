@@ -140,17 +140,24 @@ void AddFieldTerms(const FieldSet& fields, const RawDocument& raw, const std::ve
   const auto& names = fields.names();
   out->lengths.assign(fields.columns(), 0);
   out->lengths[0] = static_cast<uint32_t>(out->tokens);
+  if (names.empty()) return;
   f->tokens.clear();
   f->token_positions.clear();
-  for (size_t i = 0; i < title_tokens; ++i) {
-    f->tokens.push_back(FieldKey(kTitleField, default_tokens[i]));
-    f->token_positions.push_back(static_cast<uint32_t>(i));
-  }
-  out->lengths[1] = static_cast<uint32_t>(title_tokens);
-  for (size_t n = 1; n < names.size() && n - 1 < raw.fields.size(); ++n) {
+  size_t next_raw = 0;  // raw.fields holds the fields other than title, in order
+  for (size_t n = 0; n < names.size(); ++n) {
+    if (names[n] == kTitleField) {
+      const std::string prefix = FieldKeyPrefix(kTitleField);
+      for (size_t i = 0; i < title_tokens; ++i) {
+        f->tokens.push_back(prefix + default_tokens[i]);
+        f->token_positions.push_back(static_cast<uint32_t>(i));
+      }
+      out->lengths[n + 1] = static_cast<uint32_t>(title_tokens);
+      continue;
+    }
+    if (next_raw >= raw.fields.size()) continue;  // lines and dir inputs: none
     const std::string prefix = FieldKeyPrefix(names[n]);
     uint32_t next = 0, count = 0;
-    for (const std::string& value : raw.fields[n - 1]) {
+    for (const std::string& value : raw.fields[next_raw++]) {
       f->value_tokens.clear();
       analyzer->Analyze(value, &f->value_tokens, astats);
       if (f->value_tokens.empty()) continue;
@@ -373,8 +380,9 @@ Status IngestRun::Run(const std::vector<std::string>& inputs, const ProgressFn& 
   ropt.id_field = options_.id_field;
   ropt.text_field = options_.text_field;
   ropt.title_field = options_.title_field;
-  const auto& field_names = writer_->manifest().fields.names();
-  ropt.fields.assign(field_names.begin() + 1, field_names.end());  // title is read as the title
+  for (const auto& name : writer_->manifest().fields.names()) {
+    if (name != kTitleField) ropt.fields.push_back(name);  // title is read as the title
+  }
   ropt.skip_bad = options_.skip_bad;
 
   // All inputs as one stream: sizes summed up front, stats merged per input.
@@ -448,7 +456,9 @@ Status IngestRun::Run(const std::vector<std::string>& inputs, const ProgressFn& 
                   tokens.clear();
                   analyzer->Analyze(raw.title, &tokens, &astats);
                   const size_t title_tokens = tokens.size();
-                  title_copy.assign(tokens.begin(), tokens.end());  // CountTerms consumes tokens
+                  if (!writer_->manifest().fields.empty()) {
+                    title_copy.assign(tokens.begin(), tokens.end());  // CountTerms consumes tokens
+                  }
                   analyzer->Analyze(raw.text, &tokens, &astats);
                   out.tokens = tokens.size();
                   CountTerms(&tokens, &out.terms, &slots, positions ? &out.positions : nullptr, &term_of);

@@ -6,7 +6,7 @@ namespace dps {
 
 std::string ServerIdentity::ToString() const {
   return "index " + index_id + " generation " + std::to_string(generation) + " (" + std::to_string(bins) +
-         " bins, " + std::to_string(tablets) + " tablets, analyzer " + analyzer.ToString() + ", fields " + fields.List() + ")";
+         " bins, " + std::to_string(tablets) + " tablets, analyzer " + analyzer.ToString() + (fields.empty() ? "" : ", fields " + fields.List()) + ")";
 }
 
 bool WarnedServers::First(const std::string& address) {

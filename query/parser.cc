@@ -125,13 +125,13 @@ Result<std::vector<Token>> Lex(std::string_view s) {
   return out;
 }
 
-// Every index has a title field: what a parser given no field set knows.
-const FieldSet kTitleOnly;
+// What a parser given no field set knows: no field.
+const FieldSet kNoFields;
 
 class Parser {
  public:
   Parser(std::string_view text, std::vector<Token> tokens, Analyzer* analyzer, const FieldSet* fields)
-      : text_(text), tokens_(std::move(tokens)), analyzer_(analyzer), fields_(fields != nullptr ? fields : &kTitleOnly) {}
+      : text_(text), tokens_(std::move(tokens)), analyzer_(analyzer), fields_(fields != nullptr ? fields : &kNoFields) {}
 
   Result<QueryNode> Parse() {
     if (Peek().kind == Token::Kind::kEnd) return Status::InvalidArgument("empty query");
@@ -285,8 +285,10 @@ class Parser {
                                     ":'; a term belongs to one field");
     }
     if (fields_->ColumnOfField(f.text) < 0) {
-      return SyntaxError(f.pos, "unknown field '" + Excerpt(f.text) + "': the index's fields are " + fields_->List() +
-                                    " (a bare word searches title and text)");
+      return SyntaxError(f.pos, "unknown field '" + Excerpt(f.text) + "': " +
+                                    (fields_->empty() ? "the index has no fields (ingest --field NAME declares them)"
+                                                      : "the index's fields are " + fields_->List()) +
+                                    "; a bare word searches title and text");
     }
     const auto k = Peek().kind;
     if (k != Token::Kind::kWord && k != Token::Kind::kPhrase && k != Token::Kind::kOpen) {

@@ -27,8 +27,7 @@ namespace dps {
 
 // `fields`: the index's fields (Searcher::fields()); `NAME:` before a
 // word, phrase, prefix or group searches field NAME (index/field_key.h),
-// and a name the set lacks is refused (no set: title alone, as every
-// index has).
+// and a name the set lacks is refused (no set: no field).
 Result<QueryNode> ParseQuery(std::string_view text, Analyzer* analyzer, const FieldSet* fields = nullptr);
 // The same through the grammar alone, without ParseQuery's shortcut for
 // plain word lists (tests compare the two).

@@ -244,7 +244,7 @@ Status DecodeWelcome(std::string_view payload, Welcome* m) {
     }
   }
   const uint64_t count = r.Varint("field count");
-  if (r.ok() && (count == 0 || count > kMaxFields)) r.Fail("field count");
+  if (r.ok() && count > kMaxFields) r.Fail("field count");
   std::vector<std::string> names;
   for (uint64_t i = 0; r.ok() && i < count; ++i) names.push_back(r.String("field name"));
   if (r.ok()) {

@@ -21,7 +21,7 @@ awk 'BEGIN { for (d = 0; d < 500; d++) printf "{\"id\":\"s%d\",\"title\":\"s\",\
 id=$(awk '$1 == "index-id" { print $2 }' "$work/idx/MANIFEST")
 other_id=$(awk '$1 == "index-id" { print $2 }' "$work/other/MANIFEST")
 [ -n "$id" ] && [ -n "$other_id" ] && [ "$id" != "$other_id" ] || { echo "FAIL: index ids '$id' '$other_id'"; exit 1; }
-stranger_identity="index $other_id generation 1 (16 bins, 8 tablets, analyzer icu, fields title)"
+stranger_identity="index $other_id generation 1 (16 bins, 8 tablets, analyzer icu)"
 
 serve low "$work/idx" 0-3
 serve high "$work/idx" 4-7

@@ -8,7 +8,7 @@ source "$(dirname "$0")/cli_test_helpers.sh" "$1"
 
 printf '%s\n' '{"id":"d1","title":"One","text":"file system kernel module printk"}' \
   '{"id":"d2","title":"Two","text":"r d wow c yahoo mail i o"}' > "$work/c.jsonl"
-"$bin" ingest --index "$work/idx" "$work/c.jsonl" 2>/dev/null || { echo "FAIL: ingest"; exit 1; }
+"$bin" ingest --index "$work/idx" --field title "$work/c.jsonl" 2>/dev/null || { echo "FAIL: ingest"; exit 1; }
 
 # query<TAB>position<TAB>what the message says after "position N: ".
 cat > "$work/refused.tsv" <<'TSV'
@@ -16,10 +16,10 @@ cat > "$work/refused.tsv" <<'TSV'
 file"system	4	a quote inside a word (file"system): a phrase is words in quotes, "a b"
 "file system"~2	13	proximity ("file system"~N) is not supported: phrases match their words side by side
 -"module printk"	0	a query of only negations matches nothing to subtract from ('-"module printk"'); add a positive term
-author:kernel	0	unknown field 'author': the index's fields are title (a bare word searches title and text)
+author:kernel	0	unknown field 'author': the index's fields are title; a bare word searches title and text
 title: kernel	0	the field 'title:' needs a word, a phrase or a group right after its ':'
 12:30	2	':' inside a word (12:30): a field query is NAME:word, NAME a field of the index
-http://example.com	0	unknown field 'http': the index's fields are title (a bare word searches title and text)
+http://example.com	0	unknown field 'http': the index's fields are title; a bare word searches title and text
 ne*w	2	wildcards inside a word (ne*w) are not supported; only a final * makes a prefix query (netw*)
 kern?l	4	single-character wildcards (kern?l) are not supported
 kernel^2	6	boosts (kernel^2) are not supported

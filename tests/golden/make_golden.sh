@@ -12,7 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 out="$here/v$version/index"
 [ ! -e "$out" ] || { echo "$out exists: golden indexes are never regenerated" >&2; exit 1; }
 mkdir -p "$(dirname "$out")"
-"$bin" ingest --index "$out" --bins 4 --tablets 2 --field author "$here/corpus-a.jsonl"
+"$bin" ingest --index "$out" --bins 4 --tablets 2 --field title --field author "$here/corpus-a.jsonl"
 "$bin" ingest --index "$out" "$here/corpus-b.jsonl"
 "$bin" delete --index "$out" --id g7
 rm -f "$out/LOCK"

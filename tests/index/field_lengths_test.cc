@@ -38,6 +38,17 @@ TEST(FieldLengths, BytesAreAsDocumented) {
   EXPECT_EQ(columns[1].score_avgdl, 0u);
 }
 
+// An index without fields still has the region: a count of 0, nothing more.
+TEST(FieldLengths, NoFieldIsACountOfZero) {
+  std::string region;
+  EncodeFieldLengths({}, &region);
+  EXPECT_EQ(region, std::string("\0\0\0\0", 4));
+  std::vector<FieldLengthColumn> columns;
+  EXPECT_TRUE(OpenFieldLengths(region, 0, 9, "t", &columns).ok());
+  EXPECT_TRUE(columns.empty());
+  EXPECT_FALSE(OpenFieldLengths(region + "x", 0, 9, "t", &columns).ok());
+}
+
 TEST(FieldLengths, RoundTripManyColumns) {
   std::mt19937_64 rng(5);
   for (int round = 0; round < 200; ++round) {
@@ -107,11 +118,13 @@ TEST(FieldSet, ColumnsAndKeys) {
   EXPECT_EQ(DisplayKey(FieldKey("title", "a:b")), "title:a:b");
   EXPECT_EQ(DisplayKey("plain"), "plain");
   EXPECT_TRUE(FieldSet::Validate({"title", "a_1", "_x"}).ok());
-  EXPECT_FALSE(FieldSet::Validate({"author", "title"}).ok());
+  EXPECT_FALSE(FieldSet::Validate(std::vector<std::string>(33, "x")).ok());
+  EXPECT_TRUE(FieldSet::Validate({"author", "title"}).ok());  // any order
+  EXPECT_TRUE(FieldSet::Validate({}).ok());                   // none (the default)
+  EXPECT_EQ(FieldSet().List(), "none");
   EXPECT_FALSE(FieldSet::Validate({"title", "1a"}).ok());
   EXPECT_FALSE(FieldSet::Validate({"title", "a-b"}).ok());
   EXPECT_FALSE(FieldSet::Validate({"title", "x", "x"}).ok());
-  EXPECT_FALSE(FieldSet::Validate({}).ok());
 }
 
 }  // namespace

@@ -142,12 +142,14 @@ TEST(Manifest, FieldsRoundTripAndBadOnesAreCorrupt) {
   auto back = Manifest::Decode(text, "MANIFEST");
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(back->fields, m.fields);
-  EXPECT_NE(Sample().Encode().find("\nfields title\n"), std::string::npos);  // every index has title
+  EXPECT_NE(Sample().Encode().find("\nfields\n"), std::string::npos);  // none by default
+  auto none = Manifest::Decode(Sample().Encode(), "MANIFEST");
+  ASSERT_TRUE(none.ok()) << none.status().ToString();
+  EXPECT_TRUE(none->fields.empty());
   const std::string body = Body(m);
   for (const auto& [line, why] : std::vector<std::pair<std::string, std::string>>{
            {"", "missing its fields line"},
-           {"fields\n", "unknown or malformed line"},
-           {"fields author title\n", "must start with 'title'"},
+           {"fieldz title\n", "unknown or malformed line"},
            {"fields title tags tags\n", "named twice"},
            {"fields title 9x\n", "field name '9x'"}}) {
     std::string bad = body;

@@ -78,6 +78,7 @@ TEST(IngestPositions, AnalyzerPositionsSurviveBuffersRunsAndReplacements) {
       out.close();
       IngestOptions options;
       options.index.positions = true;
+      options.index.fields = FieldSet({"title"});
       options.index.bins = 3;
       options.index.tablets = 2;
       options.memory_budget = rng() % 2 ? (1u << 16) : (64u << 20);  // tiny budgets spill runs

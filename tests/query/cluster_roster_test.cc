@@ -57,8 +57,8 @@ TEST(ClusterRoster, TheClusterIdentityCarriesItsAnalyzer) {
   const Status c = h.roster.Usable("c:1", h.ranges[0]);
   ASSERT_TRUE(c.IsInvalidArgument());
   EXPECT_EQ(c.message(),
-            "c:1 serves index X generation 1 (16 bins, 8 tablets, analyzer icu, fields title), the others index X generation 1 (16 "
-            "bins, 8 tablets, analyzer icu stem=english, fields title)");
+            "c:1 serves index X generation 1 (16 bins, 8 tablets, analyzer icu), the others index X generation 1 (16 "
+            "bins, 8 tablets, analyzer icu stem=english)");
   EXPECT_TRUE(h.roster.Usable("a:1", h.ranges[0]).ok());
 }
 
@@ -96,10 +96,10 @@ TEST(ClusterRoster, AReplicaOfAnotherIndexIsWarnedAboutOnceAndSkipped) {
   ASSERT_TRUE(h.roster.Settle(false).ok());
   ASSERT_EQ(h.warnings, std::vector<std::string>{
                             "server w:1 (replica of tablets 0-3,4-7) is of another index (index W generation 5 "
-                            "(16 bins, 4 tablets, analyzer icu, fields title)); using the other replicas"});
+                            "(16 bins, 4 tablets, analyzer icu)); using the other replicas"});
   const Status u = h.roster.Usable("w:1", h.ranges[0]);
   EXPECT_TRUE(u.IsInvalidArgument());
-  EXPECT_EQ(u.message(), "w:1 is of another index (index W generation 5 (16 bins, 4 tablets, analyzer icu, fields title))");
+  EXPECT_EQ(u.message(), "w:1 is of another index (index W generation 5 (16 bins, 4 tablets, analyzer icu))");
   EXPECT_TRUE(h.roster.Usable("a:1", h.ranges[0]).ok());
   EXPECT_TRUE(h.roster.RangeUsable(h.ranges[1]).ok());
   EXPECT_EQ(h.warnings.size(), 1u) << "warned twice";
@@ -118,7 +118,7 @@ TEST(ClusterRoster, ARangeWhoseReplicasAreAllBadIsAnError) {
   ASSERT_TRUE(s.IsInvalidArgument());
   EXPECT_EQ(s.message(),
             "tablets 4-7 have no usable replica: w:1 is of another index (index W generation 1 (16 bins, 8 "
-            "tablets, analyzer icu, fields title)), a:1 hosts tablets 0-3 only");
+            "tablets, analyzer icu)), a:1 hosts tablets 0-3 only");
   EXPECT_TRUE(h.warnings.empty()) << "the error says it all";
 }
 
@@ -151,7 +151,7 @@ TEST(ClusterRoster, ATieBetweenIndexesIsRefused) {
   ASSERT_TRUE(s.IsInvalidArgument());
   EXPECT_EQ(s.message(),
             "the servers disagree on the index and none is served by most of them: w:1 serve index W generation 1 "
-            "(16 bins, 8 tablets, analyzer icu, fields title); a:1 serve index X generation 1 (16 bins, 8 tablets, analyzer icu, fields title)");
+            "(16 bins, 8 tablets, analyzer icu); a:1 serve index X generation 1 (16 bins, 8 tablets, analyzer icu)");
 }
 
 TEST(ClusterRoster, AServerNotReachedYetIsUsableUntilItAnswers) {
@@ -168,7 +168,7 @@ TEST(ClusterRoster, AServerNotReachedYetIsUsableUntilItAnswers) {
   EXPECT_TRUE(h.roster.RangeUsable(h.ranges[0]).ok());
   EXPECT_EQ(h.roster.RangeUsable(h.ranges[1]).message(),
             "tablets 4-7 have no usable replica: late:1 is of another index (index W generation 1 (16 bins, 8 "
-            "tablets, analyzer icu, fields title))");
+            "tablets, analyzer icu))");
 }
 
 TEST(ClusterRoster, ClientsSharingWarnedServersWarnOnceInAll) {

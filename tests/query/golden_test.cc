@@ -222,10 +222,10 @@ TEST(Golden, ManifestVersion2IsRefusedAskingForReingest) {
 TEST(Golden, ManifestWithoutFieldsOrWithBadOnesIsCorrupt) {
   for (const auto& [line, message] : std::vector<std::pair<std::string, std::string>>{
            {"", "fields line"},
-           {"fields author title\n", "start with 'title'"},
-           {"fields title title\n", "named twice"},
+           {"fields title author title\n", "named twice"},
            {"fields title au-thor\n", "field name 'au-thor'"},
            {"fields title\n", "2 field length columns, the index 1 fields"},
+           {"fields\n", "2 field length columns, the index 0 fields"},
            {"fields title author tags\n", "2 field length columns, the index 3 fields"}}) {
     GoldenCopy copy;
     RewriteManifest(copy, [&](std::string* text) { Replace(text, "fields title author\n", line); });

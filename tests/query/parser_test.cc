@@ -17,12 +17,14 @@ class ParserTest : public ::testing::Test {
     ASSERT_TRUE(a.ok());
     analyzer_ = std::move(a).value();
   }
+  // An index with a title field (NAME: is refused for others).
+  const FieldSet title_ = FieldSet({"title"});
   std::string P(const std::string& q) {
-    auto r = ParseQuery(q, analyzer_.get());
+    auto r = ParseQuery(q, analyzer_.get(), &title_);
     return r.ok() ? r->ToString() : "ERROR " + r.status().message();
   }
   std::string G(const std::string& q) {
-    auto r = ParseQueryByGrammar(q, analyzer_.get());
+    auto r = ParseQueryByGrammar(q, analyzer_.get(), &title_);
     return r.ok() ? r->ToString() : "ERROR " + r.status().message();
   }
   std::unique_ptr<Analyzer> analyzer_;
@@ -94,8 +96,8 @@ TEST_F(ParserTest, UnsupportedSyntaxIsRefusedWithItsPosition) {
       {"note:", "0: the field 'note:' needs a word, a phrase or a group right after its ':'"},
       {"a : b", "2: ':' inside a word (:): a field query is NAME:word, NAME a field of the index"},
       {"a title:b:c", "9: ':' inside a word (b:c): a field query is NAME:word, NAME a field of the index"},
-      {"http://example.com/x", "0: unknown field 'http': the index's fields are title (a bare word searches "
-                               "title and text)"},
+      {"http://example.com/x", "0: unknown field 'http': the index's fields are title; a bare word searches "
+                               "title and text"},
       {"kern?l", "4: single-character wildcards (kern?l) are not supported"},
       {"what is linux?", "13: single-character wildcards (linux?) are not supported"},
       {"netw?*", "4: single-character wildcards (netw?*) are not supported"},
@@ -159,9 +161,14 @@ TEST_F(ParserTest, FieldsPrefixTheirTerms) {
   EXPECT_EQ(P("title:(a OR -b c)"), "(title:a OR (-title:b AND title:c))");
   EXPECT_EQ(P("kernel title:kernel"), "(kernel AND title:kernel)");  // two terms
   // The key itself: the marker byte, the name, ':' and the term.
-  auto q = ParseQuery("title:kernel", analyzer_.get());
+  auto q = ParseQuery("title:kernel", analyzer_.get(), &title_);
   ASSERT_TRUE(q.ok());
   EXPECT_EQ(q->term, std::string("\xFFtitle:kernel"));
+  // An index without fields refuses any, title included.
+  auto none = ParseQuery("linux title:kernel", analyzer_.get());
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.status().message(), "query syntax error at position 6: unknown field 'title': the index has no "
+                                     "fields (ingest --field NAME declares them); a bare word searches title and text");
   // Declared fields, and what stays an error.
   const FieldSet fields({"title", "author", "tags_2"});
   auto F = [&](const std::string& text) {
@@ -170,7 +177,7 @@ TEST_F(ParserTest, FieldsPrefixTheirTerms) {
   };
   EXPECT_EQ(F("author:Smith tags_2:x"), "(author:smith AND tags_2:x)");
   EXPECT_EQ(F("Author:smith"), "ERROR query syntax error at position 0: unknown field 'Author': the index's fields are "
-                               "title, author, tags_2 (a bare word searches title and text)");
+                               "title, author, tags_2; a bare word searches title and text");
   EXPECT_EQ(F("title:(a author:b)"),
             "ERROR query syntax error at position 9: the field 'author:' is inside the field 'title:'; a term "
             "belongs to one field");

@@ -113,7 +113,7 @@ TEST(ClusterConfig, AReplicaOfAnotherIndexIsSkippedWithOneWarning) {
   EXPECT_EQ(w.Get(), std::vector<std::string>{"server " + Addr(stranger->port()) +
                                               " (replica of tablets 0-1) is of another index (" +
                                               "index " + other.index->manifest().index_id +
-                                              " generation 1 (8 bins, 4 tablets, analyzer icu, fields title)); using the other replicas"});
+                                              " generation 1 (8 bins, 4 tablets, analyzer icu)); using the other replicas"});
 }
 
 TEST(ClusterConfig, ARangeWhoseReplicasAreAllOfAnotherIndexIsRefused) {
@@ -126,7 +126,7 @@ TEST(ClusterConfig, ARangeWhoseReplicasAreAllOfAnotherIndexIsRefused) {
   EXPECT_TRUE(c.status().IsInvalidArgument());
   EXPECT_EQ(c.status().message(), "tablets 2-3 have no usable replica: " + Addr(stranger->port()) +
                                       " is of another index (index " + other.index->manifest().index_id +
-                                      " generation 1 (8 bins, 4 tablets, analyzer icu, fields title))");
+                                      " generation 1 (8 bins, 4 tablets, analyzer icu))");
 }
 
 TEST(ClusterConfig, AServerNotHostingItsRangeIsSkipped) {
@@ -182,7 +182,7 @@ TEST(ClusterConfig, ABadReplicaReachedOnlyDuringAQueryFailsOver) {
   std::set<std::string> late(lines.begin() + 2, lines.end());
   EXPECT_EQ(late, (std::set<std::string>{
                       "server " + Addr(stranger_port) + " (replica of tablets 0-1) is of another index (index " +
-                          other.index->manifest().index_id + " generation 1 (8 bins, 4 tablets, analyzer icu, fields title)); using the other replicas",
+                          other.index->manifest().index_id + " generation 1 (8 bins, 4 tablets, analyzer icu)); using the other replicas",
                       "server " + Addr(misplaced_port) +
                           " (replica of tablets 2-3) hosts tablets 0-1 only; using the other replicas"}));
 }
@@ -200,7 +200,7 @@ TEST(ClusterConfig, ARangeLeftWithoutUsableReplicasDuringAQueryIsAnError) {
   EXPECT_TRUE(a.status.IsInvalidArgument()) << a.status.ToString();
   EXPECT_EQ(a.status.message(), "tablets 2-3 have no usable replica: " + Addr(port) +
                                     " is of another index (index " + other.index->manifest().index_id +
-                                    " generation 1 (8 bins, 4 tablets, analyzer icu, fields title))");
+                                    " generation 1 (8 bins, 4 tablets, analyzer icu))");
 }
 
 TEST(ClusterConfig, ATieBetweenIndexesIsRefused) {

@@ -93,18 +93,18 @@ TEST(Protocol, HelloAndWelcomeRoundTrip) {
 TEST(Protocol, WelcomeCarriesTheAnalyzerSpecAsText) {
   std::string f;
   EncodeWelcome({kWireVersion, "x", 1, 4, 4, 0, 3, *AnalyzerSpec::Parse("whitespace"), FieldSet()}, &f);
-  // Then (version 6) the fields: a varint count and lp-strings, title first.
+  // Then (version 6) the fields: a varint count (here none) and lp-strings.
   const std::string_view payload = Payload(f, FrameType::kWelcome);
-  EXPECT_EQ(payload.substr(payload.size() - 18), std::string_view("\x0Awhitespace\x01\x05title", 18));
+  EXPECT_EQ(payload.substr(payload.size() - 12), std::string_view("\x0Awhitespace\x00", 12));
   std::string bad(payload);
-  bad.replace(bad.size() - 17, 10, "whitespacX");
+  bad.replace(bad.size() - 11, 10, "whitespacX");
   Welcome got;
   const Status s = DecodeWelcome(bad, &got);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("analyzer"), std::string::npos) << s.message();
 }
 
-// Fields no index can have (not title first, a bad name, none) are refused.
+// Fields no index can have (a name twice, a bad name, too many) are refused.
 TEST(Protocol, WelcomeRefusesFieldsNoIndexHas) {
   std::string f;
   EncodeWelcome({kWireVersion, "x", 1, 4, 4, 0, 3, AnalyzerSpec(), FieldSet({"title", "author"})}, &f);
@@ -113,9 +113,9 @@ TEST(Protocol, WelcomeRefusesFieldsNoIndexHas) {
   Welcome got;
   ASSERT_TRUE(DecodeWelcome(good, &got).ok());
   for (const auto& [what, replace_with] : std::vector<std::pair<std::string, std::string>>{
-           {"author first", std::string("\x02\x06" "author\x05title", 14)},
+           {"twice", std::string("\x02\x06" "author\x06" "author", 15)},
            {"bad name", std::string("\x02\x05title\x06" "au-hor", 14)},
-           {"no field", std::string("\x00", 1)}}) {
+           {"33 fields", std::string("\x21", 1)}}) {
     std::string bad = good.substr(0, good.size() - 14) + replace_with;
     EXPECT_FALSE(DecodeWelcome(bad, &got).ok()) << what;
   }
