@@ -5,7 +5,7 @@
 #   bench/fields.sh CORPUS.norm.jsonl OUTDIR [N_QUERIES=300]
 # Needs a Release build (build/dpsearch); installs liblucene8-java and a JDK
 # if missing. dpsearch: default analyzer with positions (the command line's
-# default), no stored text; Lucene: bench/lucene_fields/LuceneFields.java
+# default) and a title field (--field title), no stored text; Lucene: bench/lucene_fields/LuceneFields.java
 # (fields "text" = title + text and "title", no positions, one segment).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,7 +26,7 @@ lucene() { java -Xmx2g -cp "$out/classes:$jars" LuceneFields "$@"; }
 python3 "$here/bench/make_field_queries.py" "$corpus" title "$out/title.tsv" --n "$n"
 python3 "$here/bench/make_field_queries.py" "$corpus" prefix "$out/prefix.tsv" --n "$n"
 
-[ -d "$out/dps" ] || "$bin" ingest --index "$out/dps" --no-store-text "$corpus" 2>"$out/dps.ingest"
+[ -d "$out/dps" ] || "$bin" ingest --index "$out/dps" --no-store-text --field title "$corpus" 2>"$out/dps.ingest"
 [ -d "$out/lucene" ] || lucene index "$corpus" "$out/lucene" >"$out/lucene.ingest"
 
 for kind in title prefix; do

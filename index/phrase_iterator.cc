@@ -5,7 +5,86 @@
 
 namespace dps {
 
-uint32_t CountPhrase(std::span<const std::vector<uint32_t>* const> slots, bool first_only) {
+namespace {
+
+// Sloppy matching (CountPhrase with slop > 0) for one first-word position:
+// whether the other slots can take distinct positions (per word) whose
+// offsets q_i - i lie in a window of width `slop` holding the first
+// word's. A bipartite matching of slots to positions (Kuhn's augmenting
+// paths): slots of one word compete for its positions.
+class SloppyMatch {
+ public:
+  SloppyMatch(std::span<const std::vector<uint32_t>* const> slots, uint32_t slop) : slots_(slots), slop_(slop) {}
+
+  bool At(uint32_t first) {
+    const int64_t anchor = first;  // slot 0's offset
+    for (int64_t lo = anchor - slop_; lo <= anchor; ++lo) {
+      // Window [lo, lo + slop] of offsets; slot i's positions in [lo + i, lo + i + slop].
+      owner_.clear();
+      owner_.push_back({slots_[0], first, 0});
+      bool all = true;
+      for (size_t i = 1; i < slots_.size() && all; ++i) {
+        seen_.clear();
+        all = Assign(i, lo);
+      }
+      if (all) return true;
+    }
+    return false;
+  }
+
+ private:
+  struct Taken {
+    const std::vector<uint32_t>* list;
+    uint32_t position;
+    size_t slot;
+  };
+  // Gives slot i a position of its window, moving other slots if needed.
+  bool Assign(size_t i, int64_t lo) {
+    const std::vector<uint32_t>& list = *slots_[i];
+    const int64_t from = std::max<int64_t>(0, lo + static_cast<int64_t>(i));
+    const int64_t to = lo + static_cast<int64_t>(i) + slop_;
+    if (from > to || from > int64_t{UINT32_MAX}) return false;
+    for (auto it = std::lower_bound(list.begin(), list.end(), static_cast<uint32_t>(from));
+         it != list.end() && static_cast<int64_t>(*it) <= to; ++it) {
+      const uint32_t q = *it;
+      bool visited = false;
+      for (const auto& s : seen_) visited |= s.first == &list && s.second == q;
+      if (visited) continue;
+      seen_.emplace_back(&list, q);
+      size_t holder = owner_.size();  // an index: Assign below may grow owner_
+      for (size_t t = 0; t < owner_.size(); ++t) {
+        if (owner_[t].list == &list && owner_[t].position == q) holder = t;
+      }
+      if (holder == owner_.size()) {
+        owner_.push_back({&list, q, i});
+        return true;
+      }
+      if (owner_[holder].slot == 0) continue;  // the first word's own position stays
+      const size_t other = owner_[holder].slot;
+      owner_[holder].slot = i;
+      if (Assign(other, lo)) return true;
+      owner_[holder].slot = other;
+    }
+    return false;
+  }
+
+  std::span<const std::vector<uint32_t>* const> slots_;
+  int64_t slop_;
+  std::vector<Taken> owner_;
+  std::vector<std::pair<const std::vector<uint32_t>*, uint32_t>> seen_;
+};
+
+}  // namespace
+
+uint32_t CountPhrase(std::span<const std::vector<uint32_t>* const> slots, uint32_t slop, bool first_only) {
+  if (slop > 0) {
+    SloppyMatch match(slots, slop);
+    uint32_t count = 0;
+    for (const uint32_t p : *slots[0]) {
+      if (match.At(p) && (++count, first_only)) return count;
+    }
+    return count;
+  }
   const size_t n = slots.size();
   size_t lead = 0;
   for (size_t i = 1; i < n; ++i) {
@@ -34,8 +113,9 @@ uint32_t CountPhrase(std::span<const std::vector<uint32_t>* const> slots, bool f
 }
 
 PhraseMatcher::PhraseMatcher(std::vector<std::unique_ptr<PostingCursor>> cursors,
-                             std::vector<std::unique_ptr<PostingPositions>> positions, std::vector<uint32_t> slot_word)
-    : cursors_(std::move(cursors)), positions_(std::move(positions)), at_(cursors_.size()) {
+                             std::vector<std::unique_ptr<PostingPositions>> positions, std::vector<uint32_t> slot_word,
+                             uint32_t slop)
+    : cursors_(std::move(cursors)), positions_(std::move(positions)), at_(cursors_.size()), slop_(slop) {
   for (uint32_t w : slot_word) slots_.push_back(&at_[w]);
 }
 
@@ -52,11 +132,12 @@ bool PhraseMatcher::Matches(DocId d) {
     status_ = positions_[w]->Get(block, in_block, tf, at_[w].data());
     if (!status_.ok()) return false;
   }
-  return CountPhrase(slots_, /*first_only=*/true) > 0;
+  return CountPhrase(slots_, slop_, /*first_only=*/true) > 0;
 }
 
-PhraseIterator::PhraseIterator(std::vector<std::unique_ptr<TermIterator>> words, std::vector<uint32_t> slot_word)
-    : words_(std::move(words)), slot_word_(std::move(slot_word)), positions_(words_.size()) {
+PhraseIterator::PhraseIterator(std::vector<std::unique_ptr<TermIterator>> words, std::vector<uint32_t> slot_word,
+                               uint32_t slop)
+    : words_(std::move(words)), slot_word_(std::move(slot_word)), positions_(words_.size()), slop_(slop) {
   order_.resize(words_.size());
   std::iota(order_.begin(), order_.end(), size_t{0});
   std::stable_sort(order_.begin(), order_.end(),
@@ -95,7 +176,7 @@ DocId PhraseIterator::Settle(DocId candidate) {
       return kEndDoc;
     }
     if (!ReadPositions()) return kEndDoc;
-    if (CountPhrase(slots_, /*first_only=*/true) > 0) return d;
+    if (CountPhrase(slots_, slop_, /*first_only=*/true) > 0) return d;
     candidate = d + 1;
     if (candidate == kEndDoc) return kEndDoc;
   }
@@ -111,6 +192,6 @@ DocId PhraseIterator::Seek(DocId target) {
   return doc_ = Settle(target);
 }
 
-uint32_t PhraseIterator::Occurrences() { return CountPhrase(slots_, /*first_only=*/false); }
+uint32_t PhraseIterator::Occurrences() { return CountPhrase(slots_, slop_, /*first_only=*/false); }
 
 }  // namespace dps

@@ -18,6 +18,8 @@ namespace dps {
 
 // The most words a phrase may have (a query's longest is far below).
 inline constexpr size_t kMaxPhraseWords = 32;
+// The largest slop of a proximity phrase "a b"~N.
+inline constexpr uint32_t kMaxPhraseSlop = 64;
 
 // A phrase's distinct words, in first order of appearance, each as the
 // position of its first appearance, and for each position the index of
@@ -39,11 +41,16 @@ PhraseSlots SplitPhrase(std::span<const Word> words) {
   return out;
 }
 
-// How many times the phrase occurs: starts s where every slot i holds
-// position s + i, slot i's positions being *slots[i] (ascending; several
-// slots may share one list: a repeated word). Overlapping occurrences count
-// apart ("a a" occurs twice in "a a a"). first_only: stop at the first (0 or 1).
-uint32_t CountPhrase(std::span<const std::vector<uint32_t>* const> slots, bool first_only);
+// How many times the phrase occurs, slot i's positions being *slots[i]
+// (ascending; several slots may share one list: a repeated word).
+// slop 0: starts s where every slot i holds position s + i; overlapping
+// occurrences count apart ("a a" occurs twice in "a a a").
+// slop N ("a b c"~N, Lucene's sloppy phrase match): the positions of the
+// first word for which each other slot i can take a position q_i (distinct
+// positions for slots of one word) so that the offsets q_i - i, with the
+// first word's own, span at most N ("a b"~1 matches "a x b", "a b"~2 also
+// "b a"). first_only: stop at the first (0 or 1).
+uint32_t CountPhrase(std::span<const std::vector<uint32_t>* const> slots, uint32_t slop, bool first_only);
 
 // A phrase checked on documents already known to hold its words (the AND
 // kernel's candidates, ascending), over plain cursors of one file's lists:
@@ -54,7 +61,8 @@ class PhraseMatcher {
   // words: a cursor and positions per distinct word (opened); slot_word:
   // the word at each phrase position.
   PhraseMatcher(std::vector<std::unique_ptr<PostingCursor>> cursors,
-                std::vector<std::unique_ptr<PostingPositions>> positions, std::vector<uint32_t> slot_word);
+                std::vector<std::unique_ptr<PostingPositions>> positions, std::vector<uint32_t> slot_word,
+                uint32_t slop = 0);
   // Whether `d` holds the phrase. REQUIRES: every word holds d; d above the
   // last one asked. False with status() set on an error.
   bool Matches(DocId d);
@@ -65,14 +73,17 @@ class PhraseMatcher {
   std::vector<std::unique_ptr<PostingPositions>> positions_;
   std::vector<std::vector<uint32_t>> at_;  // by word, at the last document asked
   std::vector<const std::vector<uint32_t>*> slots_;
+  uint32_t slop_;
   Status status_;
 };
 
 class PhraseIterator final : public DocIterator {
  public:
   // words: one iterator per distinct word; slot_word[i]: the word at phrase
-  // position i. REQUIRES: at least two slots, every word used by a slot.
-  PhraseIterator(std::vector<std::unique_ptr<TermIterator>> words, std::vector<uint32_t> slot_word);
+  // position i; slop: CountPhrase's. REQUIRES: at least two slots, every
+  // word used by a slot.
+  PhraseIterator(std::vector<std::unique_ptr<TermIterator>> words, std::vector<uint32_t> slot_word,
+                 uint32_t slop = 0);
 
   DocId doc() const override { return doc_; }
   DocId Next() override;
@@ -92,6 +103,7 @@ class PhraseIterator final : public DocIterator {
   std::vector<uint32_t> slot_word_;
   std::vector<std::vector<uint32_t>> positions_;  // by word, at doc_
   std::vector<const std::vector<uint32_t>*> slots_;
+  uint32_t slop_;
   DocId doc_ = kEndDoc;
   Status status_;
 };

@@ -28,7 +28,12 @@ std::string QueryNode::ToString() const {
       if (i > 0) out.push_back(' ');
       out.append(TermOfKey(children[i].term));
     }
-    return out + '"';
+    out.push_back('"');
+    if (slop > 0) {
+      out.push_back('~');
+      out.append(std::to_string(slop));
+    }
+    return out;
   }
   if (kind == Kind::kPrefix) return out + DisplayKey(term) + "*";
   out += "(";
@@ -106,7 +111,7 @@ bool HasPrefix(const QueryNode& node) {
 }
 
 void PositiveClauses(const QueryNode& node, std::vector<std::string>* bare_terms,
-                     std::vector<std::vector<std::string>>* phrases) {
+                     std::vector<PhraseClause>* phrases) {
   if (node.negated) return;
   if (node.kind == QueryNode::Kind::kTerm) {
     if (std::find(bare_terms->begin(), bare_terms->end(), node.term) == bare_terms->end()) {
@@ -115,9 +120,10 @@ void PositiveClauses(const QueryNode& node, std::vector<std::string>* bare_terms
     return;
   }
   if (node.kind == QueryNode::Kind::kPhrase) {
-    std::vector<std::string> words;
-    for (const auto& w : node.children) words.push_back(w.term);
-    if (std::find(phrases->begin(), phrases->end(), words) == phrases->end()) phrases->push_back(std::move(words));
+    PhraseClause clause;
+    for (const auto& w : node.children) clause.words.push_back(w.term);
+    clause.slop = node.slop;
+    if (std::find(phrases->begin(), phrases->end(), clause) == phrases->end()) phrases->push_back(std::move(clause));
     return;
   }
   for (const auto& c : node.children) PositiveClauses(c, bare_terms, phrases);
@@ -146,6 +152,14 @@ Status Validate(const QueryNode& node, const QueryNode* parent) {
       if (w.kind != QueryNode::Kind::kTerm || w.negated || w.term.empty()) {
         return Status::InvalidArgument("a phrase holds plain words only: " + node.ToString());
       }
+      // Proximity within one field (a field's positions are its own).
+      if (FieldOfKey(w.term) != FieldOfKey(node.children[0].term)) {
+        return Status::InvalidArgument("a phrase's words are of one field: " + node.ToString());
+      }
+    }
+    if (node.slop > kMaxPhraseSlop) {
+      return Status::InvalidArgument("a phrase's slop is at most " + std::to_string(kMaxPhraseSlop) + ": " +
+                                     node.ToString());
     }
     return Status::OK();
   }
@@ -199,7 +213,8 @@ Result<std::unique_ptr<DocIterator>> BuildIterator(const IndexReader& index, Bin
 }
 
 Result<std::unique_ptr<PhraseIterator>> OpenPhrase(const Tablet& tablet, BinId bin,
-                                                   const std::vector<std::string>& phrase, const TermTable& terms) {
+                                                   const std::vector<std::string>& phrase, const TermTable& terms,
+                                                   uint32_t slop) {
   PhraseSlots slots = SplitPhrase(std::span<const std::string>(phrase));
   std::vector<std::unique_ptr<TermIterator>> words;
   for (size_t first : slots.first) {
@@ -210,7 +225,7 @@ Result<std::unique_ptr<PhraseIterator>> OpenPhrase(const Tablet& tablet, BinId b
     if (it == nullptr) return std::unique_ptr<PhraseIterator>();  // a word absent from the bin
     words.push_back(std::move(it));
   }
-  return std::make_unique<PhraseIterator>(std::move(words), std::move(slots.slot_word));
+  return std::make_unique<PhraseIterator>(std::move(words), std::move(slots.slot_word), slop);
 }
 
 namespace {
@@ -218,7 +233,7 @@ Result<std::unique_ptr<DocIterator>> BuildPhraseIterator(const Tablet& tablet, B
                                                          const TermTable& terms) {
   std::vector<std::string> words;
   for (const auto& w : node.children) words.push_back(w.term);
-  DPS_ASSIGN_OR_RETURN(auto it, OpenPhrase(tablet, bin, words, terms));
+  DPS_ASSIGN_OR_RETURN(auto it, OpenPhrase(tablet, bin, words, terms, node.slop));
   if (it == nullptr) return std::unique_ptr<DocIterator>(new EmptyIterator());
   return std::unique_ptr<DocIterator>(std::move(it));
 }

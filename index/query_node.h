@@ -25,6 +25,7 @@ struct QueryNode {
   Kind kind = Kind::kTerm;
   std::string term;               // kTerm: the term; kPrefix: the prefix (analyzed, without '*')
   bool negated = false;           // only meaningful for children of kAnd
+  uint32_t slop = 0;              // kPhrase: "a b"~slop (index/phrase_iterator.h CountPhrase)
   std::vector<QueryNode> children;  // kAnd / kOr; kPhrase: its words, Term nodes in order
 
   static QueryNode Term(std::string t, bool negated = false) {
@@ -50,10 +51,11 @@ struct QueryNode {
     n.children = std::move(c);
     return n;
   }
-  static QueryNode Phrase(std::vector<std::string> words, bool negated = false) {
+  static QueryNode Phrase(std::vector<std::string> words, bool negated = false, uint32_t slop = 0) {
     QueryNode n;
     n.kind = Kind::kPhrase;
     n.negated = negated;
+    n.slop = slop;
     for (auto& w : words) n.children.push_back(Term(std::move(w)));
     return n;
   }
@@ -67,11 +69,17 @@ struct QueryNode {
 // are terms here. Prefixes are not terms: an expanded query has none left.
 void PositiveTerms(const QueryNode& node, std::vector<std::string>* terms);
 
+// A phrase clause: its words and its slop (0: side by side).
+struct PhraseClause {
+  std::vector<std::string> words;
+  uint32_t slop = 0;
+  bool operator==(const PhraseClause&) const = default;
+};
 // What a ranked query scores: its distinct positive bare terms and its
-// distinct positive phrases (word lists), each in first order of appearance.
-// A phrase's words are not bare terms unless they also stand alone.
+// distinct positive phrases (words and slop), each in first order of
+// appearance. A phrase's words are not bare terms unless they also stand alone.
 void PositiveClauses(const QueryNode& node, std::vector<std::string>* bare_terms,
-                     std::vector<std::vector<std::string>>* phrases);
+                     std::vector<PhraseClause>* phrases);
 
 // What a result's snippet marks: the query's positive words and its
 // positive prefixes (a prefix marks every word it starts; its expansions,
@@ -104,9 +112,11 @@ Result<std::unique_ptr<DocIterator>> BuildIterator(const Tablet& tablet, BinId b
 // expanding prefixes there, at most kDefaultMaxExpansions terms).
 Result<std::unique_ptr<DocIterator>> BuildIterator(const IndexReader& index, BinId bin,
                                                    const QueryNode& node);
-// The phrase `words` in one bin: null when a word is absent from the bin.
+// The phrase `words` (with `slop`) in one bin: null when a word is absent
+// from the bin.
 Result<std::unique_ptr<PhraseIterator>> OpenPhrase(const Tablet& tablet, BinId bin,
-                                                   const std::vector<std::string>& words, const TermTable& terms);
+                                                   const std::vector<std::string>& words, const TermTable& terms,
+                                                   uint32_t slop = 0);
 // Adds every term of `node` (negated ones too) to `table`, looked up once
 // (or taken from `known`). REQUIRES: no prefix in `node` (InvalidArgument
 // otherwise).

@@ -154,7 +154,7 @@ void PlanClauses(QueryPlan* plan) {
   plan->scored_terms.assign(plan->highlight.size(), true);
   if (!HasPhrase(plan->root)) return;
   std::vector<std::string> bare;
-  std::vector<std::vector<std::string>> phrases;
+  std::vector<PhraseClause> phrases;
   PositiveClauses(plan->root, &bare, &phrases);
   if (phrases.empty()) return;
   auto index_of = [plan](const std::string& t) {
@@ -163,9 +163,10 @@ void PlanClauses(QueryPlan* plan) {
   for (size_t i = 0; i < plan->highlight.size(); ++i) {
     plan->scored_terms[i] = std::find(bare.begin(), bare.end(), plan->highlight[i]) != bare.end();
   }
-  for (const auto& words : phrases) {
+  for (const auto& clause : phrases) {
     std::vector<size_t>& p = plan->phrases.emplace_back();
-    for (const auto& w : words) p.push_back(index_of(w));
+    for (const auto& w : clause.words) p.push_back(index_of(w));
+    plan->phrase_slops.push_back(clause.slop);
   }
 }
 

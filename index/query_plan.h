@@ -46,6 +46,7 @@ struct QueryPlan {
   // phrases every highlight term scores and `phrases` is empty.
   std::vector<bool> scored_terms;
   std::vector<std::vector<size_t>> phrases;
+  std::vector<uint32_t> phrase_slops;  // by phrases index: each phrase's slop
   // A query with prefixes: its positive words and prefixes as written
   // (PositiveSnippetTerms), which snippets mark; highlight then holds every
   // expansion, up to thousands of words to search a text for.

@@ -17,6 +17,7 @@ struct Token {
   size_t pos;
   std::string_view inner = {};  // a phrase: its words, between the quotes
   bool prefix = false;  // a word ending in '*' (IsPrefixStar): text holds the '*'
+  uint32_t slop = 0;    // a phrase's ~N
 };
 
 bool IsQuerySpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
@@ -30,8 +31,9 @@ Status SyntaxError(size_t pos, const std::string& what) {
 }
 
 // A phrase at s[i] (a quote starting a word): its words up to the closing
-// quote, which must end a word. Sets *end past the closing quote.
-Result<std::string_view> LexPhrase(std::string_view s, size_t i, size_t* end) {
+// quote, which must end a word, or be followed by ~N (proximity: *slop).
+// Sets *end past the closing quote and the ~N.
+Result<std::string_view> LexPhrase(std::string_view s, size_t i, size_t* end, uint32_t* slop) {
   const size_t open = i + QuoteBytes(s, i);
   size_t j = open;
   while (j < s.size() && UnsupportedAt(s, j, false) != Unsupported::kPhrase) ++j;
@@ -39,9 +41,18 @@ Result<std::string_view> LexPhrase(std::string_view s, size_t i, size_t* end) {
     return SyntaxError(i, "the phrase " + Excerpt(s.substr(i)) + " has no closing quote");
   }
   *end = j + QuoteBytes(s, j);
+  *slop = 0;
   if (*end < s.size() && s[*end] == '~') {
-    return SyntaxError(*end, "proximity (" + Excerpt(s.substr(i, *end - i)) +
-                                 "~N) is not supported: phrases match their words side by side");
+    const size_t tilde = *end;
+    size_t k = tilde + 1;
+    uint64_t n = 0;
+    while (k < s.size() && s[k] >= '0' && s[k] <= '9' && n <= kMaxPhraseSlop) n = n * 10 + static_cast<uint64_t>(s[k++] - '0');
+    if (k == tilde + 1 || (k < s.size() && !EndsWord(s[k])) || n > kMaxPhraseSlop) {
+      return SyntaxError(tilde, "proximity is a phrase then ~N, N a whole number from 0 to " +
+                                    std::to_string(kMaxPhraseSlop) + " (" + Excerpt(s.substr(i, tilde - i)) + "~2)");
+    }
+    *slop = static_cast<uint32_t>(n);
+    *end = k;
   }
   if (*end < s.size() && !EndsWord(s[*end])) {
     return SyntaxError(*end, "a phrase (" + Excerpt(s.substr(i, *end - i)) + ") must end before the next word");
@@ -90,8 +101,9 @@ Result<std::vector<Token>> Lex(std::string_view s) {
       i = after;
     } else if (UnsupportedAt(s, i, true) == Unsupported::kPhrase) {
       size_t end = i;
-      DPS_ASSIGN_OR_RETURN(std::string_view words, LexPhrase(s, i, &end));
-      out.push_back({Token::Kind::kPhrase, s.substr(i, end - i), i, words});
+      uint32_t slop = 0;
+      DPS_ASSIGN_OR_RETURN(std::string_view words, LexPhrase(s, i, &end, &slop));
+      out.push_back({Token::Kind::kPhrase, s.substr(i, end - i), i, words, false, slop});
       i = end;
     } else {
       size_t end = i;
@@ -272,7 +284,7 @@ class Parser {
     }
     KeyTokens();
     if (tokens_buf_.size() == 1) return QueryNode::Term(std::move(tokens_buf_[0]));
-    return QueryNode::Phrase(std::move(tokens_buf_));
+    return QueryNode::Phrase(std::move(tokens_buf_), false, p.slop);
   }
 
   // `title:x`, `title:"a b"`, `title:netw*`, `title:(a OR -b)`: what

@@ -52,7 +52,7 @@ std::string UnsupportedMessage(Unsupported what, std::string_view word, std::str
     case Unsupported::kBoost:
       return "boosts (" + w + ") are not supported";
     case Unsupported::kFuzzy:
-      return "fuzzy and proximity queries (" + w + ") are not supported";
+      return "fuzzy queries (" + w + ") are not supported; proximity is a phrase then ~N (\"a b\"~2)";
     case Unsupported::kPipe:
       return rest.size() > 1 && rest[1] == '|' ? "'||' is not an operator: use OR"
                                                : "'|' is not an operator: use OR";

@@ -25,7 +25,8 @@ Status FilterByPhrases(const TabletReader& file, const BinQuery& req, const Post
     return at == plan.and_entries.end() ? nullptr : &refs[at - plan.and_entries.begin()];
   };
   std::vector<PhraseMatcher> matchers;
-  for (const std::vector<size_t>& phrase : plan.phrases) {
+  for (size_t k = 0; k < plan.phrases.size(); ++k) {
+    const std::vector<size_t>& phrase = plan.phrases[k];
     PhraseSlots slots = SplitPhrase(std::span<const size_t>(phrase));
     std::vector<std::unique_ptr<PostingCursor>> cursors;
     std::vector<std::unique_ptr<PostingPositions>> positions;
@@ -38,7 +39,7 @@ Status FilterByPhrases(const TabletReader& file, const BinQuery& req, const Post
       positions.push_back(std::make_unique<PostingPositions>());
       DPS_RETURN_IF_ERROR(file.OpenPositions(*ref, positions.back().get()));
     }
-    matchers.emplace_back(std::move(cursors), std::move(positions), std::move(slots.slot_word));
+    matchers.emplace_back(std::move(cursors), std::move(positions), std::move(slots.slot_word), plan.phrase_slops[k]);
   }
   for (DocId d : candidates) {
     bool all = true;

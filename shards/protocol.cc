@@ -58,6 +58,7 @@ void EncodeNode(const QueryNode& n, std::string* out) {
   }
   PutVarint64(out, n.children.size());
   for (const auto& c : n.children) EncodeNode(c, out);
+  if (n.kind == QueryNode::Kind::kPhrase) PutVarint64(out, n.slop);  // version 6
 }
 
 void DecodeNode(ByteReader* r, size_t depth, size_t* nodes, QueryNode* n) {
@@ -82,6 +83,11 @@ void DecodeNode(ByteReader* r, size_t depth, size_t* nodes, QueryNode* n) {
   if (r->ok() && (count == 0 || count > r->remaining() / 2)) return r->Fail("query child count");
   n->children.resize(count);
   for (auto& c : n->children) DecodeNode(r, depth + 1, nodes, &c);
+  if (n->kind == QueryNode::Kind::kPhrase) {
+    const uint64_t slop = r->Varint("phrase slop");
+    if (r->ok() && slop > kMaxPhraseSlop) return r->Fail("phrase slop");
+    n->slop = static_cast<uint32_t>(slop);
+  }
 }
 
 }  // namespace

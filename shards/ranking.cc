@@ -79,7 +79,7 @@ Status RankBin(const Tablet& tablet, const QueryPlan& plan, BinId bin, const Ran
   for (size_t p = 0; p < phrases.size(); ++p) {
     std::vector<std::string> words;
     for (size_t w : plan.phrases[p]) words.push_back(plan.highlight[w]);
-    DPS_ASSIGN_OR_RETURN(phrases[p], OpenPhrase(tablet, bin, words, plan.terms));
+    DPS_ASSIGN_OR_RETURN(phrases[p], OpenPhrase(tablet, bin, words, plan.terms, plan.phrase_slops[p]));
   }
   TopK top(k);
   std::vector<uint32_t> tf(terms.size()), occurrences(phrases.size());

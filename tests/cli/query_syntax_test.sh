@@ -14,7 +14,7 @@ printf '%s\n' '{"id":"d1","title":"One","text":"file system kernel module printk
 cat > "$work/refused.tsv" <<'TSV'
 "file system	0	the phrase "file system has no closing quote
 file"system	4	a quote inside a word (file"system): a phrase is words in quotes, "a b"
-"file system"~2	13	proximity ("file system"~N) is not supported: phrases match their words side by side
+"file system"~	13	proximity is a phrase then ~N, N a whole number from 0 to 64 ("file system"~2)
 -"module printk"	0	a query of only negations matches nothing to subtract from ('-"module printk"'); add a positive term
 author:kernel	0	unknown field 'author': the index's fields are title; a bare word searches title and text
 title: kernel	0	the field 'title:' needs a word, a phrase or a group right after its ':'
@@ -23,7 +23,7 @@ http://example.com	0	unknown field 'http': the index's fields are title; a bare 
 ne*w	2	wildcards inside a word (ne*w) are not supported; only a final * makes a prefix query (netw*)
 kern?l	4	single-character wildcards (kern?l) are not supported
 kernel^2	6	boosts (kernel^2) are not supported
-kernel~2	6	fuzzy and proximity queries (kernel~2) are not supported
+kernel~2	6	fuzzy queries (kernel~2) are not supported; proximity is a phrase then ~N ("a b"~2)
 file || kernel	5	'||' is not an operator: use OR
 file | kernel	5	'|' is not an operator: use OR
 file && kernel	5	'&&' is not an operator: use AND
@@ -56,7 +56,8 @@ same "batch names each refused query" "$(cat "$work/batch.expected")" "$(grep '^
 same "batch error lines" "$(seq 1 24 | sed 's/^/r/; s/$/\terror/'; printf 'ok\t1')" "$(cut -f1,2 "$work/out")"
 
 # Phrases: quoted words side by side.
-for spec in '"file system":d1' '“file system”:d1' 'kernel "module printk":d1' '"system file":' 'kernel -"module printk":'; do
+for spec in '"file system":d1' '“file system”:d1' 'kernel "module printk":d1' '"system file":' 'kernel -"module printk":' \
+            '"file kernel"~1:d1' '"file kernel"~0:' '"kernel file"~2:' '"kernel file"~3:d1'; do
   query=${spec%:*} id=${spec##*:}
   q "phrase '$query'" "$([ -n "$id" ] && echo 0 || echo 1)" query --index "$work/idx" --format tsv -- "$query"
   same "phrase '$query' answer" "$id" "$(cut -f1 "$work/out")"

@@ -90,7 +90,11 @@ TEST_F(ParserTest, UnsupportedSyntaxIsRefusedWithItsPosition) {
       {"(a \"b c", "3: the phrase \"b c has no closing quote"},
       {"don\"t", "3: a quote inside a word (don\"t): a phrase is words in quotes, \"a b\""},
       {"\"a b\"x", "5: a phrase (\"a b\") must end before the next word"},
-      {"\"a b\"~2", "5: proximity (\"a b\"~N) is not supported: phrases match their words side by side"},
+      {"\"a b\"~", "5: proximity is a phrase then ~N, N a whole number from 0 to 64 (\"a b\"~2)"},
+      {"\"a b\"~x", "5: proximity is a phrase then ~N, N a whole number from 0 to 64 (\"a b\"~2)"},
+      {"\"a b\"~2x", "5: proximity is a phrase then ~N, N a whole number from 0 to 64 (\"a b\"~2)"},
+      {"\"a b\"~65", "5: proximity is a phrase then ~N, N a whole number from 0 to 64 (\"a b\"~2)"},
+      {"\"a b\"~99999999999999999999", "5: proximity is a phrase then ~N, N a whole number from 0 to 64 (\"a b\"~2)"},
       {"\"!! ..\"", "0: the phrase \"!! ..\" has no searchable words"},
       {"12:30", "2: ':' inside a word (12:30): a field query is NAME:word, NAME a field of the index"},
       {"note:", "0: the field 'note:' needs a word, a phrase or a group right after its ':'"},
@@ -111,8 +115,8 @@ TEST_F(ParserTest, UnsupportedSyntaxIsRefusedWithItsPosition) {
       {"(c++*)", "4: a prefix query needs a letter or digit before its * (c++*): the analyzer would drop the "
                  "punctuation and widen the prefix"},
       {"kernel^2", "6: boosts (kernel^2) are not supported"},
-      {"kernel~", "6: fuzzy and proximity queries (kernel~) are not supported"},
-      {"kernel~2 x", "6: fuzzy and proximity queries (kernel~2) are not supported"},
+      {"kernel~", "6: fuzzy queries (kernel~) are not supported; proximity is a phrase then ~N (\"a b\"~2)"},
+      {"kernel~2 x", "6: fuzzy queries (kernel~2) are not supported; proximity is a phrase then ~N (\"a b\"~2)"},
       {"a || b", "2: '||' is not an operator: use OR"},
       {"a|b", "1: '|' is not an operator: use OR"},
       {"a && b", "2: '&&' is not an operator: use AND"},
@@ -195,6 +199,23 @@ TEST_F(ParserTest, FieldsPrefixTheirTerms) {
     ASSERT_TRUE(first.ok()) << text;
     EXPECT_EQ(F(first->ToString()), first->ToString()) << text;
   }
+}
+
+// Proximity: a phrase then ~N (Lucene's sloppy phrase), anywhere a phrase may stand.
+TEST_F(ParserTest, ProximityPhrases) {
+  EXPECT_EQ(P("\"a b\"~3"), "\"a b\"~3");
+  EXPECT_EQ(P("\"a b\"~0"), "\"a b\"");  // slop 0 is the phrase
+  EXPECT_EQ(P("x -\"a b c\"~64"), "(x AND -\"a b c\"~64)");
+  EXPECT_EQ(P("title:\"a b\"~2 OR (\"c d\"~1)"), "(title:\"a b\"~2 OR \"c d\"~1)");
+  EXPECT_EQ(P("\"one\"~5"), "one");  // one word: that word
+  auto q = ParseQuery("\"a b\"~7", analyzer_.get());
+  ASSERT_TRUE(q.ok());
+  EXPECT_EQ(q->kind, QueryNode::Kind::kPhrase);
+  EXPECT_EQ(q->slop, 7u);
+  // The text form reads back as the same tree, slop included.
+  auto back = ParseQuery(q->ToString(), analyzer_.get());
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->slop, 7u);
 }
 
 // Phrases: quoted words at consecutive positions, anywhere a term may stand.

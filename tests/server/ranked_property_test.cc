@@ -58,7 +58,8 @@ QueryNode WithPhrases(QueryNode q, std::mt19937_64& rng, const std::vector<const
         words.push_back(IsFieldKey(q.term) ? FieldKey(FieldOfKey(q.term), w) : w);
       }
     }
-    return QueryNode::Phrase(std::move(words), q.negated);
+    // A third of the phrases are proximity phrases ("a b"~N).
+    return QueryNode::Phrase(std::move(words), q.negated, rng() % 3 == 0 ? static_cast<uint32_t>(1 + rng() % 4) : 0);
   }
   for (auto& c : q.children) c = WithPhrases(std::move(c), rng, docs, vocab);
   return q;

@@ -283,26 +283,30 @@ TEST(Protocol, PhraseNodeBytesAndRoundTrip) {
   QueryRequest q;
   q.request_id = 1;
   q.max_expansions = 1;
-  q.root = QueryNode::And({QueryNode::Term("k"), QueryNode::Phrase({"a", "b"}, /*negated=*/true)});
+  q.root = QueryNode::And({QueryNode::Term("k"), QueryNode::Phrase({"a", "b"}, /*negated=*/true, /*slop=*/3)});
   std::string f;
   EncodeQuery(q, &f);
   const std::string_view p = Payload(f, FrameType::kQuery);
   const std::string want_tail("\x01\x02"                        // AND of 2
                               "\x00\x01" "k"                    // term k
-                              "\x0c\x02" "\x00\x01" "a" "\x00\x01" "b",  // negated phrase "a b"
-                              13);
+                              "\x0c\x02" "\x00\x01" "a" "\x00\x01" "b"  // negated phrase "a b"
+                              "\x03",                            // its slop (version 6)
+                              14);
   ASSERT_GE(p.size(), want_tail.size());
   EXPECT_EQ(p.substr(p.size() - want_tail.size()), want_tail);
   QueryRequest got;
   ASSERT_TRUE(DecodeQuery(p, &got).ok());
-  EXPECT_EQ(got.root.ToString(), "(k AND -\"a b\")");
+  EXPECT_EQ(got.root.ToString(), "(k AND -\"a b\"~3)");
   EXPECT_EQ(got.root.children[1].kind, QueryNode::Kind::kPhrase);
   ExpectTruncationsFail(p, [](std::string_view x) { QueryRequest y; return DecodeQuery(x, &y); });
   for (char tag : {'\x09', '\x0a', '\x0b', '\x10'}) {  // kinds 5-7, bit 4
     std::string bad(p);
-    bad[bad.size() - 8] = tag;  // the phrase's tag
+    bad[bad.size() - 9] = tag;  // the phrase's tag
     EXPECT_FALSE(DecodeQuery(bad, &got).ok()) << int{tag};
   }
+  std::string bad(p);
+  bad.back() = 65;  // a slop above kMaxPhraseSlop
+  EXPECT_FALSE(DecodeQuery(bad, &got).ok());
 }
 
 // Scored Results (version 4): whole docids in rank order, each with its

@@ -25,7 +25,7 @@ uint32_t Length(const ModelDoc& d, const FieldSet& fields, size_t column = 0) {
 // the model); *bare: those that score alone (not only inside phrases);
 // *phrases: the distinct positive phrases.
 void ScoredTerms(const QueryNode& q, const std::set<std::string>& vocabulary, std::vector<std::string>* out,
-                 std::set<std::string>* bare, std::vector<std::vector<std::string>>* phrases) {
+                 std::set<std::string>* bare, std::vector<PhraseClause>* phrases) {
   if (q.negated) return;
   auto add = [out](const std::string& t) {
     if (std::find(out->begin(), out->end(), t) == out->end()) out->push_back(t);
@@ -41,12 +41,13 @@ void ScoredTerms(const QueryNode& q, const std::set<std::string>& vocabulary, st
       }
       return;
     case QueryNode::Kind::kPhrase: {
-      std::vector<std::string> words;
+      PhraseClause clause;
       for (const auto& w : q.children) {
         add(w.term);
-        words.push_back(w.term);
+        clause.words.push_back(w.term);
       }
-      if (std::find(phrases->begin(), phrases->end(), words) == phrases->end()) phrases->push_back(words);
+      clause.slop = q.slop;
+      if (std::find(phrases->begin(), phrases->end(), clause) == phrases->end()) phrases->push_back(clause);
       return;
     }
     case QueryNode::Kind::kAnd:
@@ -97,14 +98,14 @@ std::map<std::string, double> BruteForceScores(const std::map<std::string, Model
   // order of addition.
   std::vector<std::string> terms;
   std::set<std::string> bare;
-  std::vector<std::vector<std::string>> phrases;
+  std::vector<PhraseClause> phrases;
   ScoredTerms(q, vocabulary, &terms, &bare, &phrases);
   std::erase_if(terms, [&](const std::string& t) { return bare.count(t) == 0; });
   std::vector<double> idf, phrase_idf;
   for (const auto& t : terms) idf.push_back(idf_of(t));
-  for (const auto& words : phrases) {
+  for (const auto& clause : phrases) {
     double sum = 0;
-    for (const auto& w : words) sum += idf_of(w);
+    for (const auto& w : clause.words) sum += idf_of(w);
     phrase_idf.push_back(sum);
   }
   std::map<std::string, double> out;
@@ -117,8 +118,8 @@ std::map<std::string, double> BruteForceScores(const std::map<std::string, Model
       if (it != doc.terms.end()) score += bm25[c].TermScore(idf[i], it->second, Length(doc, fields, c));
     }
     for (size_t p = 0; p < phrases.size(); ++p) {
-      const uint32_t tf = PhraseOccurrences(StreamOf(doc, phrases[p][0]), phrases[p]);
-      const size_t c = column_of(phrases[p][0]);
+      const uint32_t tf = PhraseOccurrences(StreamOf(doc, phrases[p].words[0]), phrases[p].words, phrases[p].slop);
+      const size_t c = column_of(phrases[p].words[0]);
       if (tf != 0) score += bm25[c].TermScore(phrase_idf[p], tf, Length(doc, fields, c));
     }
     out[id] = score;

@@ -126,7 +126,7 @@ bool MatchesIn(const QueryNode& q, const std::map<std::string, uint32_t>& terms,
       }
       std::vector<std::string> words;
       for (const auto& w : q.children) words.push_back(w.term);
-      return PhraseOccurrences(StreamOf(*doc, words[0]), words) > 0;
+      return PhraseOccurrences(StreamOf(*doc, words[0]), words, q.slop) > 0;
     }
     case QueryNode::Kind::kPrefix: {  // any term starting with it
       auto it = terms.lower_bound(q.term);
@@ -153,8 +153,37 @@ bool Matches(const QueryNode& q, const std::map<std::string, uint32_t>& terms) {
 
 bool Matches(const QueryNode& q, const ModelDoc& d) { return MatchesIn(q, d.terms, &d); }
 
-uint32_t PhraseOccurrences(const std::vector<std::string>& tokens, const std::vector<std::string>& words) {
+namespace {
+// Whether words[i..] can take distinct positions (not in `used`) whose
+// offsets q - i keep [lo, hi] within `slop`.
+bool SloppyFrom(const std::vector<std::string>& tokens, const std::vector<std::string>& words, size_t i,
+                int64_t lo, int64_t hi, uint32_t slop, std::vector<size_t>* used) {
+  if (i == words.size()) return true;
+  for (size_t q = 0; q < tokens.size(); ++q) {
+    if (tokens[q] != words[i] || std::find(used->begin(), used->end(), q) != used->end()) continue;
+    const int64_t v = static_cast<int64_t>(q) - static_cast<int64_t>(i);
+    const int64_t nlo = std::min(lo, v), nhi = std::max(hi, v);
+    if (nhi - nlo > static_cast<int64_t>(slop)) continue;
+    used->push_back(q);
+    const bool ok = SloppyFrom(tokens, words, i + 1, nlo, nhi, slop, used);
+    used->pop_back();
+    if (ok) return true;
+  }
+  return false;
+}
+}  // namespace
+
+uint32_t PhraseOccurrences(const std::vector<std::string>& tokens, const std::vector<std::string>& words,
+                           uint32_t slop) {
   uint32_t n = 0;
+  if (slop > 0) {
+    for (size_t p = 0; p < tokens.size(); ++p) {
+      if (tokens[p] != words[0]) continue;
+      std::vector<size_t> used = {p};
+      n += SloppyFrom(tokens, words, 1, static_cast<int64_t>(p), static_cast<int64_t>(p), slop, &used);
+    }
+    return n;
+  }
   for (size_t s = 0; s + words.size() <= tokens.size(); ++s) {
     n += std::equal(words.begin(), words.end(), tokens.begin() + static_cast<ptrdiff_t>(s));
   }

@@ -68,8 +68,12 @@ Status ReadAllPositions(const std::string& dir, PositionsByEntry* out);
 // a prefix: does it hold a term starting with it.
 bool Matches(const QueryNode& q, const std::map<std::string, uint32_t>& terms);
 bool Matches(const QueryNode& q, const ModelDoc& d);
-// Occurrences of `words` at consecutive positions of `tokens` (overlaps count).
-uint32_t PhraseOccurrences(const std::vector<std::string>& tokens, const std::vector<std::string>& words);
+// Occurrences of `words` at consecutive positions of `tokens` (overlaps
+// count); with a slop, by brute force: the positions p of the first word
+// for which some choice of distinct positions q_i holding the other words
+// has offsets (p, q_i - i) spanning at most `slop` (Lucene's sloppy match).
+uint32_t PhraseOccurrences(const std::vector<std::string>& tokens, const std::vector<std::string>& words,
+                           uint32_t slop = 0);
 
 // A random valid query tree over the vocabulary: depth <= 3, AND nodes may
 // have negated children (always one positive), OR nodes none. With
