@@ -5,8 +5,10 @@
 // non-empty id; any other outcome than a document or an InvalidArgument is a
 // bug. scripts/fuzz.sh [SECONDS] builds it (clang, ASan, UBSan) and runs it
 // from the seeds in tests/fuzz/corpus/jsonl_reader_fuzz/, each a flags byte
-// ('0' defaults, '1' skip_bad, '2' the line limit, '4' renamed fields: the
-// low bits of an ASCII digit) followed by JSONL.
+// ('0' defaults, '1' skip_bad, '2' the line limit, '4' renamed fields, '8'
+// declared fields (`ingest --field`: strings, arrays of strings, null), one
+// of them also the text when renamed: the low bits of an ASCII digit)
+// followed by JSONL.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -26,13 +28,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     options.text_field = "t";
     options.title_field = "";
   }
+  if (flags & 8) options.fields = {"author", "tags", "t"};
+  const size_t declared = options.fields.size();
   std::string_view input(reinterpret_cast<const char*>(data) + 1, size - 1);
   dps::Status s = dps::ParseJsonlBuffer(
       input, options,
-      [](const dps::RawDocument& doc) {
+      [declared](const dps::RawDocument& doc) {
         if (doc.id.empty() || !dps::IsValidUtf8(doc.id) || !dps::IsValidUtf8(doc.title) ||
-            !dps::IsValidUtf8(doc.text)) {
+            !dps::IsValidUtf8(doc.text) || doc.fields.size() != declared) {
           std::abort();
+        }
+        for (const auto& values : doc.fields) {
+          for (const auto& v : values) {
+            if (!dps::IsValidUtf8(v)) std::abort();
+          }
         }
       },
       nullptr);
