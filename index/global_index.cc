@@ -1,5 +1,7 @@
 #include "index/global_index.h"
 
+#include <bit>
+
 #include <algorithm>
 
 #include "common/byte_reader.h"
@@ -45,9 +47,12 @@ void GlobalTermInfo::Bins(std::vector<BinId>* out) const {
 
 size_t TermTable::IndexOf(std::string_view term, size_t hint) const {
   if (hint < entries.size() && entries[hint].first == term) return hint;
-  if (!index_.empty()) {
-    const auto it = index_.find(term);
-    return it == index_.end() ? kNone : it->second;
+  if (!slots_.empty()) {
+    const size_t mask = slots_.size() - 1;
+    for (size_t s = std::hash<std::string_view>()(term) & mask;; s = (s + 1) & mask) {
+      if (slots_[s] == kNoSlot) return kNone;
+      if (entries[slots_[s]].first == term) return slots_[s];
+    }
   }
   for (size_t i = 0; i < entries.size(); ++i) {
     if (entries[i].first == term) return i;
@@ -55,13 +60,22 @@ size_t TermTable::IndexOf(std::string_view term, size_t hint) const {
   return kNone;
 }
 
+void TermTable::Index(size_t entry) {
+  const size_t mask = slots_.size() - 1;
+  size_t s = std::hash<std::string_view>()(entries[entry].first) & mask;
+  while (slots_[s] != kNoSlot) s = (s + 1) & mask;
+  slots_[s] = static_cast<uint32_t>(entry);
+}
+
 void TermTable::Append(std::string_view term, GlobalTermInfo info) {
   entries.emplace_back(std::string(term), std::move(info));
   if (entries.size() <= kLinearEntries) return;
-  if (index_.empty()) {
-    for (size_t i = 0; i + 1 < entries.size(); ++i) index_.emplace(entries[i].first, i);
+  if (2 * entries.size() > slots_.size()) {  // (re)build at most half full
+    slots_.assign(std::bit_ceil(4 * entries.size()), kNoSlot);
+    for (size_t i = 0; i < entries.size(); ++i) Index(i);
+    return;
   }
-  index_.emplace(entries.back().first, entries.size() - 1);
+  Index(entries.size() - 1);
 }
 
 void KnownTerms::Add(std::string term, GlobalTermInfo info) {

@@ -124,12 +124,13 @@ struct TermTable {
   // Takes `term`'s entry from `known` into a new entry; false if absent.
   bool TakeFrom(KnownTerms* known, std::string_view term);
   void Append(std::string_view term, GlobalTermInfo info);
-  struct Hash {
-    using is_transparent = void;  // find() takes a string_view as it is
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
-  };
-  // Every entry's index, once past kLinearEntries.
-  std::unordered_map<std::string, size_t, Hash, std::equal_to<>> index_;
+  // Once past kLinearEntries, every entry's index in an open-addressing
+  // table (kNoSlot: empty; at most half full), hashed by its term: no
+  // allocation or copy per entry, as a prefix's thousands of expansions
+  // would cost with a node-based map.
+  static constexpr uint32_t kNoSlot = UINT32_MAX;
+  std::vector<uint32_t> slots_;
+  void Index(size_t entry);
 };
 
 class GlobalIndexWriter {

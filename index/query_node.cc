@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <optional>
-#include <unordered_set>
 
 #include "index/and_iterator.h"
 #include "index/or_iterator.h"
@@ -52,11 +51,14 @@ constexpr size_t kLinearTerms = 16;
 // The terms seen so far, as the tree's own terms (it does not change
 // during the walk): the first kLinearTerms in an array searched linearly
 // (nothing allocated or even cleared for a common query), all of them in
-// a hash set of views once past.
+// a flat hash table once past.
 struct SeenTerms {
   const std::string* first[kLinearTerms];  // [0, n) set
   size_t n = 0;
-  std::optional<std::unordered_set<std::string_view>> all;
+  // Once past: every term in an open-addressing table of pointers to the
+  // tree's terms (null: empty; at most half full), no allocation per term.
+  std::vector<const std::string*> all;
+  size_t count = 0;
   // False if `term` was seen already.
   bool Insert(const std::string& term) {
     if (n < kLinearTerms) {
@@ -66,11 +68,34 @@ struct SeenTerms {
       first[n++] = &term;
       return true;
     }
-    if (!all) {
-      all.emplace();
-      for (const std::string* t : first) all->insert(*t);
+    if (all.empty()) {
+      all.assign(64, nullptr);
+      for (const std::string* t : first) Place(t);
+      count = kLinearTerms;
     }
-    return all->insert(term).second;
+    const size_t mask = all.size() - 1;
+    size_t s = std::hash<std::string_view>()(term) & mask;
+    for (; all[s] != nullptr; s = (s + 1) & mask) {
+      if (*all[s] == term) return false;
+    }
+    all[s] = &term;
+    if (2 * ++count > all.size()) Grow();
+    return true;
+  }
+
+ private:
+  void Place(const std::string* t) {
+    const size_t mask = all.size() - 1;
+    size_t s = std::hash<std::string_view>()(*t) & mask;
+    while (all[s] != nullptr) s = (s + 1) & mask;
+    all[s] = t;
+  }
+  void Grow() {
+    std::vector<const std::string*> old(all.size() * 2, nullptr);
+    old.swap(all);
+    for (const std::string* t : old) {
+      if (t != nullptr) Place(t);
+    }
   }
 };
 
