@@ -76,6 +76,7 @@ Status CheckIndex(const std::string& dir, CheckReport* report) {
         const int key_column = fields.ColumnOf(cursor.key());
         if (key_column < 0) return bad("the term names no field of the index (" + fields.List() + ")");
         const size_t column = static_cast<size_t>(key_column);
+        const bool gapless = column == 0 || fields.names()[column - 1] == kTitleField;
         DocLengthCounter& counter = lengths[{file, r.bin, column}];
         // Each block's impacts are recomputed from its postings and the
         // lengths region (itself checked against the postings below).
@@ -121,8 +122,8 @@ Status CheckIndex(const std::string& dir, CheckReport* report) {
                                     ? 0
                                     : file->lengths(static_cast<size_t>(bin_at), column).Get(d);
             // A declared field's values are apart by a gap of positions:
-            // only the default field and the title have none.
-            if (column <= 1 && at.back() >= dl) {
+            // only the default field and a title field have none.
+            if (gapless && at.back() >= dl) {
               return bad("docid " + std::to_string(d) + " has position " + std::to_string(at.back()) +
                          ", its length is " + std::to_string(dl));
             }

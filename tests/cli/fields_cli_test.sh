@@ -67,6 +67,11 @@ q "bad field name" 2 ingest --index "$work/other" --field 'au-thor' "$work/a.jso
 has "bad name message" "$work/err" "field name 'au-thor'"
 [ -e "$work/other" ] && flunk "a refused first ingest left an index" || pass "no index left by a refused ingest"
 
+# Any order of fields checks clean (an array's gaps in a field before title).
+printf '%s\n' '{"id": "o1", "title": "A b", "text": "x", "author": ["p", "q r"]}' > "$work/o.jsonl"
+q "fields in another order" 0 ingest --index "$work/order" --field author --field title "$work/o.jsonl"
+q "check with author before title" 0 check --index "$work/order"
+
 # A cluster answers field queries as the index does (the Welcome carries the fields).
 tablets=$(grep -c '^tablet ' "$work/idx/MANIFEST")
 serve s1 "$work/idx" "0-$((tablets - 1))"
