@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 #include <memory>
+#include <array>
+#include <optional>
 
 #include "shards/bin_lengths.h"
 
@@ -59,14 +61,15 @@ Status RankBin(const Tablet& tablet, const QueryPlan& plan, BinId bin, const Ran
   }
   // The length columns the query's terms and phrases lie in (most often
   // one: the default field).
+  // On the stack: this runs once per bin of every exhaustively ranked query.
   const size_t columns = rank.column_bm25.size();
-  std::vector<std::unique_ptr<BinLengths>> lengths(columns);
-  std::vector<double> norm(columns);
+  std::array<std::optional<BinLengths>, kMaxFields + 1> lengths;
+  std::array<double, kMaxFields + 1> norm{};
   for (uint32_t c : rank.term_column) {
-    if (!lengths[c]) lengths[c] = std::make_unique<BinLengths>(tablet, bin, c);
+    if (!lengths[c]) lengths[c].emplace(tablet, bin, c);
   }
   for (uint32_t c : rank.phrase_column) {
-    if (!lengths[c]) lengths[c] = std::make_unique<BinLengths>(tablet, bin, c);
+    if (!lengths[c]) lengths[c].emplace(tablet, bin, c);
   }
   // One cursor per positive term, walked forward with the matches.
   // A term only inside phrases scores through them (plan.scored_terms).
