@@ -117,22 +117,156 @@ PhraseMatcher::PhraseMatcher(std::vector<std::unique_ptr<PostingCursor>> cursors
                              uint32_t slop)
     : cursors_(std::move(cursors)), positions_(std::move(positions)), at_(cursors_.size()), slop_(slop) {
   for (uint32_t w : slot_word) slots_.push_back(&at_[w]);
+  // Words are numbered in first appearance, so a phrase of distinct words
+  // has word i at slot i.
+  exact_distinct_ = slop_ == 0 && slot_word.size() == cursors_.size() && cursors_.size() <= kMaxPhraseWords;
+  for (size_t w = 0; w < cursors_.size(); ++w) by_df_.push_back(static_cast<uint32_t>(w));
+  std::stable_sort(by_df_.begin(), by_df_.end(),
+                   [this](uint32_t a, uint32_t b) { return cursors_[a]->df() < cursors_[b]->df(); });
+}
+
+bool PhraseMatcher::Gather(size_t w) {
+  PostingCursor& c = *cursors_[w];
+  const size_t m = cand_.size();
+  spot_blocks_.resize(m);
+  spot_in_blocks_.resize(m);
+  spot_tfs_.resize(m);
+  gathered_at_.resize(m + 1);
+  size_t at = 0;
+  for (size_t i = 0; i < m; ++i) {
+    if (c.Seek(cand_[i]) != cand_[i] || !c.PositionsAt(&spot_blocks_[i], &spot_in_blocks_[i], &spot_tfs_[i])) {
+      return Fail(c);
+    }
+    gathered_at_[i] = at;
+    at += spot_tfs_[i];
+  }
+  gathered_at_[m] = at;
+  if (at > positions_[w]->values()) {
+    status_ = Status::Corruption("a phrase's word has more positions at its candidates than in its list");
+    return false;
+  }
+  // Grown, never shrunk: a resize down then up would zero it again.
+  if (gathered_.size() < at) gathered_.resize(at);
+  status_ = positions_[w]->GetMany(spot_blocks_.data(), spot_in_blocks_.data(), spot_tfs_.data(), m, gathered_.data());
+  return status_.ok();
+}
+
+bool PhraseMatcher::Filter(std::span<const DocId> candidates, std::vector<DocId>* matched) {
+  if (!exact_distinct_) {
+    for (const DocId d : candidates) {
+      if (Matches(d)) {
+        matched->push_back(d);
+      } else if (!status_.ok()) {
+        return false;
+      }
+    }
+    return true;
+  }
+  cand_.assign(candidates.begin(), candidates.end());
+  // The rarest word's positions give each candidate's possible starts
+  // (word w stands at start + w).
+  const uint32_t lead = by_df_[0];
+  if (!Gather(lead)) return false;
+  batch_starts_.clear();
+  start_at_.assign(1, 0);
+  size_t live = 0;
+  for (size_t i = 0; i < cand_.size(); ++i) {
+    for (size_t k = gathered_at_[i]; k < gathered_at_[i + 1]; ++k) {
+      if (gathered_[k] >= lead) batch_starts_.push_back(gathered_[k] - lead);
+    }
+    if (batch_starts_.size() == start_at_.back()) continue;  // no start: the candidate fails
+    cand_[live++] = cand_[i];
+    start_at_.push_back(batch_starts_.size());
+  }
+  cand_.resize(live);
+  // Each other word, fewest postings first, keeps the starts it confirms.
+  for (size_t k = 1; k < by_df_.size() && !cand_.empty(); ++k) {
+    const uint32_t w = by_df_[k];
+    if (!Gather(w)) return false;
+    size_t kept = 0;
+    live = 0;
+    size_t from = start_at_[0];
+    for (size_t i = 0; i < cand_.size(); ++i) {
+      const size_t to = start_at_[i + 1];
+      const size_t first_kept = kept;
+      size_t j = gathered_at_[i];
+      const size_t j_end = gathered_at_[i + 1];
+      for (size_t s = from; s < to; ++s) {
+        const uint64_t want = uint64_t{batch_starts_[s]} + w;
+        while (j < j_end && gathered_[j] < want) ++j;
+        if (j == j_end) break;
+        if (gathered_[j] == want) batch_starts_[kept++] = batch_starts_[s];
+      }
+      from = to;
+      if (kept == first_kept) continue;
+      cand_[live] = cand_[i];
+      start_at_[++live] = kept;
+    }
+    cand_.resize(live);
+    start_at_.resize(live + 1);
+  }
+  matched->insert(matched->end(), cand_.begin(), cand_.end());
+  return true;
+}
+
+bool PhraseMatcher::Fail(PostingCursor& c) {
+  status_ = c.status().ok() ? Status::Corruption("a phrase candidate is missing from its word's list") : c.status();
+  return false;
+}
+
+bool PhraseMatcher::Read(size_t w, std::vector<uint32_t>* out) {
+  PostingCursor& c = *cursors_[w];
+  uint32_t block = 0, tf = 0;
+  uint64_t in_block = 0;
+  if (!c.PositionsAt(&block, &in_block, &tf)) return Fail(c);
+  out->resize(tf);
+  status_ = positions_[w]->Get(block, in_block, tf, out->data());
+  return status_.ok();
 }
 
 bool PhraseMatcher::Matches(DocId d) {
-  for (size_t w = 0; w < cursors_.size(); ++w) {
-    PostingCursor& c = *cursors_[w];
-    uint32_t block = 0, tf = 0;
-    uint64_t in_block = 0;
-    if (c.Seek(d) != d || !c.PositionsAt(&block, &in_block, &tf)) {
-      status_ = c.status().ok() ? Status::Corruption("a phrase candidate is missing from its word's list") : c.status();
-      return false;
-    }
-    at_[w].resize(tf);
-    status_ = positions_[w]->Get(block, in_block, tf, at_[w].data());
-    if (!status_.ok()) return false;
+  const size_t n = cursors_.size();
+  for (size_t w = 0; w < n; ++w) {
+    if (cursors_[w]->Seek(d) != d) return Fail(*cursors_[w]);
   }
-  return CountPhrase(slots_, slop_, /*first_only=*/true) > 0;
+  if (!exact_distinct_) {
+    for (size_t w = 0; w < n; ++w) {
+      if (!Read(w, &at_[w])) return false;
+    }
+    return CountPhrase(slots_, slop_, /*first_only=*/true) > 0;
+  }
+  // Word w must stand at s + w for some start s. The starts come from the
+  // word with the fewest occurrences here, and each other word, fewest
+  // first, keeps those it confirms: a candidate fails as soon as none is
+  // left, before the remaining words' positions are read.
+  uint32_t order[kMaxPhraseWords];
+  uint32_t tfs[kMaxPhraseWords];
+  for (size_t w = 0; w < n; ++w) {
+    order[w] = static_cast<uint32_t>(w);
+    tfs[w] = cursors_[w]->weight();
+    if (tfs[w] == 0) return Fail(*cursors_[w]);
+  }
+  std::sort(order, order + n, [&](uint32_t a, uint32_t b) { return tfs[a] < tfs[b]; });
+  const uint32_t lead = order[0];
+  if (!Read(lead, &starts_)) return false;
+  size_t live = 0;
+  for (const uint32_t p : starts_) {
+    if (p >= lead) starts_[live++] = p - lead;
+  }
+  for (size_t k = 1; k < n && live > 0; ++k) {
+    const uint32_t w = order[k];
+    if (!Read(w, &at_[w])) return false;
+    const std::vector<uint32_t>& at = at_[w];
+    size_t kept = 0, j = 0;
+    for (size_t i = 0; i < live; ++i) {
+      const uint64_t want = uint64_t{starts_[i]} + w;
+      while (j < at.size() && at[j] < want) ++j;
+      if (j == at.size()) break;
+      if (at[j] == want) starts_[kept++] = starts_[i];
+    }
+    live = kept;
+  }
+  return live > 0;
 }
 
 PhraseIterator::PhraseIterator(std::vector<std::unique_ptr<TermIterator>> words, std::vector<uint32_t> slot_word,

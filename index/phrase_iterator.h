@@ -66,12 +66,37 @@ class PhraseMatcher {
   // Whether `d` holds the phrase. REQUIRES: every word holds d; d above the
   // last one asked. False with status() set on an error.
   bool Matches(DocId d);
+  // The candidates (ascending, each above the last one asked, each holding
+  // every word) that hold the phrase, appended to *matched: the same
+  // answers as Matches, a batch at a time. Each word's positions are read
+  // for all candidates at once (PostingPositions::GetMany), rarest word
+  // first, and a later word is read only for the candidates still alive.
+  // False with status() set on an error.
+  bool Filter(std::span<const DocId> candidates, std::vector<DocId>* matched);
   const Status& status() const { return status_; }
 
  private:
+  // Word w's positions at each of cand_'s documents: gathered_ (flat) and
+  // gathered_at_ (candidate i's are [at[i], at[i + 1])).
+  bool Gather(size_t w);
+  // Word w's positions at its cursor's posting into *out; false on an error.
+  bool Read(size_t w, std::vector<uint32_t>* out);
+  bool Fail(PostingCursor& c);
+
   std::vector<std::unique_ptr<PostingCursor>> cursors_;
   std::vector<std::unique_ptr<PostingPositions>> positions_;
   std::vector<std::vector<uint32_t>> at_;  // by word, at the last document asked
+  std::vector<uint32_t> starts_;           // exact_distinct_: the starts still possible
+  // Filter's batch: the live candidates, each one's possible starts (flat,
+  // candidate i's at [start_at_[i], start_at_[i + 1])), a word's gathered
+  // positions, and the cursors' spots of the postings read.
+  std::vector<DocId> cand_;
+  std::vector<uint32_t> batch_starts_, gathered_;
+  std::vector<size_t> start_at_, gathered_at_;
+  std::vector<uint32_t> spot_blocks_, spot_tfs_;
+  std::vector<uint64_t> spot_in_blocks_;
+  std::vector<uint32_t> by_df_;  // words, fewest postings first
+  bool exact_distinct_ = false;            // slop 0, no word twice: Matches' fast check
   std::vector<const std::vector<uint32_t>*> slots_;
   uint32_t slop_;
   Status status_;

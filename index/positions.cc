@@ -22,15 +22,17 @@ void ToValues(std::span<const uint32_t> weights, std::span<const uint32_t> posit
   }
 }
 
-// Values back to positions for one posting, in place; false past kMaxPosition.
-bool ToPositions(uint32_t* v, uint32_t tf) {
+// Values back to positions for one posting, from v to out (which may be
+// v); false past kMaxPosition.
+bool ToPositions(const uint32_t* v, uint32_t tf, uint32_t* out) {
   uint64_t p = v[0];
+  out[0] = v[0];
   for (uint32_t i = 1; i < tf; ++i) {
     p += uint64_t{v[i]} + 1;
     if (p > kMaxPosition) return false;
-    v[i] = static_cast<uint32_t>(p);
+    out[i] = static_cast<uint32_t>(p);
   }
-  return v[0] <= kMaxPosition;
+  return p <= kMaxPosition;
 }
 
 }  // namespace
@@ -69,7 +71,7 @@ const uint8_t* ParseInlinePositions(const uint8_t* p, const uint8_t* end, std::s
       p = GetVarint32(p, end, &(*positions)[at + i]);
       if (p == nullptr) return nullptr;
     }
-    if (!ToPositions(positions->data() + at, tf)) return nullptr;
+    if (!ToPositions(positions->data() + at, tf, positions->data() + at)) return nullptr;
   }
   return p;
 }
@@ -86,6 +88,8 @@ const uint8_t* SkipInlinePositions(const uint8_t* p, const uint8_t* end, uint64_
 Status PositionReader::Corrupt(const std::string& what) const {
   return Status::Corruption(where_ + ": positions: " + what);
 }
+
+Status PositionReader::PastMaxPosition() const { return Corrupt("a position past " + std::to_string(kMaxPosition)); }
 
 Status PositionReader::Open(std::string_view list, uint64_t df, std::string where) {
   where_ = std::move(where);
@@ -114,6 +118,7 @@ Status PositionReader::Verify(const uint8_t* from, uint64_t len) const {
 Status PositionReader::OpenVerified(uint64_t df) {
   df_ = df;
   loaded_ = UINT64_MAX;
+  viewed_ = UINT64_MAX;
   DPS_RETURN_IF_ERROR(Verify(base_, 10));  // the head's varint
   const uint8_t* p = GetVarint64(base_, end_, &values_);
   if (p == nullptr) return Corrupt("truncated head");
@@ -137,39 +142,94 @@ uint64_t PositionReader::BlockStart(size_t block) const {
   return block == 0 ? 0 : DecodeFixed32(starts_ + 4 * (block - 1));
 }
 
-Status PositionReader::LoadChunk(uint64_t chunk) {
-  if (chunk == loaded_) return Status::OK();
-  const uint64_t from = chunk == 0 ? 0 : DecodeFixed32(ends_ + 4 * (chunk - 1));
-  if (from > static_cast<uint64_t>(end_ - chunks_)) return Corrupt("value block " + std::to_string(chunk) + " past the end");
-  const size_t n = static_cast<size_t>(std::min<uint64_t>(kBlockSize, values_ - chunk * kBlockSize));
-  // The block's bytes: up to the next block's start, or at most the
-  // largest block of n values (head 3, 32-bit payload, n exceptions of
-  // 32-bit highs).
-  const uint64_t most = chunk + 1 < nchunks_ ? DecodeFixed32(ends_ + 4 * chunk) - std::min<uint64_t>(from, DecodeFixed32(ends_ + 4 * chunk))
-                                             : 3 + PayloadSize(n, 32) + n + 4 * n;
-  DPS_RETURN_IF_ERROR(Verify(chunks_ + from, most));
-  const uint8_t* after = DecodeValueBlock(chunks_ + from, end_, n, buf_);
-  if (after == nullptr) return Corrupt("value block " + std::to_string(chunk) + " does not decode");
+// Where value block `chunk` starts (from value block 0) and the most bytes
+// it may take: up to the next block's start, or for the last block the
+// largest block of its values (head 3, 32-bit payload, n exceptions of
+// 32-bit highs). Corruption if it starts past the region.
+Status PositionReader::ChunkBytes(uint64_t chunk, const uint8_t** from, uint64_t* most, size_t* n) const {
+  const uint64_t at = chunk == 0 ? 0 : DecodeFixed32(ends_ + 4 * (chunk - 1));
+  if (at > static_cast<uint64_t>(end_ - chunks_)) return Corrupt("value block " + std::to_string(chunk) + " past the end");
+  *n = static_cast<size_t>(std::min<uint64_t>(kBlockSize, values_ - chunk * kBlockSize));
+  *most = chunk + 1 < nchunks_ ? DecodeFixed32(ends_ + 4 * chunk) - std::min<uint64_t>(at, DecodeFixed32(ends_ + 4 * chunk))
+                               : 3 + PayloadSize(*n, 32) + *n + 4 * *n;
+  *from = chunks_ + at;
+  return Verify(*from, *most);
+}
+
+Status PositionReader::EndsOnTable(uint64_t chunk, const uint8_t* after) const {
   if (chunk + 1 < nchunks_ && static_cast<uint64_t>(after - chunks_) != DecodeFixed32(ends_ + 4 * chunk)) {
     return Corrupt("value block " + std::to_string(chunk) + " ends off its table entry");
   }
-  loaded_ = chunk;
+  return Status::OK();
+}
+
+Status PositionReader::ReadChunk(uint64_t chunk, bool whole) {
+  uint64_t& held = whole ? loaded_ : viewed_;
+  if (chunk == held) return Status::OK();
+  const uint8_t* from = nullptr;
+  uint64_t most = 0;
+  size_t n = 0;
+  DPS_RETURN_IF_ERROR(ChunkBytes(chunk, &from, &most, &n));
+  const uint8_t* after = whole                       ? DecodeValueBlock(from, end_, n, buf_)
+                         : view_.Open(from, end_, n) ? view_.end()
+                                                     : nullptr;
+  if (after == nullptr) return Corrupt("value block " + std::to_string(chunk) + " does not decode");
+  DPS_RETURN_IF_ERROR(EndsOnTable(chunk, after));
+  held = chunk;
   return Status::OK();
 }
 
 Status PositionReader::Get(size_t block, uint64_t in_block, uint32_t tf, uint32_t* out) {
-  if (block >= blocks_) return Corrupt("doc block " + std::to_string(block) + " of " + std::to_string(blocks_));
-  const uint64_t start = BlockStart(block) + in_block;
-  if (tf == 0 || start + tf > values_) {
-    return Corrupt("values " + std::to_string(start) + "+" + std::to_string(tf) + " of " + std::to_string(values_));
+  const uint32_t b = block > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(block);
+  return GetMany(&b, &in_block, &tf, 1, out);
+}
+
+Status PositionReader::GetMany(const uint32_t* blocks, const uint64_t* in_blocks, const uint32_t* tfs, size_t m,
+                               uint32_t* out) {
+  uint64_t next = 0;  // where the next posting may start: postings do not overlap
+  uint64_t chunk_seen = UINT64_MAX;  // the block whose demand was counted last
+  uint64_t demand = 0;               // values the batch asks of it
+  for (size_t i = 0; i < m; ++i) {
+    if (blocks[i] >= blocks_) return Corrupt("doc block " + std::to_string(blocks[i]) + " of " + std::to_string(blocks_));
+    const uint64_t start = BlockStart(blocks[i]) + in_blocks[i];
+    const uint32_t tf = tfs[i];
+    if (tf == 0 || start < next || start + tf > values_) {
+      return Corrupt("values " + std::to_string(start) + "+" + std::to_string(tf) + " of " + std::to_string(values_));
+    }
+    next = start + tf;
+    const uint64_t chunk = start / kBlockSize;
+    const bool one_block = (next - 1) / kBlockSize == chunk;
+    if (chunk == loaded_ && one_block) {
+      if (!ToPositions(buf_ + start % kBlockSize, tf, out)) return PastMaxPosition();
+      out += tf;
+      continue;
+    }
+    if (chunk != chunk_seen) {
+      // How many values the batch asks of this block, from this posting on.
+      chunk_seen = chunk;
+      demand = 0;
+      const uint64_t chunk_end = (chunk + 1) * kBlockSize;
+      for (size_t j = i; j < m && demand <= kMaxValuesInPlace; ++j) {
+        if (blocks[j] >= blocks_) break;
+        const uint64_t s = BlockStart(blocks[j]) + in_blocks[j];
+        if (s >= chunk_end) break;
+        demand += std::min<uint64_t>(tfs[j], chunk_end - s);
+      }
+    }
+    if (demand <= kMaxValuesInPlace && one_block) {
+      DPS_RETURN_IF_ERROR(ReadChunk(chunk, /*whole=*/false));
+      for (uint32_t k = 0; k < tf; ++k) out[k] = view_.At(start % kBlockSize + k);
+    } else {
+      for (uint64_t v = start; v < next;) {
+        DPS_RETURN_IF_ERROR(ReadChunk(v / kBlockSize, /*whole=*/true));
+        const uint64_t upto = std::min(next, (v / kBlockSize + 1) * kBlockSize);
+        std::copy(buf_ + v % kBlockSize, buf_ + v % kBlockSize + (upto - v), out + (v - start));
+        v = upto;
+      }
+    }
+    if (!ToPositions(out, tf, out)) return PastMaxPosition();
+    out += tf;
   }
-  for (uint64_t v = start; v < start + tf;) {
-    DPS_RETURN_IF_ERROR(LoadChunk(v / kBlockSize));
-    const uint64_t upto = std::min(start + tf, (v / kBlockSize + 1) * kBlockSize);
-    std::copy(buf_ + v % kBlockSize, buf_ + v % kBlockSize + (upto - v), out + (v - start));
-    v = upto;
-  }
-  if (!ToPositions(out, tf)) return Corrupt("a position past " + std::to_string(kMaxPosition));
   return Status::OK();
 }
 
@@ -184,6 +244,9 @@ Status PositionReader::CheckWhole(std::span<const uint32_t> weights, const uint8
     sum += weights[j];
   }
   if (sum != values_) return Corrupt(std::to_string(values_) + " values, the weights sum to " + std::to_string(sum));
+  // Every value block decoded whole (Get may read values in place, which
+  // does not check a block's exception list).
+  for (uint64_t chunk = 0; chunk < nchunks_; ++chunk) DPS_RETURN_IF_ERROR(ReadChunk(chunk, /*whole=*/true));
   std::vector<uint32_t> out;
   uint64_t in_block = 0;
   for (size_t j = 0; j < weights.size(); ++j) {
@@ -209,6 +272,18 @@ Status PostingPositions::OpenInline(std::string_view bytes, std::span<const uint
   const auto* end = p + bytes.size();
   if (ParseInlinePositions(p, end, weights, &inline_values_) != end) {
     return Status::Corruption(where + ": positions: malformed inline positions");
+  }
+  return Status::OK();
+}
+
+Status PostingPositions::GetMany(const uint32_t* blocks, const uint64_t* in_blocks, const uint32_t* tfs, size_t m,
+                                 uint32_t* out) {
+  if (!inline_) return reader_.GetMany(blocks, in_blocks, tfs, m, out);
+  for (size_t i = 0; i < m; ++i) {
+    if (blocks[i] != 0 || tfs[i] == 0 || in_blocks[i] + tfs[i] > inline_values_.size()) {
+      return Status::Corruption("inline positions: posting out of range");
+    }
+    out = std::copy_n(inline_values_.begin() + static_cast<ptrdiff_t>(in_blocks[i]), tfs[i], out);
   }
   return Status::OK();
 }

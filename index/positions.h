@@ -69,7 +69,18 @@ class PositionReader {
   // The positions of the posting of doc block `block` whose values start
   // `in_block` values into the block's (the tfs of the block's earlier
   // postings summed), `tf` of them, into out[0..tf).
+  // A posting of a few values is read in place (ValueBlockView) unless its
+  // block is decoded already.
   Status Get(size_t block, uint64_t in_block, uint32_t tf, uint32_t* out);
+
+  // The positions of many postings at once: posting i is at (blocks[i],
+  // in_blocks[i]) with weight tfs[i], as Get takes them, in list order
+  // (each after the one before). Their positions go to out, in order
+  // (room for the tfs' sum, which is at most values()). A value block asked for a few values is read in place
+  // (ValueBlockView), one asked for more is decoded whole: which one is
+  // known here, as the batch says how many values each block serves.
+  Status GetMany(const uint32_t* blocks, const uint64_t* in_blocks, const uint32_t* tfs, size_t m,
+                 uint32_t* out);
 
   // Every value block decoded and the whole list checked against its
   // postings' weights (in list order): what `dpsearch check` runs. *end_out:
@@ -80,9 +91,13 @@ class PositionReader {
 
  private:
   Status Corrupt(const std::string& what) const;
+  Status PastMaxPosition() const;
   Status Verify(const uint8_t* from, uint64_t len) const;
   Status OpenVerified(uint64_t df);
-  Status LoadChunk(uint64_t chunk);
+  Status ChunkBytes(uint64_t chunk, const uint8_t** from, uint64_t* most, size_t* n) const;
+  Status EndsOnTable(uint64_t chunk, const uint8_t* after) const;
+  // Value block `chunk` decoded whole into buf_, or opened in place in view_.
+  Status ReadChunk(uint64_t chunk, bool whole);
   uint64_t BlockStart(size_t block) const;
 
   const PagedFileReader* file_ = nullptr;  // null: bytes given whole, already verified
@@ -93,7 +108,12 @@ class PositionReader {
   const uint8_t* chunks_ = nullptr;  // value block 0
   uint64_t df_ = 0, values_ = 0, blocks_ = 0, nchunks_ = 0;
   std::string where_;
+  // A batch asking at most this many values of a value block that is not
+  // decoded reads them in place (GetMany); more, and it is decoded whole.
+  static constexpr uint32_t kMaxValuesInPlace = 8;
   uint64_t loaded_ = UINT64_MAX;     // the chunk in buf_
+  uint64_t viewed_ = UINT64_MAX;     // the chunk view_ reads in place
+  ValueBlockView view_;
   uint32_t buf_[kBlockSize];
 };
 
@@ -111,6 +131,11 @@ class PostingPositions {
   // The positions of the posting at (block, in_block) with weight tf
   // (PostingCursor::PositionsAt) into out[0..tf).
   Status Get(uint32_t block, uint64_t in_block, uint32_t tf, uint32_t* out);
+  // How many values the list has (the most GetMany can give).
+  uint64_t values() const { return inline_ ? inline_values_.size() : reader_.values(); }
+  // PositionReader::GetMany's batch.
+  Status GetMany(const uint32_t* blocks, const uint64_t* in_blocks, const uint32_t* tfs, size_t m,
+                 uint32_t* out);
   // The whole list against its postings' weights (PositionReader::CheckWhole;
   // inline positions were checked whole when opened).
   Status CheckWhole(std::span<const uint32_t> weights) {

@@ -494,6 +494,64 @@ const uint8_t* DecodeValueBlock(const uint8_t* p, const uint8_t* end, size_t n, 
   return DecodeValues<kDefaultPath>(p, end, n, values);
 }
 
+bool ValueBlockView::Open(const uint8_t* p, const uint8_t* end, size_t n) {
+  BlockHeader h;
+  payload_ = ParseHeader(p, end, n, &h);
+  if (payload_ == nullptr) return false;
+  n_ = n;
+  bits_ = h.bits;
+  exceptions_ = h.exceptions;
+  high_bits_ = h.high_bits;
+  exception_at_ = h.positions;
+  highs_ = h.highs;
+  highs_size_ = h.highs_size;
+  end_ = h.end;
+  limit_ = h.limit;
+  return true;
+}
+
+uint32_t ValueBlockView::At(size_t i) const {
+  uint64_t value = 0;
+  if (bits_ != 0) {
+    const uint64_t mask = LowMask(bits_);
+    if (n_ == kBlockSize) {
+      // Vertical: value i is row i / 4 of lane i % 4, whose 32-bit words are
+      // every fourth word of the payload (UnpackVerticalScalar).
+      const size_t lane = i % kLanes;
+      const size_t bit = (i / kLanes) * static_cast<size_t>(bits_);
+      const size_t word = bit / 32, shift = bit % 32;
+      uint64_t w = DecodeFixed32(payload_ + 4 * (kLanes * word + lane));
+      if (shift + static_cast<size_t>(bits_) > 32) {
+        w |= uint64_t{DecodeFixed32(payload_ + 4 * (kLanes * (word + 1) + lane))} << 32;
+      }
+      value = (w >> shift) & mask;
+    } else {
+      // Horizontal, LSB first: at most 5 bytes from the value's first.
+      const size_t bit = i * static_cast<size_t>(bits_);
+      const size_t from = bit / 8;
+      const size_t bytes = std::min<size_t>(8, PayloadSize(n_, bits_) - from);
+      uint64_t w = 0;
+      if (limit_ - (payload_ + from) >= 8) {
+        w = DecodeFixed64(payload_ + from);
+      } else {
+        for (size_t k = 0; k < bytes; ++k) w |= uint64_t{payload_[from + k]} << (8 * k);
+      }
+      value = (w >> (bit % 8)) & mask;
+    }
+  }
+  for (size_t e = 0; e < exceptions_; ++e) {
+    if (exception_at_[e] != i) continue;
+    BlockHeader h;
+    h.high_bits = high_bits_;
+    h.highs = highs_;
+    h.highs_size = highs_size_;
+    h.limit = limit_;
+    value += uint64_t{HighAt(h, e)} << bits_;
+    break;
+  }
+  return static_cast<uint32_t>(value);
+}
+
 const uint8_t* DecodeDocBlock(const uint8_t* p, const uint8_t* end, size_t n, uint32_t prev,
                               uint32_t* docs) {
   return DecodeDocs<kDefaultPath>(p, end, n, prev, docs);

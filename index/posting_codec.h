@@ -77,6 +77,35 @@ void EncodeValueBlock(const uint32_t* values, size_t n, std::string* out);
 // kBlockSize). Returns the byte after the block or nullptr on corruption.
 const uint8_t* DecodeValueBlock(const uint8_t* p, const uint8_t* end, size_t n, uint32_t* values);
 
+// A value block read in place, one value at a time, without decoding the
+// other 127: a phrase's candidate in a frequent word's list needs one or
+// two of a block's values, and extracting them costs a few loads where a
+// whole decode costs hundreds of instructions. Open checks the header as
+// DecodeValueBlock does (the block fits, widths valid, padding zero);
+// the exception list's order is only checked by a whole decode (checksums
+// guard the bytes; `dpsearch check` decodes every block).
+class ValueBlockView {
+ public:
+  // The block of n values at p; false on a header DecodeValueBlock refuses.
+  bool Open(const uint8_t* p, const uint8_t* end, size_t n);
+  // values[i] as DecodeValueBlock gives it. REQUIRES: Open succeeded, i < n.
+  uint32_t At(size_t i) const;
+  // The byte after the block.
+  const uint8_t* end() const { return end_; }
+
+ private:
+  const uint8_t* payload_ = nullptr;
+  const uint8_t* exception_at_ = nullptr;  // exception positions (one byte each)
+  const uint8_t* highs_ = nullptr;
+  const uint8_t* end_ = nullptr;
+  const uint8_t* limit_ = nullptr;
+  size_t n_ = 0;
+  size_t exceptions_ = 0;
+  size_t highs_size_ = 0;
+  int bits_ = 0;
+  int high_bits_ = 0;
+};
+
 // The byte after the block (docid or weight: they share the layout) of n
 // values at p, from its header and exception list, without decoding it;
 // nullptr on corruption.

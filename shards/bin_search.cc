@@ -41,17 +41,24 @@ Status FilterByPhrases(const TabletReader& file, const BinQuery& req, const Post
     }
     matchers.emplace_back(std::move(cursors), std::move(positions), std::move(slots.slot_word), plan.phrase_slops[k]);
   }
-  for (DocId d : candidates) {
-    bool all = true;
+  // A window of candidates at a time through every phrase, so a limited
+  // query stops early and a batch's buffers stay small.
+  constexpr size_t kWindow = 1024;
+  std::vector<DocId> alive, next;
+  for (size_t from = 0; from < candidates.size(); from += kWindow) {
+    const size_t to = std::min(candidates.size(), from + kWindow);
+    alive.assign(candidates.begin() + static_cast<ptrdiff_t>(from), candidates.begin() + static_cast<ptrdiff_t>(to));
     for (auto& m : matchers) {
-      all = m.Matches(d);
-      DPS_RETURN_IF_ERROR(m.status());
-      if (!all) break;
+      next.clear();
+      if (!m.Filter(alive, &next)) return m.status();
+      alive.swap(next);
+      if (alive.empty()) break;
     }
-    if (!all) continue;
-    ++resp->count;
-    if (!req.count_only) resp->docs.push_back(d);
-    if (req.limit != 0 && resp->count >= req.limit) break;
+    for (const DocId d : alive) {
+      ++resp->count;
+      if (!req.count_only) resp->docs.push_back(d);
+      if (req.limit != 0 && resp->count >= req.limit) return Status::OK();
+    }
   }
   return Status::OK();
 }

@@ -112,6 +112,70 @@ TEST(Positions, RandomListsRoundTripInAnyOrder) {
   }
 }
 
+// GetMany, a batch of postings at once (a phrase's candidates), reads what
+// Get reads posting by posting: batches sparse and dense (so blocks are
+// read in place and decoded whole), and lists inline too.
+TEST(Positions, BatchesReadWhatSinglePostingsRead) {
+  std::mt19937_64 rng(23);
+  for (int round = 0; round < 300; ++round) {
+    const uint64_t df = 1 + rng() % (rng() % 3 ? 40 : 2000);
+    const List l = RandomList(rng, df);
+    std::string bytes;
+    EncodePositionList(l.weights, l.positions, &bytes);
+    std::vector<uint64_t> starts(df), in_block(df);
+    uint64_t at = 0, in = 0;
+    for (size_t j = 0; j < df; ++j) {
+      if (j % kBlockSize == 0) in = 0;
+      starts[j] = at;
+      in_block[j] = in;
+      at += l.weights[j];
+      in += l.weights[j];
+    }
+    std::vector<uint32_t> blocks, tfs, want;
+    std::vector<uint64_t> ins;
+    const uint64_t keep_one_in = 1 + rng() % 200;
+    for (size_t j = 0; j < df; ++j) {
+      if (rng() % keep_one_in != 0) continue;
+      blocks.push_back(static_cast<uint32_t>(j / kBlockSize));
+      ins.push_back(in_block[j]);
+      tfs.push_back(l.weights[j]);
+      want.insert(want.end(), l.positions.begin() + static_cast<ptrdiff_t>(starts[j]),
+                  l.positions.begin() + static_cast<ptrdiff_t>(starts[j] + l.weights[j]));
+    }
+    PositionReader r;
+    ASSERT_TRUE(r.Open(bytes, df, "list").ok());
+    std::vector<uint32_t> got(want.size());
+    ASSERT_TRUE(r.GetMany(blocks.data(), ins.data(), tfs.data(), blocks.size(), got.data()).ok()) << "round " << round;
+    EXPECT_EQ(got, want) << "round " << round;
+    if (df <= kBlockSize) {  // a list kept inline is one block
+      std::string inline_bytes;
+      AppendInlinePositions(l.weights, l.positions, &inline_bytes);
+      PostingPositions inl;
+      ASSERT_TRUE(inl.OpenInline(inline_bytes, l.weights, "list").ok());
+      std::vector<uint32_t> got_inline(want.size());
+      ASSERT_TRUE(inl.GetMany(blocks.data(), ins.data(), tfs.data(), blocks.size(), got_inline.data()).ok());
+      EXPECT_EQ(got_inline, want) << "round " << round;
+    }
+  }
+}
+
+// A batch out of list order, or past the list, is an error.
+TEST(Positions, BatchesOutOfOrderArePositionsErrors) {
+  std::mt19937_64 rng(29);
+  const List l = RandomList(rng, 300);
+  std::string bytes;
+  EncodePositionList(l.weights, l.positions, &bytes);
+  PositionReader r;
+  ASSERT_TRUE(r.Open(bytes, 300, "list").ok());
+  std::vector<uint32_t> out(4000);
+  const uint32_t blocks[] = {1, 0};
+  const uint64_t ins[] = {0, 0};
+  const uint32_t tfs[] = {l.weights[128], l.weights[0]};
+  EXPECT_FALSE(r.GetMany(blocks, ins, tfs, 2, out.data()).ok());
+  const uint32_t past_blocks[] = {7};
+  EXPECT_FALSE(r.GetMany(past_blocks, ins, tfs, 1, out.data()).ok());
+}
+
 TEST(Positions, WrongWeightsFailTheWholeCheck) {
   std::mt19937_64 rng(3);
   const List l = RandomList(rng, 300);

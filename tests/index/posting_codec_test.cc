@@ -321,6 +321,55 @@ TEST(PostingCodecWeightBlock, SkewedRandomBlocksRoundTrip) {
   }
 }
 
+// A value block read in place (ValueBlockView) gives every value the whole
+// decode gives, at every length (vertical and horizontal layouts), every
+// width and with exceptions, reading nothing past the block's bytes.
+TEST(PostingCodecValueBlock, ReadInPlaceEqualsTheWholeDecode) {
+  for (uint64_t seed = 1; seed <= 600; ++seed) {
+    SCOPED_TRACE("seed=" + std::to_string(seed));
+    Rng rng(seed);
+    const size_t n = seed % 3 == 0 ? kBlockSize : 1 + rng() % kBlockSize;
+    const int width = static_cast<int>(rng() % 33);
+    std::vector<uint32_t> values(n);
+    for (uint32_t& v : values) {
+      v = static_cast<uint32_t>(width == 32 ? rng() : rng() & ((uint64_t{1} << width) - 1));
+      if (rng() % 20 == 0) v = static_cast<uint32_t>(rng());  // an exception
+    }
+    std::string bytes;
+    EncodeValueBlock(values.data(), n, &bytes);
+    const ExactBuffer exact(bytes);
+    std::vector<uint32_t> whole(kBlockSize);
+    ASSERT_EQ(DecodeValueBlock(exact.begin(), exact.end(), n, whole.data()), exact.end());
+    ValueBlockView view;
+    ASSERT_TRUE(view.Open(exact.begin(), exact.end(), n));
+    EXPECT_EQ(view.end(), exact.end());
+    for (size_t i = 0; i < n; ++i) ASSERT_EQ(view.At(i), values[i]) << "value " << i;
+  }
+}
+
+TEST(PostingCodecValueBlock, ViewRefusesWhatTheDecodeRefuses) {
+  Rng rng(5);
+  for (int round = 0; round < 300; ++round) {
+    const size_t n = 1 + rng() % kBlockSize;
+    std::vector<uint32_t> values(n);
+    for (uint32_t& v : values) v = static_cast<uint32_t>(rng() % 1000 + (rng() % 10 == 0 ? rng() : 0));
+    std::string bytes;
+    EncodeValueBlock(values.data(), n, &bytes);
+    for (size_t cut = 0; cut < bytes.size(); ++cut) {
+      const ExactBuffer exact(bytes, cut);
+      std::vector<uint32_t> whole(kBlockSize);
+      ValueBlockView view;
+      const bool opened = view.Open(exact.begin(), exact.end(), n);
+      if (DecodeValueBlock(exact.begin(), exact.end(), n, whole.data()) == nullptr) {
+        EXPECT_FALSE(opened) << "cut at " << cut;
+      }
+      if (opened) {
+        for (size_t i = 0; i < n; ++i) (void)view.At(i);  // in bounds (ASan)
+      }
+    }
+  }
+}
+
 // The documented choice (FORMAT.md "Weight block"), by brute force over
 // every width: the smallest block, ties to the wider width.
 // Both kinds follow the documented choice (FORMAT.md "Block layout"), by
