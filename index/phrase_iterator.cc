@@ -151,64 +151,6 @@ bool PhraseMatcher::Gather(size_t w) {
   return status_.ok();
 }
 
-bool PhraseMatcher::Filter(std::span<const DocId> candidates, std::vector<DocId>* matched) {
-  if (!exact_distinct_) {
-    for (const DocId d : candidates) {
-      if (Matches(d)) {
-        matched->push_back(d);
-      } else if (!status_.ok()) {
-        return false;
-      }
-    }
-    return true;
-  }
-  cand_.assign(candidates.begin(), candidates.end());
-  // The rarest word's positions give each candidate's possible starts
-  // (word w stands at start + w).
-  const uint32_t lead = by_df_[0];
-  if (!Gather(lead)) return false;
-  batch_starts_.clear();
-  start_at_.assign(1, 0);
-  size_t live = 0;
-  for (size_t i = 0; i < cand_.size(); ++i) {
-    for (size_t k = gathered_at_[i]; k < gathered_at_[i + 1]; ++k) {
-      if (gathered_[k] >= lead) batch_starts_.push_back(gathered_[k] - lead);
-    }
-    if (batch_starts_.size() == start_at_.back()) continue;  // no start: the candidate fails
-    cand_[live++] = cand_[i];
-    start_at_.push_back(batch_starts_.size());
-  }
-  cand_.resize(live);
-  // Each other word, fewest postings first, keeps the starts it confirms.
-  for (size_t k = 1; k < by_df_.size() && !cand_.empty(); ++k) {
-    const uint32_t w = by_df_[k];
-    if (!Gather(w)) return false;
-    size_t kept = 0;
-    live = 0;
-    size_t from = start_at_[0];
-    for (size_t i = 0; i < cand_.size(); ++i) {
-      const size_t to = start_at_[i + 1];
-      const size_t first_kept = kept;
-      size_t j = gathered_at_[i];
-      const size_t j_end = gathered_at_[i + 1];
-      for (size_t s = from; s < to; ++s) {
-        const uint64_t want = uint64_t{batch_starts_[s]} + w;
-        while (j < j_end && gathered_[j] < want) ++j;
-        if (j == j_end) break;
-        if (gathered_[j] == want) batch_starts_[kept++] = batch_starts_[s];
-      }
-      from = to;
-      if (kept == first_kept) continue;
-      cand_[live] = cand_[i];
-      start_at_[++live] = kept;
-    }
-    cand_.resize(live);
-    start_at_.resize(live + 1);
-  }
-  matched->insert(matched->end(), cand_.begin(), cand_.end());
-  return true;
-}
-
 bool PhraseMatcher::Fail(PostingCursor& c) {
   status_ = c.status().ok() ? Status::Corruption("a phrase candidate is missing from its word's list") : c.status();
   return false;
@@ -224,49 +166,80 @@ bool PhraseMatcher::Read(size_t w, std::vector<uint32_t>* out) {
   return status_.ok();
 }
 
-bool PhraseMatcher::Matches(DocId d) {
-  const size_t n = cursors_.size();
-  for (size_t w = 0; w < n; ++w) {
+bool PhraseMatcher::CountAt(DocId d, bool first_only, uint32_t* count) {
+  for (size_t w = 0; w < cursors_.size(); ++w) {
     if (cursors_[w]->Seek(d) != d) return Fail(*cursors_[w]);
-  }
-  if (!exact_distinct_) {
-    for (size_t w = 0; w < n; ++w) {
-      if (!Read(w, &at_[w])) return false;
-    }
-    return CountPhrase(slots_, slop_, /*first_only=*/true) > 0;
-  }
-  // Word w must stand at s + w for some start s. The starts come from the
-  // word with the fewest occurrences here, and each other word, fewest
-  // first, keeps those it confirms: a candidate fails as soon as none is
-  // left, before the remaining words' positions are read.
-  uint32_t order[kMaxPhraseWords];
-  uint32_t tfs[kMaxPhraseWords];
-  for (size_t w = 0; w < n; ++w) {
-    order[w] = static_cast<uint32_t>(w);
-    tfs[w] = cursors_[w]->weight();
-    if (tfs[w] == 0) return Fail(*cursors_[w]);
-  }
-  std::sort(order, order + n, [&](uint32_t a, uint32_t b) { return tfs[a] < tfs[b]; });
-  const uint32_t lead = order[0];
-  if (!Read(lead, &starts_)) return false;
-  size_t live = 0;
-  for (const uint32_t p : starts_) {
-    if (p >= lead) starts_[live++] = p - lead;
-  }
-  for (size_t k = 1; k < n && live > 0; ++k) {
-    const uint32_t w = order[k];
     if (!Read(w, &at_[w])) return false;
-    const std::vector<uint32_t>& at = at_[w];
-    size_t kept = 0, j = 0;
-    for (size_t i = 0; i < live; ++i) {
-      const uint64_t want = uint64_t{starts_[i]} + w;
-      while (j < at.size() && at[j] < want) ++j;
-      if (j == at.size()) break;
-      if (at[j] == want) starts_[kept++] = starts_[i];
-    }
-    live = kept;
   }
-  return live > 0;
+  *count = CountPhrase(slots_, slop_, first_only);
+  return true;
+}
+
+bool PhraseMatcher::Filter(std::span<const DocId> candidates, std::vector<uint32_t>* kept,
+                           std::vector<uint32_t>* occurrences) {
+  if (!exact_distinct_) {
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      uint32_t count = 0;
+      if (!CountAt(candidates[i], /*first_only=*/occurrences == nullptr, &count)) return false;
+      if (count == 0) continue;
+      kept->push_back(static_cast<uint32_t>(i));
+      if (occurrences != nullptr) occurrences->push_back(count);
+    }
+    return true;
+  }
+  cand_.assign(candidates.begin(), candidates.end());
+  cand_index_.resize(cand_.size());
+  for (size_t i = 0; i < cand_.size(); ++i) cand_index_[i] = static_cast<uint32_t>(i);
+  // The rarest word's positions give each candidate's possible starts
+  // (word w stands at start + w).
+  const uint32_t lead = by_df_[0];
+  if (!Gather(lead)) return false;
+  batch_starts_.clear();
+  start_at_.assign(1, 0);
+  size_t live = 0;
+  for (size_t i = 0; i < cand_.size(); ++i) {
+    for (size_t k = gathered_at_[i]; k < gathered_at_[i + 1]; ++k) {
+      if (gathered_[k] >= lead) batch_starts_.push_back(gathered_[k] - lead);
+    }
+    if (batch_starts_.size() == start_at_.back()) continue;  // no start: the candidate fails
+    cand_[live] = cand_[i];
+    cand_index_[live++] = cand_index_[i];
+    start_at_.push_back(batch_starts_.size());
+  }
+  cand_.resize(live);
+  // Each other word, fewest postings first, keeps the starts it confirms.
+  for (size_t k = 1; k < by_df_.size() && !cand_.empty(); ++k) {
+    const uint32_t w = by_df_[k];
+    if (!Gather(w)) return false;
+    size_t kept_starts = 0;
+    live = 0;
+    size_t from = start_at_[0];
+    for (size_t i = 0; i < cand_.size(); ++i) {
+      const size_t to = start_at_[i + 1];
+      const size_t first_kept = kept_starts;
+      size_t j = gathered_at_[i];
+      const size_t j_end = gathered_at_[i + 1];
+      for (size_t s = from; s < to; ++s) {
+        const uint64_t want = uint64_t{batch_starts_[s]} + w;
+        while (j < j_end && gathered_[j] < want) ++j;
+        if (j == j_end) break;
+        if (gathered_[j] == want) batch_starts_[kept_starts++] = batch_starts_[s];
+      }
+      from = to;
+      if (kept_starts == first_kept) continue;
+      cand_[live] = cand_[i];
+      cand_index_[live] = cand_index_[i];
+      start_at_[++live] = kept_starts;
+    }
+    cand_.resize(live);
+    start_at_.resize(live + 1);
+  }
+  // A candidate's surviving starts are its occurrences.
+  for (size_t i = 0; i < cand_.size(); ++i) {
+    kept->push_back(cand_index_[i]);
+    if (occurrences != nullptr) occurrences->push_back(static_cast<uint32_t>(start_at_[i + 1] - start_at_[i]));
+  }
+  return true;
 }
 
 PhraseIterator::PhraseIterator(std::vector<std::unique_ptr<TermIterator>> words, std::vector<uint32_t> slot_word,

@@ -63,22 +63,24 @@ class PhraseMatcher {
   PhraseMatcher(std::vector<std::unique_ptr<PostingCursor>> cursors,
                 std::vector<std::unique_ptr<PostingPositions>> positions, std::vector<uint32_t> slot_word,
                 uint32_t slop = 0);
-  // Whether `d` holds the phrase. REQUIRES: every word holds d; d above the
-  // last one asked. False with status() set on an error.
-  bool Matches(DocId d);
-  // The candidates (ascending, each above the last one asked, each holding
-  // every word) that hold the phrase, appended to *matched: the same
-  // answers as Matches, a batch at a time. Each word's positions are read
-  // for all candidates at once (PostingPositions::GetMany), rarest word
-  // first, and a later word is read only for the candidates still alive.
+  // Which of the candidates (ascending, each above the last one asked, each
+  // holding every word) hold the phrase: their indexes into `candidates`
+  // appended to *kept, ascending, and when `occurrences` is given how many
+  // times each holds it (its tf, CountPhrase's). Each word's positions are
+  // read for all candidates at once (PostingPositions::GetMany), rarest
+  // word first, and a later word only for the candidates still alive.
   // False with status() set on an error.
-  bool Filter(std::span<const DocId> candidates, std::vector<DocId>* matched);
+  bool Filter(std::span<const DocId> candidates, std::vector<uint32_t>* kept,
+              std::vector<uint32_t>* occurrences = nullptr);
   const Status& status() const { return status_; }
 
  private:
   // Word w's positions at each of cand_'s documents: gathered_ (flat) and
   // gathered_at_ (candidate i's are [at[i], at[i + 1])).
   bool Gather(size_t w);
+  // The phrase's occurrences in d (every cursor moved there), or whether
+  // it occurs at all when first_only; false on an error.
+  bool CountAt(DocId d, bool first_only, uint32_t* count);
   // Word w's positions at its cursor's posting into *out; false on an error.
   bool Read(size_t w, std::vector<uint32_t>* out);
   bool Fail(PostingCursor& c);
@@ -86,17 +88,17 @@ class PhraseMatcher {
   std::vector<std::unique_ptr<PostingCursor>> cursors_;
   std::vector<std::unique_ptr<PostingPositions>> positions_;
   std::vector<std::vector<uint32_t>> at_;  // by word, at the last document asked
-  std::vector<uint32_t> starts_;           // exact_distinct_: the starts still possible
   // Filter's batch: the live candidates, each one's possible starts (flat,
   // candidate i's at [start_at_[i], start_at_[i + 1])), a word's gathered
   // positions, and the cursors' spots of the postings read.
   std::vector<DocId> cand_;
+  std::vector<uint32_t> cand_index_;  // each live candidate's index in Filter's input
   std::vector<uint32_t> batch_starts_, gathered_;
   std::vector<size_t> start_at_, gathered_at_;
   std::vector<uint32_t> spot_blocks_, spot_tfs_;
   std::vector<uint64_t> spot_in_blocks_;
   std::vector<uint32_t> by_df_;  // words, fewest postings first
-  bool exact_distinct_ = false;            // slop 0, no word twice: Matches' fast check
+  bool exact_distinct_ = false;            // slop 0, no word twice: Filter's batch applies
   std::vector<const std::vector<uint32_t>*> slots_;
   uint32_t slop_;
   Status status_;

@@ -50,12 +50,15 @@ Status BinExecutor::Execute(const QueryPlan& plan, const BinTask& task, BinResul
     }
     if (!pruned) {
       DPS_RETURN_IF_ERROR(SearchBin(
-          tablet, BinQuery{task.bin, &plan, task.count_only, ranked ? 0 : task.limit, task.cancel}, &m));
+          tablet, BinQuery{task.bin, &plan, task.count_only, ranked ? 0 : task.limit, task.cancel, ranked}, &m));
     }
     r->fast_path = pruned || m.fast_path;
     r->cancelled = m.cancelled;
     if (ranked) {
-      if (!pruned) DPS_RETURN_IF_ERROR(RankBin(tablet, plan, task.bin, *task.rank, m.docs, task.top_k, &best));
+      if (!pruned) {
+        DPS_RETURN_IF_ERROR(
+            RankBin(tablet, plan, task.bin, *task.rank, m.docs, task.top_k, &best, &m.phrase_occurrences));
+      }
       r->docs.reserve(best.size());
       r->scores.reserve(best.size());
       for (const ScoredDoc& d : best) {

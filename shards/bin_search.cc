@@ -44,19 +44,30 @@ Status FilterByPhrases(const TabletReader& file, const BinQuery& req, const Post
   // A window of candidates at a time through every phrase, so a limited
   // query stops early and a batch's buffers stay small.
   constexpr size_t kWindow = 1024;
-  std::vector<DocId> alive, next;
+  const bool occurrences = req.phrase_occurrences && !req.count_only;
+  if (occurrences) resp->phrase_occurrences.assign(matchers.size(), {});
+  std::vector<DocId> alive;
+  std::vector<uint32_t> kept;
+  std::vector<std::vector<uint32_t>> occ(matchers.size());
   for (size_t from = 0; from < candidates.size(); from += kWindow) {
     const size_t to = std::min(candidates.size(), from + kWindow);
     alive.assign(candidates.begin() + static_cast<ptrdiff_t>(from), candidates.begin() + static_cast<ptrdiff_t>(to));
-    for (auto& m : matchers) {
-      next.clear();
-      if (!m.Filter(alive, &next)) return m.status();
-      alive.swap(next);
-      if (alive.empty()) break;
+    for (size_t p = 0; p < matchers.size() && !alive.empty(); ++p) {
+      kept.clear();
+      occ[p].clear();
+      if (!matchers[p].Filter(alive, &kept, occurrences ? &occ[p] : nullptr)) return matchers[p].status();
+      // The survivors, and the earlier phrases' occurrences of them.
+      for (size_t i = 0; i < kept.size(); ++i) {
+        alive[i] = alive[kept[i]];
+        for (size_t q = 0; occurrences && q < p; ++q) occ[q][i] = occ[q][kept[i]];
+      }
+      alive.resize(kept.size());
+      for (size_t q = 0; occurrences && q < p; ++q) occ[q].resize(kept.size());
     }
-    for (const DocId d : alive) {
+    for (size_t i = 0; i < alive.size(); ++i) {
       ++resp->count;
-      if (!req.count_only) resp->docs.push_back(d);
+      if (!req.count_only) resp->docs.push_back(alive[i]);
+      for (size_t p = 0; occurrences && p < matchers.size(); ++p) resp->phrase_occurrences[p].push_back(occ[p][i]);
       if (req.limit != 0 && resp->count >= req.limit) return Status::OK();
     }
   }

@@ -21,6 +21,9 @@ struct BinQuery {
   bool count_only = false;
   size_t limit = 0;  // stop after this many docids (0: all)
   const std::atomic<bool>* cancel = nullptr;  // checked every few thousand docids
+  // Ranking wants each match's phrase occurrences: the fast path, which
+  // finds them anyway, hands them over (BinMatches::phrase_occurrences).
+  bool phrase_occurrences = false;
 };
 
 struct BinMatches {
@@ -28,6 +31,9 @@ struct BinMatches {
   uint64_t count = 0;
   bool fast_path = false;  // evaluated by the kernel, not the iterator tree
   bool cancelled = false;  // stopped by `cancel`: not every match was seen
+  // When asked and the fast path found them: per plan phrase, each of
+  // docs' occurrences of it (its tf). Empty otherwise.
+  std::vector<std::vector<uint32_t>> phrase_occurrences;
 };
 
 // REQUIRES: tablet.HoldsBin(query.bin), query.plan the plan of this index.

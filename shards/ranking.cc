@@ -51,7 +51,8 @@ RankContext::RankContext(const QueryPlan& plan, const CollectionStats& stats, Bm
 }
 
 Status RankBin(const Tablet& tablet, const QueryPlan& plan, BinId bin, const RankContext& rank,
-               const std::vector<DocId>& matches, size_t k, std::vector<ScoredDoc>* out) {
+               const std::vector<DocId>& matches, size_t k, std::vector<ScoredDoc>* out,
+               const std::vector<std::vector<uint32_t>>* phrase_occurrences) {
   out->clear();
   if (k == 0 || matches.empty()) return Status::OK();
   // Term at a time knows no phrases: a query with phrases and a large
@@ -78,22 +79,29 @@ Status RankBin(const Tablet& tablet, const QueryPlan& plan, BinId bin, const Ran
     if (!plan.scored_terms[t]) continue;
     DPS_ASSIGN_OR_RETURN(terms[t], tablet.OpenRefs(bin, plan.terms.entries[t].second.RefsOf(bin)));
   }
+  bool known = phrase_occurrences != nullptr && phrase_occurrences->size() == plan.phrases.size();
+  for (size_t p = 0; known && p < plan.phrases.size(); ++p) known = (*phrase_occurrences)[p].size() == matches.size();
   std::vector<std::unique_ptr<PhraseIterator>> phrases(plan.phrases.size());
-  for (size_t p = 0; p < phrases.size(); ++p) {
+  for (size_t p = 0; p < phrases.size() && !known; ++p) {
     std::vector<std::string> words;
     for (size_t w : plan.phrases[p]) words.push_back(plan.highlight[w]);
     DPS_ASSIGN_OR_RETURN(phrases[p], OpenPhrase(tablet, bin, words, plan.terms, plan.phrase_slops[p]));
   }
   TopK top(k);
   std::vector<uint32_t> tf(terms.size()), occurrences(phrases.size());
-  for (DocId d : matches) {
+  for (size_t i = 0; i < matches.size(); ++i) {
+    const DocId d = matches[i];
     // Weights first (0: the document lacks the term, an OR's), then the
     // arithmetic, whose divisions overlap with no call between them.
     for (size_t t = 0; t < terms.size(); ++t) {
       tf[t] = terms[t] != nullptr && terms[t]->Seek(d) == d ? terms[t]->weight() : 0;
     }
     for (size_t p = 0; p < phrases.size(); ++p) {
-      occurrences[p] = phrases[p] != nullptr && phrases[p]->Seek(d) == d ? phrases[p]->Occurrences() : 0;
+      if (known) {
+        occurrences[p] = (*phrase_occurrences)[p][i];
+      } else {
+        occurrences[p] = phrases[p] != nullptr && phrases[p]->Seek(d) == d ? phrases[p]->Occurrences() : 0;
+      }
     }
     for (size_t c = 0; c < columns; ++c) {
       if (lengths[c]) norm[c] = rank.column_bm25[c].Norm(lengths[c]->Of(d));

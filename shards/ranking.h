@@ -47,10 +47,13 @@ struct RankStats {
 // Scores `matches` (docids of `bin`, ascending) and keeps the K best into
 // *out, best first: exhaustive, for any query shape and any bin. A query
 // of more than kMaxDocAtATimeTerms positive terms is scored term at a time
-// (RankBinByTerm).
+// (RankBinByTerm). `phrase_occurrences`, when it has every plan phrase's
+// occurrences of every match (SearchBin's fast path gives them), is used
+// instead of reading the phrases' positions again.
 inline constexpr size_t kMaxDocAtATimeTerms = 16;
 Status RankBin(const Tablet& tablet, const QueryPlan& plan, BinId bin, const RankContext& rank,
-               const std::vector<DocId>& matches, size_t k, std::vector<ScoredDoc>* out);
+               const std::vector<DocId>& matches, size_t k, std::vector<ScoredDoc>* out,
+               const std::vector<std::vector<uint32_t>>* phrase_occurrences = nullptr);
 
 // RankBin's answer, to the bit, term at a time (shards/term_at_a_time.cc):
 // each positive term's postings in the bin are merged with the matches
