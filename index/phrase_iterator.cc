@@ -134,7 +134,7 @@ bool PhraseMatcher::Gather(size_t w) {
   gathered_at_.resize(m + 1);
   size_t at = 0;
   for (size_t i = 0; i < m; ++i) {
-    if (c.Seek(cand_[i]) != cand_[i] || !c.PositionsAt(&spot_blocks_[i], &spot_in_blocks_[i], &spot_tfs_[i])) {
+    if (c.SeekNear(cand_[i]) != cand_[i] || !c.PositionsAt(&spot_blocks_[i], &spot_in_blocks_[i], &spot_tfs_[i])) {
       return Fail(c);
     }
     gathered_at_[i] = at;

@@ -104,6 +104,17 @@ class PostingCursor {
     }
     return SeekSlow(target);
   }
+  // Seek for a target most likely a few docids ahead (a phrase's
+  // candidates in its word's list): a short scan before the search.
+  DocId SeekNear(DocId target) {
+    for (uint32_t k = 0; k < 4 && pos_ + k < block_len_; ++k) {
+      if (docs_[pos_ + k] >= target) {
+        pos_ += k;
+        return docs_[pos_];
+      }
+    }
+    return Seek(target);
+  }
   // The decoded docids from the current one on (all ascending, at least one
   // unless exhausted); NextRun() moves past them to the next decoded run.
   // Lets a kernel consume whole blocks without a call per docid.
