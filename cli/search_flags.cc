@@ -26,6 +26,10 @@ void AddSearchFlags(CLI::App* cmd, SearchFlags* f) {
       ->type_name("MS")->check(WholeNumber(1))->default_str("none");
   cmd->add_option("--hedge-after", f->target.hedge_after, "--cluster: ask another replica after pNN of recent latencies or MS")
       ->type_name("pNN|MS")->default_str("never");
+  cmd->add_option("--replica-policy", f->target.replica_policy,
+                  "--cluster: which replica of a range to ask: adaptive (C3: the fastest by response time, service time "
+                  "and queue), first (as listed) or random")
+      ->type_name("POLICY")->check(CLI::IsMember({"adaptive", "first", "random"}))->default_str("adaptive");
   cmd->add_flag("--allow-partial", f->target.allow_partial, "--cluster: a cluster file may leave tablets out (answers are partial, exit 4)");
   cmd->add_option("--max-expansions", f->max_expansions,
                   "Prefix queries (netw*) may expand to N terms in all; a query needing more is refused (exit 2)")

@@ -108,6 +108,7 @@ Status RunBench(const RunnerFactory& factory, const std::vector<BatchQuery>& que
     summary->requests += r.requests;
     summary->hedged += r.hedged;
     summary->failovers += r.failovers;
+    for (const auto& server : r.asked) ++summary->requests_by_server[server];
     summary->partial += r.partial ? 1 : 0;
     totals.push_back(r.total_us);
     if (r.ttfr_us >= 0) ttfrs.push_back(r.ttfr_us);
@@ -163,6 +164,11 @@ std::string BenchJson(const BenchSummary& s) {
   j += ",\"requests\":" + std::to_string(s.requests);
   j += ",\"hedged_requests\":" + std::to_string(s.hedged);
   j += ",\"failovers\":" + std::to_string(s.failovers);
+  j += ",\"requests_by_server\":{";
+  for (auto it = s.requests_by_server.begin(); it != s.requests_by_server.end(); ++it) {
+    j += (it == s.requests_by_server.begin() ? "\"" : ",\"") + JsonEscape(it->first) + "\":" + std::to_string(it->second);
+  }
+  j += "}";
   j += ",\"partial_results\":" + std::to_string(s.partial);
   j += ",\"p50_us\":" + Num(s.total.p50);
   j += ",\"p95_us\":" + Num(s.total.p95);
@@ -196,6 +202,11 @@ std::string BenchText(const BenchSummary& s) {
                 static_cast<unsigned long long>(s.requests), static_cast<unsigned long long>(s.hedged),
                 static_cast<unsigned long long>(s.failovers), static_cast<unsigned long long>(s.partial));
   out += buf;
+  if (!s.requests_by_server.empty()) {
+    out += "requests by server:";
+    for (const auto& [server, n] : s.requests_by_server) out += " " + server + " " + std::to_string(n);
+    out += "\n";
+  }
   std::snprintf(buf, sizeof buf, "%-22s %10s %10s %10s %10s\n", "", "p50", "p95", "p99", "max");
   out += buf;
   auto row = [&](const std::string& name, const Percentiles& p, bool ratio) {

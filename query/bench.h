@@ -35,6 +35,7 @@ struct BenchRecord {
   double straggler_ratio = 0;  // slowest / median tablet; 0 with fewer than two tablets
   bool partial = false;
   uint64_t requests = 0, hedged = 0, failovers = 0;
+  std::vector<std::string> asked;  // each request's server (SearchStats::asked)
   std::vector<BinTiming> bins;
   std::vector<TabletTiming> tablets;  // ascending
   std::string error;
@@ -85,6 +86,7 @@ struct BenchSummary {
   double wall_seconds = 0;
   std::map<uint32_t, Percentiles> tablet_done;  // by tablet
   std::map<uint32_t, uint64_t> finished_last;      // how often each tablet finished last
+  std::map<std::string, uint64_t> requests_by_server;  // over servers: where the requests went
 };
 
 Status RunBench(const RunnerFactory& factory, const std::vector<BatchQuery>& queries,

@@ -43,6 +43,7 @@ RunnerFactory SearchRunners(SearcherFactory make_searcher, BenchMode mode) {
       r.bins = std::move(stats.bins);
       r.partial = stats.partial;
       r.requests = stats.requests;
+      r.asked = std::move(stats.asked);
       r.hedged = stats.hedged;
       r.failovers = stats.failovers;
       return r;

@@ -31,6 +31,7 @@ struct ClusterClient::Impl final : FanOutHost {
   FieldSet fields;        // likewise
   std::map<std::string, std::shared_ptr<ServerLink>> links;  // by address; network thread only
   uint64_t next_rid = 1;
+  std::unique_ptr<ReplicaSelector> selector;  // across this client's queries
   std::vector<double> recent_us;  // latest complete range latencies (hedging)
   size_t recent_next = 0;
 
@@ -45,6 +46,7 @@ struct ClusterClient::Impl final : FanOutHost {
   // FanOutHost (the query's thread; socket work is posted to the network thread).
   uint64_t NextRequestId() override { return next_rid++; }
   void Submit(const std::string& address, uint64_t rid, std::string frame) override {
+    selector->Sent(address);
     asio::post(io, [this, address, rid, frame = std::move(frame)]() mutable {
       Link(address).Submit(rid, std::move(frame));
     });
@@ -54,6 +56,10 @@ struct ClusterClient::Impl final : FanOutHost {
       if (auto l = links.find(address); l != links.end()) l->second->Cancel(rid);
     });
   }
+  size_t ChooseReplica(const ClusterRange& range, std::span<const size_t> candidates) override {
+    return selector->Choose(range.replicas, candidates);
+  }
+  void Ended(const std::string& address, const ReplicaSample& sample) override { selector->Ended(address, sample); }
   void RecordLatency(double us) override;
   void Log(const std::string& line) override {
     if (options.log) options.log(line);
@@ -103,6 +109,7 @@ Result<std::unique_ptr<ClusterClient>> ClusterClient::Connect(std::vector<Cluste
   auto impl = std::make_unique<Impl>();
   impl->options = std::move(options);
   impl->ranges = std::move(ranges);
+  impl->selector = std::make_unique<ReplicaSelector>(impl->options.replica_policy);
   Impl* raw = impl.get();
   impl->roster = std::make_unique<ClusterRoster>(&impl->ranges, impl->options.log, impl->options.warned.get());
   impl->link_context = LinkContext{&impl->io, impl->options.token, impl->options.connect_timeout_ms, &impl->events,

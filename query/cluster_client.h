@@ -23,6 +23,7 @@
 #include "index/query_node.h"
 #include "query/cluster_file.h"
 #include "query/cluster_roster.h"
+#include "query/replica_selector.h"
 #include "query/searcher.h"
 
 namespace dps {
@@ -32,6 +33,8 @@ struct ClusterOptions {
   uint32_t deadline_ms = 0;        // 0: wait for every tablet
   double hedge_after_ms = 0;       // > 0: hedge after this fixed delay
   double hedge_percentile = 0;     // > 0: hedge after this percentile of recent latencies
+  // Which replica of a range is asked first (query/replica_selector.h).
+  ReplicaPolicy replica_policy = ReplicaPolicy::kAdaptive;
   uint32_t connect_timeout_ms = 2000;
   // Tablets of the index no range of the cluster file covers are an error
   // (Connect fails) unless this is set; then every answer is partial and

@@ -12,6 +12,7 @@ QueryFanOut::QueryFanOut(const std::vector<ClusterRange>& ranges, FanOutPolicy p
                          SearchStats* stats)
     : ranges_(ranges), policy_(policy), host_(host), root_(root), options_(options), stream_(stream),
       stats_(stats), state_(ranges.size()), ranked_(options.top_k > 0 && !options.count_only) {
+  for (size_t r = 0; r < ranges.size(); ++r) state_[r].tried.assign(ranges[r].replicas.size(), false);
   if (options.ordered && !options.count_only && !ranked_) order_.emplace(std::vector<BinId>(), options.offset);
   if (policy_.deadline_ms > 0) deadline_ = stream->start() + std::chrono::milliseconds(policy_.deadline_ms);
 }
@@ -44,11 +45,13 @@ bool QueryFanOut::Send(size_t r) {
   QueryRequest q;
   if (!Owed(r, &q.first_tablet, &q.last_tablet)) return false;
   // Bad replicas (another index, the range not hosted) are never asked.
-  while (st.next_replica < range.replicas.size() && !host_->Usable(range.replicas[st.next_replica], range).ok()) {
-    ++st.next_replica;
+  std::vector<size_t> candidates;
+  for (size_t i = 0; i < range.replicas.size(); ++i) {
+    if (!st.tried[i] && host_->Usable(range.replicas[i], range).ok()) candidates.push_back(i);
   }
-  if (st.next_replica >= range.replicas.size()) return false;
-  const size_t replica = st.next_replica++;
+  if (candidates.empty()) return false;
+  const size_t replica = host_->ChooseReplica(range, candidates);
+  st.tried[replica] = true;
   q.request_id = host_->NextRequestId();
   q.count_only = options_.count_only;
   // Paging needs each bin's first offset + limit; otherwise a server shares
@@ -69,20 +72,35 @@ bool QueryFanOut::Send(size_t r) {
   attempts_[q.request_id] = Attempt{r, replica, Clock::now()};
   ++st.active;
   ++stats_->requests;
+  stats_->asked.push_back(range.replicas[replica]);
   host_->Submit(range.replicas[replica], q.request_id, std::move(frame));
   return true;
 }
 
-void QueryFanOut::Deactivate(Attempt* a) {
+void QueryFanOut::Deactivate(Attempt* a, ReplicaSample::Kind kind) {
   if (!a->active) return;
   a->active = false;
   --state_[a->range].active;
+  ReplicaSample sample;
+  sample.kind = kind;
+  sample.elapsed_us = std::chrono::duration<double, std::micro>(Clock::now() - a->sent).count();
+  sample.service_us = a->service_us;
+  sample.queue_us = a->queue_us == UINT32_MAX ? 0 : a->queue_us;
+  host_->Ended(ranges_[a->range].replicas[a->replica], sample);
 }
 
+bool QueryFanOut::Untried(size_t r) const {
+  const std::vector<bool>& tried = state_[r].tried;
+  return std::find(tried.begin(), tried.end(), false) != tried.end();
+}
+
+// A request cancelled before it answered took at least its time so far
+// (another replica won, or the deadline passed); one cancelled because
+// the sink or limit stopped the query tells nothing.
 void QueryFanOut::Cancel(uint64_t rid) {
   auto it = attempts_.find(rid);
   if (it == attempts_.end() || !it->second.active) return;
-  Deactivate(&it->second);
+  Deactivate(&it->second, stopped_ ? ReplicaSample::kNone : ReplicaSample::kCensored);
   host_->Cancel(ranges_[it->second.range].replicas[it->second.replica], rid);
 }
 
@@ -118,8 +136,7 @@ void QueryFanOut::GiveUp(size_t r) {
 // left to ask.
 bool QueryFanOut::HedgeDue(const Attempt& a, size_t r, Clock::time_point now) const {
   const RangeState& st = state_[r];
-  return policy_.hedge_us > 0 && a.range == r && a.active && st.open() && !st.hedged && st.active == 1 &&
-         st.next_replica < ranges_[r].replicas.size() &&
+  return policy_.hedge_us > 0 && a.range == r && a.active && st.open() && !st.hedged && st.active == 1 && Untried(r) &&
          now >= a.sent + std::chrono::microseconds(static_cast<int64_t>(policy_.hedge_us));
 }
 
@@ -158,7 +175,7 @@ void QueryFanOut::OnEvent(LinkEvent& e) {
     case LinkEvent::kResults:
       return OnResults(it->second, e);
     case LinkEvent::kStats:
-      return OnBinStats(e);
+      return OnBinStats(it->second, e);
     case LinkEvent::kDone:
       return OnDone(it->second, e.done);
     case LinkEvent::kFailed:
@@ -188,8 +205,13 @@ void QueryFanOut::OnResults(Attempt& attempt, LinkEvent& e) {
   }
 }
 
-void QueryFanOut::OnBinStats(LinkEvent& e) {
+void QueryFanOut::OnBinStats(Attempt& attempt, LinkEvent& e) {
   const BinStats& s = e.stats;
+  // The request's service: its slowest bin. Its queue: the wait before its
+  // first bin started (later bins also wait behind their siblings, which
+  // is not the server's load).
+  attempt.service_us = std::max(attempt.service_us, s.service_us);
+  attempt.queue_us = std::min(attempt.queue_us, s.queue_wait_us);
   auto node = buffers_.extract({e.rid, s.bin});
   // A bin cut short by a cancel, deadline or shutdown is no answer: a
   // replica may still give the whole bin.
@@ -219,13 +241,13 @@ void QueryFanOut::OnDone(Attempt& attempt, const Done& done) {
           !u.ok()) {
         return OnFailure(attempt, u);
       }
-      Deactivate(&attempt);
+      Deactivate(&attempt, ReplicaSample::kNone);
       query_error_ = Status::InvalidArgument(done.message);
       stopped_ = true;
       return;
     case DoneCode::kOk:
     case DoneCode::kDeadline:
-      Deactivate(&attempt);
+      Deactivate(&attempt, done.code == DoneCode::kOk ? ReplicaSample::kAnswered : ReplicaSample::kCensored);
       if (!st.open()) return;
       st.done = true;
       if (done.code == DoneCode::kDeadline) GiveUp(attempt.range);
@@ -241,7 +263,7 @@ void QueryFanOut::OnDone(Attempt& attempt, const Done& done) {
 }
 
 void QueryFanOut::OnFailure(Attempt& attempt, const Status& why) {
-  Deactivate(&attempt);
+  Deactivate(&attempt, ReplicaSample::kNone);
   RangeState& st = state_[attempt.range];
   if (!st.open() || st.active > 0) return;
   if (uint32_t f, l; !Owed(attempt.range, &f, &l)) {

@@ -19,6 +19,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -28,6 +29,7 @@
 #include "query/cluster_file.h"
 #include "query/bin_order.h"
 #include "query/cluster_link.h"
+#include "query/replica_selector.h"
 #include "query/result_stream.h"
 
 namespace dps {
@@ -38,6 +40,11 @@ class FanOutHost {
   virtual ~FanOutHost() = default;
   virtual uint64_t NextRequestId() = 0;
   virtual void Submit(const std::string& address, uint64_t rid, std::string frame) = 0;
+  // Which replica of `range` to ask: one of `candidates` (indexes into
+  // range.replicas, not empty: those not tried yet and usable).
+  virtual size_t ChooseReplica(const ClusterRange& range, std::span<const size_t> candidates) = 0;
+  // A request submitted to `address` ended (answered, cancelled or failed).
+  virtual void Ended(const std::string& address, const ReplicaSample& sample) = 0;
   virtual void Cancel(const std::string& address, uint64_t rid) = 0;
   // A range's complete answer took `us` (hedge percentiles learn from it).
   virtual void RecordLatency(double us) = 0;
@@ -82,11 +89,13 @@ class QueryFanOut {
     size_t replica;
     Clock::time_point sent;
     bool active = true;
+    uint32_t service_us = 0;          // its slowest bin's service time so far
+    uint32_t queue_us = UINT32_MAX;   // its bins' shortest queue wait so far
   };
   struct RangeState {
     bool done = false;
     bool missing = false;
-    size_t next_replica = 0;  // the next replica not tried yet
+    std::vector<bool> tried;  // by replica: asked in this query
     int active = 0;           // requests in flight
     bool hedged = false;
     bool open() const { return !done && !missing; }
@@ -98,10 +107,12 @@ class QueryFanOut {
   void CancelAll();
   void GiveUp(size_t range);
   void Exhausted(size_t range, const Status& why);
-  void Deactivate(Attempt* attempt);
+  // The attempt is over; `kind` says what its time tells the selector.
+  void Deactivate(Attempt* attempt, ReplicaSample::Kind kind);
+  bool Untried(size_t range) const;
   bool HedgeDue(const Attempt& a, size_t range, Clock::time_point now) const;
   void OnResults(Attempt& attempt, LinkEvent& e);
-  void OnBinStats(LinkEvent& e);
+  void OnBinStats(Attempt& attempt, LinkEvent& e);
   void OnDone(Attempt& attempt, const Done& done);
   void OnFailure(Attempt& attempt, const Status& why);
 

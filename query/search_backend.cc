@@ -65,8 +65,10 @@ Result<std::unique_ptr<SearchBackend>> SearchBackend::Open(const SearchTarget& t
     return Status::InvalidArgument("give --index DIR or --cluster FILE");
   }
   if (!t.index_dir.empty()) {
-    if (!t.token.empty() || t.deadline_ms > 0 || !t.hedge_after.empty() || t.allow_partial) {
-      return Status::InvalidArgument("--token-file, --deadline, --hedge-after and --allow-partial need --cluster");
+    if (!t.token.empty() || t.deadline_ms > 0 || !t.hedge_after.empty() || t.allow_partial ||
+        !t.replica_policy.empty()) {
+      return Status::InvalidArgument(
+          "--token-file, --deadline, --hedge-after, --replica-policy and --allow-partial need --cluster");
     }
     std::unique_ptr<DelayInjector> delays;
     if (!t.inject_delay.empty()) {
@@ -90,6 +92,9 @@ Result<std::unique_ptr<SearchBackend>> SearchBackend::Open(const SearchTarget& t
   options.allow_partial = t.allow_partial;
   options.log = t.log;
   DPS_RETURN_IF_ERROR(ParseHedgeAfter(t.hedge_after, &options));
+  if (!t.replica_policy.empty()) {
+    DPS_ASSIGN_OR_RETURN(options.replica_policy, ParseReplicaPolicy(t.replica_policy));
+  }
   DPS_ASSIGN_OR_RETURN(std::vector<ClusterRange> ranges, ReadClusterFile(t.cluster_file));
   return std::unique_ptr<SearchBackend>(new ClusterBackend(t.cluster_file, std::move(ranges), std::move(options)));
 }

@@ -70,6 +70,7 @@ struct SearchStats {
   uint64_t requests = 0;     // Query frames sent (hedges and failovers included)
   uint64_t hedged = 0;       // second requests sent because the first was slow
   uint64_t failovers = 0;    // requests re-sent after a server failed
+  std::vector<std::string> asked;  // each request's server, in sending order
   bool partial = false;      // some tablets did not answer (deadline or no replica left)
   std::vector<std::string> missing;  // "first-last" tablet ranges without a complete answer
 };

@@ -147,7 +147,11 @@ q "partial bench" 0 bench --cluster "$work/incomplete.txt" --allow-partial --que
 has "partial bench: every query partial" "$work/out" "\"partial_results\":$(wc -l < "$work/queries.tsv")"
 q "--allow-partial with --index" 2 query --index "$work/idx" --allow-partial --count w1
 same "--allow-partial with --index message" \
-  "dpsearch: Invalid argument: --token-file, --deadline, --hedge-after and --allow-partial need --cluster" "$(cat "$work/err")"
+  "dpsearch: Invalid argument: --token-file, --deadline, --hedge-after, --replica-policy and --allow-partial need --cluster" "$(cat "$work/err")"
+q "--replica-policy with --index" 2 query --index "$work/idx" --replica-policy first --count w1
+has "--replica-policy with --index message" "$work/err" "--replica-policy and --allow-partial need --cluster"
+q "--replica-policy unknown" 2 query --cluster "$work/incomplete.txt" --replica-policy fastest --count w1
+has "--replica-policy unknown message" "$work/err" "fastest"
 
 # A replica of another index first in a list: skipped, one warning.
 printf '0-3 %s %s\n4-7 %s\n' "$stranger" "$low" "$high" > "$work/stranger_first.txt"
