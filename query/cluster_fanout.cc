@@ -84,8 +84,10 @@ void QueryFanOut::Deactivate(Attempt* a, ReplicaSample::Kind kind) {
   ReplicaSample sample;
   sample.kind = kind;
   sample.elapsed_us = std::chrono::duration<double, std::micro>(Clock::now() - a->sent).count();
-  sample.service_us = a->service_us;
-  sample.queue_us = a->queue_us == UINT32_MAX ? 0 : a->queue_us;
+  if (a->first_start_us != UINT32_MAX) {
+    sample.queue_us = a->first_start_us;
+    sample.service_us = static_cast<uint32_t>(std::min<uint64_t>(UINT32_MAX, a->last_end_us - a->first_start_us));
+  }
   host_->Ended(ranges_[a->range].replicas[a->replica], sample);
 }
 
@@ -207,11 +209,11 @@ void QueryFanOut::OnResults(Attempt& attempt, LinkEvent& e) {
 
 void QueryFanOut::OnBinStats(Attempt& attempt, LinkEvent& e) {
   const BinStats& s = e.stats;
-  // The request's service: its slowest bin. Its queue: the wait before its
-  // first bin started (later bins also wait behind their siblings, which
-  // is not the server's load).
-  attempt.service_us = std::max(attempt.service_us, s.service_us);
-  attempt.queue_us = std::min(attempt.queue_us, s.queue_wait_us);
+  // The request's queue: the wait before its first bin started. Its
+  // service: from then to its last bin's end (later bins also wait
+  // behind their siblings, which is the request's own work, not load).
+  attempt.first_start_us = std::min(attempt.first_start_us, s.queue_wait_us);
+  attempt.last_end_us = std::max<uint64_t>(attempt.last_end_us, uint64_t{s.queue_wait_us} + s.service_us);
   auto node = buffers_.extract({e.rid, s.bin});
   // A bin cut short by a cancel, deadline or shutdown is no answer: a
   // replica may still give the whole bin.

@@ -89,8 +89,9 @@ class QueryFanOut {
     size_t replica;
     Clock::time_point sent;
     bool active = true;
-    uint32_t service_us = 0;          // its slowest bin's service time so far
-    uint32_t queue_us = UINT32_MAX;   // its bins' shortest queue wait so far
+    // From its bins' BinStats so far (times from the server's receipt):
+    uint32_t first_start_us = UINT32_MAX;  // when its first bin started
+    uint64_t last_end_us = 0;              // when its last bin ended
   };
   struct RangeState {
     bool done = false;

@@ -6,11 +6,10 @@
 //
 // Adaptive. For each server s the client keeps moving averages (EWMA,
 // weight kAlpha on the newest sample) of R_s, the response time it saw
-// (request sent to the range's answer), S_s, the server's own service time
-// (the request's slowest bin, from BinStats) and Q_s, its queue in requests
-// (the wait before the request's first bin started, over the service
-// time; later bins also wait behind their siblings, which is not load). A server is ranked by
-// C3's
+// (request sent to the range's answer), S_s, the server's own time on the
+// request (its first bin's start to its last bin's end, from the BinStats'
+// queue waits and service times) and Q_s, its queue in requests (the wait
+// before the first bin started, over S_s). A server is ranked by C3's
 //     psi_s = (R_s - S_s) + (1 + n_s + Q_s)^3 * S_s
 // with n_s this client's requests in flight to it: the time an answer
 // spends outside service, plus service scaled by the cubed queue estimate,
@@ -22,7 +21,7 @@
 // server that loses every race is seen slow). A server passed over has
 // R_s, S_s and Q_s moved a step (kRecover) toward the chosen one's, as
 // Elasticsearch does for nodes it does not pick: a server once slow is
-// asked again after some dozens of queries, so traffic comes back when it
+// asked again after some hundred queries, so traffic comes back when it
 // recovers. A server never heard from ranks as the best one known, so it
 // is tried; when none of a range's replicas is known yet, the first listed
 // is asked (the cluster file's order, as the first policy).
@@ -56,7 +55,7 @@ struct ReplicaSample {
   };
   Kind kind = kNone;
   double elapsed_us = 0;    // sent to answered (or cancelled)
-  uint32_t service_us = 0;  // the request's slowest bin's service time (kAnswered)
+  uint32_t service_us = 0;  // the server's time on it: first bin's start to last bin's end (kAnswered)
   uint32_t queue_us = 0;    // the wait before its first bin started (kAnswered)
 };
 
@@ -64,7 +63,7 @@ class ReplicaSelector {
  public:
   static constexpr double kAlpha = 0.3;      // EWMA weight of the newest sample (Elasticsearch's)
   static constexpr double kTieSlack = 0.25;  // within 25% of the best psi: a tie
-  static constexpr double kRecover = 0.05;   // a passed-over server's step toward the chosen one
+  static constexpr double kRecover = 0.02;   // a passed-over server's step toward the chosen one
 
   explicit ReplicaSelector(ReplicaPolicy policy, uint64_t seed = 0x5eed);
 

@@ -63,7 +63,7 @@ TEST(ClusterReplicas, AdaptiveSelectionLeavesASlowServerAndComesBack) {
   ServerOptions same_port;
   same_port.port = slow_port;
   auto recovered = f.Serve(0, 3, same_port);
-  // (Probes alone, one per some dozens of queries passed over, would be a
+  // (Probes alone, one per some hundred queries passed over, would be a
   // handful of the 300; how evenly two healthy servers share depends on
   // this machine's noise, which the selector's unit test leaves out.)
   const std::vector<Answer> after = AskMany(client.get(), f, 300);
