@@ -12,6 +12,7 @@
 
 #include "query/cluster_fanout.h"
 #include "query/cluster_link.h"
+#include "query/hedge_thresholds.h"
 #include "query/result_stream.h"
 
 namespace dps {
@@ -32,8 +33,7 @@ struct ClusterClient::Impl final : FanOutHost {
   std::map<std::string, std::shared_ptr<ServerLink>> links;  // by address; network thread only
   uint64_t next_rid = 1;
   std::unique_ptr<ReplicaSelector> selector;  // across this client's queries
-  std::vector<double> recent_us;  // latest complete range latencies (hedging)
-  size_t recent_next = 0;
+  HedgeThresholds hedge_thresholds;  // --hedge-after pNN: learned per range
 
   // Network thread.
   ServerLink& Link(const std::string& address) {
@@ -41,7 +41,8 @@ struct ClusterClient::Impl final : FanOutHost {
     if (!link) link = std::make_shared<ServerLink>(&link_context, address);
     return *link;
   }
-  double HedgeDelayUs() const;
+  // By range: the fixed --hedge-after MS, the learned pNN, or -1 (none).
+  std::vector<double> HedgeDelaysUs() const;
 
   // FanOutHost (the query's thread; socket work is posted to the network thread).
   uint64_t NextRequestId() override { return next_rid++; }
@@ -60,7 +61,9 @@ struct ClusterClient::Impl final : FanOutHost {
     return selector->Choose(range.replicas, candidates);
   }
   void Ended(const std::string& address, const ReplicaSample& sample) override { selector->Ended(address, sample); }
-  void RecordLatency(double us) override;
+  void RecordLatency(size_t range, const std::string& address, double us) override {
+    hedge_thresholds.Record(range, address, us);
+  }
   void Log(const std::string& line) override {
     if (options.log) options.log(line);
   }
@@ -70,23 +73,16 @@ struct ClusterClient::Impl final : FanOutHost {
   Status RangeUsable(const ClusterRange& range) override { return roster->RangeUsable(range); }
 };
 
-double ClusterClient::Impl::HedgeDelayUs() const {
-  if (options.hedge_after_ms > 0) return options.hedge_after_ms * 1000;
-  if (options.hedge_percentile <= 0 || recent_us.size() < 20) return -1;
-  std::vector<double> v = recent_us;
-  const size_t k = std::min(v.size() - 1, static_cast<size_t>(options.hedge_percentile / 100 * v.size()));
-  std::nth_element(v.begin(), v.begin() + k, v.end());
-  return v[k];
-}
-
-void ClusterClient::Impl::RecordLatency(double us) {
-  constexpr size_t kWindow = 1000;
-  if (recent_us.size() < kWindow) {
-    recent_us.push_back(us);
-  } else {
-    recent_us[recent_next] = us;
-    recent_next = (recent_next + 1) % kWindow;
+std::vector<double> ClusterClient::Impl::HedgeDelaysUs() const {
+  std::vector<double> us(ranges.size(), -1);
+  for (size_t r = 0; r < ranges.size(); ++r) {
+    if (options.hedge_after_ms > 0) {
+      us[r] = options.hedge_after_ms * 1000;
+    } else if (options.hedge_percentile > 0) {
+      us[r] = hedge_thresholds.DelayUs(r, options.hedge_percentile);
+    }
   }
+  return us;
 }
 
 ClusterClient::ClusterClient(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -157,7 +153,7 @@ Status ClusterClient::Run(QueryNode root, const SearchOptions& options, const Re
   *stats = SearchStats();
   Impl& impl = *impl_;
   ResultStream stream(options, sink, stats, /*timed=*/true);
-  QueryFanOut fan(impl.ranges, FanOutPolicy{impl.options.deadline_ms, impl.HedgeDelayUs()}, &impl, root,
+  QueryFanOut fan(impl.ranges, FanOutPolicy{impl.options.deadline_ms, impl.HedgeDelaysUs()}, &impl, root,
                   options, &stream, stats);
   fan.Start();
   while (fan.waiting()) {

@@ -32,7 +32,7 @@ struct ClusterOptions {
   std::string token;
   uint32_t deadline_ms = 0;        // 0: wait for every tablet
   double hedge_after_ms = 0;       // > 0: hedge after this fixed delay
-  double hedge_percentile = 0;     // > 0: hedge after this percentile of recent latencies
+  double hedge_percentile = 0;     // > 0: hedge after this percentile of the range's healthy answers (hedge_thresholds.h)
   // Which replica of a range is asked first (query/replica_selector.h).
   ReplicaPolicy replica_policy = ReplicaPolicy::kAdaptive;
   uint32_t connect_timeout_ms = 2000;

@@ -138,16 +138,16 @@ void QueryFanOut::GiveUp(size_t r) {
 // left to ask.
 bool QueryFanOut::HedgeDue(const Attempt& a, size_t r, Clock::time_point now) const {
   const RangeState& st = state_[r];
-  return policy_.hedge_us > 0 && a.range == r && a.active && st.open() && !st.hedged && st.active == 1 && Untried(r) &&
-         now >= a.sent + std::chrono::microseconds(static_cast<int64_t>(policy_.hedge_us));
+  const double hedge_us = policy_.HedgeUs(r);
+  return hedge_us > 0 && a.range == r && a.active && st.open() && !st.hedged && st.active == 1 && Untried(r) &&
+         now >= a.sent + std::chrono::microseconds(static_cast<int64_t>(hedge_us));
 }
 
 QueryFanOut::Clock::time_point QueryFanOut::NextWake() const {
   Clock::time_point wake = deadline_;
-  if (policy_.hedge_us <= 0) return wake;
-  const auto delay = std::chrono::microseconds(static_cast<int64_t>(policy_.hedge_us));
   for (const auto& [rid, a] : attempts_) {
-    if (HedgeDue(a, a.range, Clock::time_point::max())) wake = std::min(wake, a.sent + delay);
+    if (!HedgeDue(a, a.range, Clock::time_point::max())) continue;
+    wake = std::min(wake, a.sent + std::chrono::microseconds(static_cast<int64_t>(policy_.HedgeUs(a.range))));
   }
   return wake;
 }
@@ -253,7 +253,8 @@ void QueryFanOut::OnDone(Attempt& attempt, const Done& done) {
       if (!st.open()) return;
       st.done = true;
       if (done.code == DoneCode::kDeadline) GiveUp(attempt.range);
-      host_->RecordLatency(std::chrono::duration<double, std::micro>(Clock::now() - attempt.sent).count());
+      host_->RecordLatency(attempt.range, ranges_[attempt.range].replicas[attempt.replica],
+                           std::chrono::duration<double, std::micro>(Clock::now() - attempt.sent).count());
       for (auto& [rid, a] : attempts_) {
         if (a.range == attempt.range && a.active) Cancel(rid);
       }

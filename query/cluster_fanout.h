@@ -46,8 +46,9 @@ class FanOutHost {
   // A request submitted to `address` ended (answered, cancelled or failed).
   virtual void Ended(const std::string& address, const ReplicaSample& sample) = 0;
   virtual void Cancel(const std::string& address, uint64_t rid) = 0;
-  // A range's complete answer took `us` (hedge percentiles learn from it).
-  virtual void RecordLatency(double us) = 0;
+  // Range `range`'s complete answer from `address` took `us` (hedge
+  // thresholds learn from it).
+  virtual void RecordLatency(size_t range, const std::string& address, double us) = 0;
   virtual void Log(const std::string& line) = 0;
   // Whether `address` may be asked for `range` (not a bad replica: another
   // index, or not hosting the range); InvalidArgument saying why if not.
@@ -57,8 +58,9 @@ class FanOutHost {
 };
 
 struct FanOutPolicy {
-  uint32_t deadline_ms = 0;  // 0: none
-  double hedge_us = -1;      // < 0: no hedging
+  uint32_t deadline_ms = 0;     // 0: none
+  std::vector<double> hedge_us;  // by range; < 0 or missing: no hedging
+  double HedgeUs(size_t range) const { return range < hedge_us.size() ? hedge_us[range] : -1; }
 };
 
 class QueryFanOut {
