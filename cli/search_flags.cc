@@ -24,7 +24,7 @@ void AddSearchFlags(CLI::App* cmd, SearchFlags* f) {
       ->type_name("FILE");
   cmd->add_option("--deadline", f->target.deadline_ms, "--cluster: answer with what arrived after MS milliseconds (partial: exit 4)")
       ->type_name("MS")->check(WholeNumber(1))->default_str("none");
-  cmd->add_option("--hedge-after", f->target.hedge_after, "--cluster: ask another replica after MS, or after pNN of the range's answers from its fastest replica")
+  cmd->add_option("--hedge-after", f->target.hedge_after, "--cluster: ask another replica after MS, or after pNN of the range's answers from its other replicas")
       ->type_name("pNN|MS")->default_str("never");
   cmd->add_option("--replica-policy", f->target.replica_policy,
                   "--cluster: which replica of a range to ask: adaptive (C3: the fastest by response time, service time "

@@ -41,8 +41,9 @@ struct ClusterClient::Impl final : FanOutHost {
     if (!link) link = std::make_shared<ServerLink>(&link_context, address);
     return *link;
   }
-  // By range: the fixed --hedge-after MS, the learned pNN, or -1 (none).
-  std::vector<double> HedgeDelaysUs() const;
+  // By range and replica: the fixed --hedge-after MS, the learned pNN, or
+  // -1 (none).
+  std::vector<std::vector<double>> HedgeDelaysUs() const;
 
   // FanOutHost (the query's thread; socket work is posted to the network thread).
   uint64_t NextRequestId() override { return next_rid++; }
@@ -73,13 +74,17 @@ struct ClusterClient::Impl final : FanOutHost {
   Status RangeUsable(const ClusterRange& range) override { return roster->RangeUsable(range); }
 };
 
-std::vector<double> ClusterClient::Impl::HedgeDelaysUs() const {
-  std::vector<double> us(ranges.size(), -1);
+std::vector<std::vector<double>> ClusterClient::Impl::HedgeDelaysUs() const {
+  std::vector<std::vector<double>> us(ranges.size());
   for (size_t r = 0; r < ranges.size(); ++r) {
-    if (options.hedge_after_ms > 0) {
-      us[r] = options.hedge_after_ms * 1000;
-    } else if (options.hedge_percentile > 0) {
-      us[r] = hedge_thresholds.DelayUs(r, options.hedge_percentile);
+    for (const std::string& replica : ranges[r].replicas) {
+      if (options.hedge_after_ms > 0) {
+        us[r].push_back(options.hedge_after_ms * 1000);
+      } else if (options.hedge_percentile > 0) {
+        us[r].push_back(hedge_thresholds.DelayUs(r, replica, options.hedge_percentile));
+      } else {
+        us[r].push_back(-1);
+      }
     }
   }
   return us;

@@ -138,7 +138,7 @@ void QueryFanOut::GiveUp(size_t r) {
 // left to ask.
 bool QueryFanOut::HedgeDue(const Attempt& a, size_t r, Clock::time_point now) const {
   const RangeState& st = state_[r];
-  const double hedge_us = policy_.HedgeUs(r);
+  const double hedge_us = policy_.HedgeUs(r, a.replica);
   return hedge_us > 0 && a.range == r && a.active && st.open() && !st.hedged && st.active == 1 && Untried(r) &&
          now >= a.sent + std::chrono::microseconds(static_cast<int64_t>(hedge_us));
 }
@@ -147,7 +147,7 @@ QueryFanOut::Clock::time_point QueryFanOut::NextWake() const {
   Clock::time_point wake = deadline_;
   for (const auto& [rid, a] : attempts_) {
     if (!HedgeDue(a, a.range, Clock::time_point::max())) continue;
-    wake = std::min(wake, a.sent + std::chrono::microseconds(static_cast<int64_t>(policy_.HedgeUs(a.range))));
+    wake = std::min(wake, a.sent + std::chrono::microseconds(static_cast<int64_t>(policy_.HedgeUs(a.range, a.replica))));
   }
   return wake;
 }

@@ -58,9 +58,13 @@ class FanOutHost {
 };
 
 struct FanOutPolicy {
-  uint32_t deadline_ms = 0;     // 0: none
-  std::vector<double> hedge_us;  // by range; < 0 or missing: no hedging
-  double HedgeUs(size_t range) const { return range < hedge_us.size() ? hedge_us[range] : -1; }
+  uint32_t deadline_ms = 0;  // 0: none
+  // By range, then by replica: how long a request to that replica waits
+  // before a hedge; < 0 or missing: no hedging.
+  std::vector<std::vector<double>> hedge_us;
+  double HedgeUs(size_t range, size_t replica) const {
+    return range < hedge_us.size() && replica < hedge_us[range].size() ? hedge_us[range][replica] : -1;
+  }
 };
 
 class QueryFanOut {

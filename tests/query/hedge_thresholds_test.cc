@@ -1,7 +1,8 @@
-// Hedge thresholds learned per range (query/hedge_thresholds.h): the
-// fastest replica's percentile, never the slow one's, so a degraded server
-// cannot drag its range's threshold up; the global percentile until a
-// replica has enough answers; nothing before that.
+// Hedge thresholds (query/hedge_thresholds.h): a request waits the lowest
+// percentile among the range's other replicas, never its own server's, so
+// a degraded server cannot drag up the threshold of the requests it is
+// slow on; other servers' answers stand in until a replica has enough;
+// nothing is hedged before that.
 #include "query/hedge_thresholds.h"
 
 #include <gtest/gtest.h>
@@ -13,46 +14,55 @@ namespace {
 
 TEST(HedgeThresholds, NothingKnownMeansNoHedge) {
   HedgeThresholds t;
-  EXPECT_LT(t.DelayUs(0, 95), 0);
-  for (int i = 0; i < 5; ++i) t.Record(0, "a:1", 100);
-  EXPECT_LT(t.DelayUs(0, 95), 0);
+  EXPECT_LT(t.DelayUs(0, "a:1", 95), 0);
+  for (int i = 0; i < 30; ++i) t.Record(0, "a:1", 100);
+  // Only a's own answers are known: they never set a's threshold.
+  EXPECT_LT(t.DelayUs(0, "a:1", 95), 0);
+  EXPECT_DOUBLE_EQ(t.DelayUs(0, "b:1", 95), 100);
 }
 
-TEST(HedgeThresholds, ASlowReplicaDoesNotRaiseItsRangesThreshold) {
+TEST(HedgeThresholds, ASlowServerDoesNotRaiseItsOwnThreshold) {
   HedgeThresholds t;
   std::mt19937_64 rng(1);
-  // Range 0: a answers in 100-199 us, b (degraded) in 100 ms a third of
-  // the time. Range 1: only slow answers from c.
+  // Range 0: a answers in 100-199 us; b, degraded, takes 100 ms a third
+  // of the time. Range 1: c, slow but steady.
   for (int i = 0; i < 300; ++i) {
     t.Record(0, "a:1", 100 + static_cast<double>(rng() % 100));
     t.Record(0, "b:1", i % 3 == 0 ? 100000 : 150);
     t.Record(1, "c:1", 5000 + static_cast<double>(rng() % 1000));
   }
-  const double r0 = t.DelayUs(0, 95);
-  EXPECT_GE(r0, 180);
-  EXPECT_LT(r0, 200) << "range 0's threshold is not its fast replica's p95";
-  // Range 1 learns its own, far above range 0's.
-  EXPECT_GE(t.DelayUs(1, 95), 5900);
-  // A global p95 over every answer would be 100 ms here.
+  // A request to b is hedged after a's p95; one to a after b's (a
+  // healthy server's requests are rarely slow: a late hedge costs little).
+  const double to_b = t.DelayUs(0, "b:1", 95);
+  EXPECT_GE(to_b, 180);
+  EXPECT_LT(to_b, 200) << "b's requests do not wait a's p95";
+  EXPECT_DOUBLE_EQ(t.DelayUs(0, "a:1", 95), 100000);
+  // Range 1 has no other replica with answers: every other server's p95.
+  EXPECT_DOUBLE_EQ(t.DelayUs(1, "c:1", 95), 100000);
 }
 
-TEST(HedgeThresholds, TheGlobalPercentileUntilAReplicaHasEnough) {
+TEST(HedgeThresholds, OtherServersStandInUntilAReplicaHasEnough) {
+  // The first policy's case: every request of range 0 goes to a, which is
+  // slow a fifth of the time; b, its other replica, has answered nothing
+  // yet. Range 1's server d is healthy: its answers set a's threshold, so
+  // a's slow requests are hedged and b starts answering.
   HedgeThresholds t;
-  for (int i = 0; i < 30; ++i) t.Record(0, "a:1", 1000 + i);
-  // Range 1 has no replica with enough answers: every answer's p50 (9 and
-  // 1000..1029: the 16th of 31). Range 0 has its own (the 16th of 30).
-  t.Record(1, "b:1", 9);
-  EXPECT_DOUBLE_EQ(t.DelayUs(1, 50), 1014);
-  EXPECT_DOUBLE_EQ(t.DelayUs(0, 50), 1015);
+  for (int i = 0; i < 100; ++i) {
+    t.Record(0, "a:1", i % 5 == 0 ? 100000 : 300);
+    t.Record(1, "d:1", 250 + i % 10);
+  }
+  EXPECT_LT(t.DelayUs(0, "a:1", 95), 300);
+  for (int i = 0; i < 30; ++i) t.Record(0, "b:1", 400);
+  EXPECT_DOUBLE_EQ(t.DelayUs(0, "a:1", 95), 400) << "b's own answers now set a's threshold";
 }
 
 TEST(HedgeThresholds, NewAnswersMoveTheThreshold) {
   HedgeThresholds t;
-  for (int i = 0; i < 100; ++i) t.Record(0, "a:1", 100);
-  EXPECT_DOUBLE_EQ(t.DelayUs(0, 90), 100);
+  for (int i = 0; i < 100; ++i) t.Record(0, "b:1", 100);
+  EXPECT_DOUBLE_EQ(t.DelayUs(0, "a:1", 90), 100);
   // The window keeps the latest kWindow answers: the range got slower.
-  for (size_t i = 0; i < HedgeThresholds::kWindow; ++i) t.Record(0, "a:1", 700);
-  EXPECT_DOUBLE_EQ(t.DelayUs(0, 90), 700);
+  for (size_t i = 0; i < HedgeThresholds::kWindow; ++i) t.Record(0, "b:1", 700);
+  EXPECT_DOUBLE_EQ(t.DelayUs(0, "a:1", 90), 700);
 }
 
 }  // namespace
