@@ -166,6 +166,9 @@ Status PositionReader::EndsOnTable(uint64_t chunk, const uint8_t* after) const {
 Status PositionReader::ReadChunk(uint64_t chunk, bool whole) {
   uint64_t& held = whole ? loaded_ : viewed_;
   if (chunk == held) return Status::OK();
+  // Forgotten first: a block that fails leaves buf_ or view_ half set,
+  // never to be taken for the block held before.
+  held = UINT64_MAX;
   const uint8_t* from = nullptr;
   uint64_t most = 0;
   size_t n = 0;
