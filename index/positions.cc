@@ -142,18 +142,20 @@ uint64_t PositionReader::BlockStart(size_t block) const {
   return block == 0 ? 0 : DecodeFixed32(starts_ + 4 * (block - 1));
 }
 
-// Where value block `chunk` starts (from value block 0) and the most bytes
-// it may take: up to the next block's start, or for the last block the
-// largest block of its values (head 3, 32-bit payload, n exceptions of
-// 32-bit highs). Corruption if it starts past the region.
-Status PositionReader::ChunkBytes(uint64_t chunk, const uint8_t** from, uint64_t* most, size_t* n) const {
+// Where value block `chunk` starts and how many values it holds, its bytes
+// checksum-verified as far as they may reach: up to the next block's start,
+// or for the last block the largest block of its values (head 3, 32-bit
+// payload, n exceptions of 32-bit highs). Corruption if it starts past the
+// region.
+Status PositionReader::ChunkBytes(uint64_t chunk, const uint8_t** from, size_t* n) const {
   const uint64_t at = chunk == 0 ? 0 : DecodeFixed32(ends_ + 4 * (chunk - 1));
   if (at > static_cast<uint64_t>(end_ - chunks_)) return Corrupt("value block " + std::to_string(chunk) + " past the end");
   *n = static_cast<size_t>(std::min<uint64_t>(kBlockSize, values_ - chunk * kBlockSize));
-  *most = chunk + 1 < nchunks_ ? DecodeFixed32(ends_ + 4 * chunk) - std::min<uint64_t>(at, DecodeFixed32(ends_ + 4 * chunk))
-                               : 3 + PayloadSize(*n, 32) + *n + 4 * *n;
+  const uint64_t most = chunk + 1 < nchunks_
+                            ? DecodeFixed32(ends_ + 4 * chunk) - std::min<uint64_t>(at, DecodeFixed32(ends_ + 4 * chunk))
+                            : 3 + PayloadSize(*n, 32) + *n + 4 * *n;
   *from = chunks_ + at;
-  return Verify(*from, *most);
+  return Verify(*from, most);
 }
 
 Status PositionReader::EndsOnTable(uint64_t chunk, const uint8_t* after) const {
@@ -170,9 +172,8 @@ Status PositionReader::ReadChunk(uint64_t chunk, bool whole) {
   // never to be taken for the block held before.
   held = UINT64_MAX;
   const uint8_t* from = nullptr;
-  uint64_t most = 0;
   size_t n = 0;
-  DPS_RETURN_IF_ERROR(ChunkBytes(chunk, &from, &most, &n));
+  DPS_RETURN_IF_ERROR(ChunkBytes(chunk, &from, &n));
   const uint8_t* after = whole                       ? DecodeValueBlock(from, end_, n, buf_)
                          : view_.Open(from, end_, n) ? view_.end()
                                                      : nullptr;

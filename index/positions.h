@@ -94,7 +94,7 @@ class PositionReader {
   Status PastMaxPosition() const;
   Status Verify(const uint8_t* from, uint64_t len) const;
   Status OpenVerified(uint64_t df);
-  Status ChunkBytes(uint64_t chunk, const uint8_t** from, uint64_t* most, size_t* n) const;
+  Status ChunkBytes(uint64_t chunk, const uint8_t** from, size_t* n) const;
   Status EndsOnTable(uint64_t chunk, const uint8_t* after) const;
   // Value block `chunk` decoded whole into buf_, or opened in place in view_.
   Status ReadChunk(uint64_t chunk, bool whole);
