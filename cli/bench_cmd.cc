@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cli/commands.h"
 #include "cli/validators.h"
@@ -17,7 +18,10 @@ void RegisterBench(CLI::App& app) {
   struct Args {
     SearchFlags search;
     std::string queries, report;
-    size_t repeat = 1, concurrency = 1;
+    size_t repeat = 1, concurrency = 1, max_in_flight = 32;
+    std::vector<double> rates;
+    double duration = 0;
+    uint64_t seed = 1;
     unsigned warmup_passes = 1;
     bool json = false, fetch = false, allow_failures = false;
     size_t top = 0;
@@ -28,8 +32,18 @@ void RegisterBench(CLI::App& app) {
   AddSearchFlags(cmd, &a->search);
   cmd->add_option("--queries", a->queries, "File of id<TAB>query lines")
       ->type_name("FILE")->required();
-  cmd->add_option("--repeat", a->repeat, "Run the file N times")->check(WholeNumber(1, 1000000));
-  cmd->add_option("--concurrency", a->concurrency, "Concurrent clients")->check(WholeNumber(1, 1024));
+  auto* repeat = cmd->add_option("--repeat", a->repeat, "Run the file N times")->check(WholeNumber(1, 1000000));
+  cmd->add_option("--duration", a->duration, "Run for S seconds instead of --repeat passes")
+      ->type_name("S")->check(FiniteNumber(0.001, 86400))->excludes(repeat);
+  auto* concurrency = cmd->add_option("--concurrency", a->concurrency, "Closed loop: concurrent clients, each asking when answered")
+                          ->check(WholeNumber(1, 1024));
+  auto* rate = cmd->add_option("--rate", a->rates,
+                               "Open loop: Poisson arrivals at QPS, latency from each query's due time; "
+                               "a list (200,400,800) sweeps the rates and finds the knee")
+                   ->type_name("QPS[,QPS...]")->delimiter(',')->check(FiniteNumber(0.001, 1e9))->excludes(concurrency);
+  cmd->add_option("--max-in-flight", a->max_in_flight, "--rate: queries running at once (later arrivals wait, and the wait counts)")
+      ->check(WholeNumber(1, 1024))->needs(rate);
+  cmd->add_option("--seed", a->seed, "--rate: seed of the arrival schedule")->needs(rate);
   cmd->add_option("--warmup-passes", a->warmup_passes, "Unrecorded passes over the file first")->check(WholeNumber(0, 1000000));
   cmd->add_flag("--fetch", a->fetch, "Fetch results (ids, titles) instead of counting");
   cmd->add_option("--top", a->top, "Rank each query: its K best by BM25 (ids and titles fetched)")
@@ -49,19 +63,37 @@ void RegisterBench(CLI::App& app) {
     SearchBackend* b = backend->get();
     const BenchMode mode{a->fetch, a->top, a->bm25.params, a->search.max_expansions};
     RunnerFactory factory = SearchRunners([b] { return b->NewSearcher(); }, mode);
+    BenchOptions options;
+    options.mode = mode;
+    options.load.concurrency = a->concurrency;
+    options.load.max_in_flight = a->max_in_flight;
+    options.load.repeat = a->repeat;
+    options.load.duration_seconds = a->duration;
+    options.load.seed = a->seed;
+    options.warmup_passes = a->warmup_passes;
     std::vector<BenchRecord> records;
+    std::vector<BenchSummary> sweep;
     BenchSummary summary;
-    Status s = RunBench(factory, *queries, BenchOptions{mode, a->repeat, a->concurrency, a->warmup_passes},
-                        &records, &summary);
-    if (!s.ok()) return (void)Fail(s);
-    if (a->json) {
-      std::printf("%s\n", BenchJson(summary).c_str());
+    const std::string title = "dpsearch bench: " + a->queries + " on " + b->name();
+    std::string report;
+    if (a->rates.size() > 1) {
+      Status s = RunRateSweep(factory, *queries, options, a->rates, &sweep, &records);
+      if (!s.ok()) return (void)Fail(s);
+      std::printf("%s", a->json ? (SweepJson(sweep) + "\n").c_str() : SweepText(sweep).c_str());
+      if (!a->report.empty()) report = SweepHtml(sweep, title);
+      // Failures are named from the rate that had the most.
+      summary = *std::max_element(sweep.begin(), sweep.end(), [](const BenchSummary& x, const BenchSummary& y) {
+        return x.errors < y.errors;
+      });
     } else {
-      std::printf("%s", BenchText(summary).c_str());
+      options.load.rate_qps = a->rates.empty() ? 0 : a->rates[0];
+      Status s = RunBench(factory, *queries, options, &records, &summary);
+      if (!s.ok()) return (void)Fail(s);
+      std::printf("%s", a->json ? (BenchJson(summary) + "\n").c_str() : BenchText(summary).c_str());
+      if (!a->report.empty()) report = BenchHtml(summary, records, title);
     }
     if (!a->report.empty()) {
-      const std::string title = "dpsearch bench: " + a->queries + " on " + b->name();
-      Status w = WriteFileAtomically(a->report, BenchHtml(summary, records, title));
+      Status w = WriteFileAtomically(a->report, report);
       if (!w.ok()) return (void)Fail(w);
       std::fprintf(stderr, "dpsearch: report written to %s\n", a->report.c_str());
     }

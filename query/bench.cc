@@ -10,6 +10,8 @@
 #include <set>
 #include <thread>
 
+#include <sys/prctl.h>
+
 #include "query/result_format.h"
 
 namespace dps {
@@ -51,19 +53,136 @@ Percentiles ComputePercentiles(std::vector<double> v) {
     return v[std::min(v.size() - 1, rank == 0 ? 0 : rank - 1)];
   };
   p.p50 = at(0.50);
+  p.p90 = at(0.90);
   p.p95 = at(0.95);
   p.p99 = at(0.99);
+  p.p999 = at(0.999);
   p.max = v.back();
   return p;
 }
+
+Percentiles ComputePercentiles(const LatencyHistogram& h) {
+  Percentiles p;
+  p.p50 = h.QuantileMicros(0.50);
+  p.p90 = h.QuantileMicros(0.90);
+  p.p95 = h.QuantileMicros(0.95);
+  p.p99 = h.QuantileMicros(0.99);
+  p.p999 = h.QuantileMicros(0.999);
+  p.max = h.MaxMicros();
+  return p;
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Everything a summary needs, added to as queries finish (one lock: a few
+// hundred nanoseconds a query against microseconds of work).
+class BenchAccumulator {
+ public:
+  BenchAccumulator(size_t keep_records, uint64_t seed, std::vector<BenchRecord>* records)
+      : keep_(keep_records), rng_(seed ^ 0x9e3779b97f4a7c15ULL), records_(records) {}
+
+  void Add(BenchRecord r) {
+    std::lock_guard lock(mu_);
+    if (!r.error.empty()) {
+      ++s_.errors;
+      if (r.index_error) ++s_.index_errors;
+      if (failed_ids_.insert(r.id).second) s_.failed.emplace_back(r.id, r.error);
+    } else {
+      ++s_.queries;
+      s_.requests += r.requests;
+      s_.hedged += r.hedged;
+      s_.failovers += r.failovers;
+      for (const auto& server : r.asked) ++s_.requests_by_server[server];
+      s_.partial += r.partial ? 1 : 0;
+      s_.total_histogram.RecordMicros(r.total_us);
+      service_.RecordMicros(r.total_us - r.start_lag_us);
+      lag_.RecordMicros(r.start_lag_us);
+      if (r.ttfr_us >= 0) ttfr_.RecordMicros(r.ttfr_us);
+      // Ratios are recorded in thousandths: the histogram is of integers.
+      if (r.tablets.size() >= 2) ratio_.Record(static_cast<uint64_t>(std::llround(r.straggler_ratio * 1e3)));
+      for (const auto& t : r.tablets) s_.tablet_histograms[t.tablet].RecordMicros(t.done_us);
+      if (r.last_tablet >= 0) ++s_.finished_last[static_cast<uint32_t>(r.last_tablet)];
+    }
+    // Reservoir sampling (Vitter's algorithm R): a uniform sample of the run.
+    ++seen_;
+    if (records_->size() < keep_) {
+      records_->push_back(std::move(r));
+    } else if (keep_ > 0) {
+      const uint64_t j = rng_() % seen_;
+      if (j < keep_) (*records_)[j] = std::move(r);
+    }
+  }
+
+  void Finish(BenchSummary* out) {
+    s_.total = ComputePercentiles(s_.total_histogram);
+    s_.service = ComputePercentiles(service_);
+    s_.start_lag = ComputePercentiles(lag_);
+    s_.ttfr = ComputePercentiles(ttfr_);
+    Percentiles ratio = ComputePercentiles(ratio_);
+    // Back from thousandths (the histogram's microseconds are its thousandths).
+    s_.straggler = {ratio.p50, ratio.p90, ratio.p95, ratio.p99, ratio.p999, ratio.max};
+    for (const auto& [t, h] : s_.tablet_histograms) s_.tablet_done[t] = ComputePercentiles(h);
+    const BenchMode mode = out->mode;
+    const BenchLoad load = out->load;
+    const double wall = out->wall_seconds;
+    *out = std::move(s_);
+    out->mode = mode;
+    out->load = load;
+    out->wall_seconds = wall;
+    out->achieved_qps = wall > 0 ? static_cast<double>(out->queries + out->errors) / wall : 0;
+  }
+
+ private:
+  std::mutex mu_;
+  size_t keep_;
+  std::mt19937_64 rng_;
+  std::vector<BenchRecord>* records_;
+  uint64_t seen_ = 0;
+  BenchSummary s_;
+  LatencyHistogram service_, lag_, ttfr_, ratio_;
+  std::set<std::string> failed_ids_;
+};
+
+// Which query comes next and when it is due. Closed loop: the next in the
+// file, due now. Open loop: exponential gaps at the offered rate (a Poisson
+// process), from a seeded generator, so a run's schedule is reproducible.
+class Arrivals {
+ public:
+  Arrivals(const BenchLoad& load, size_t queries)
+      : load_(load), total_(queries * std::max<size_t>(1, load.repeat)),
+        schedule_(load.open() ? load.rate_qps : 1.0, load.seed) {}
+
+  // False when the run is over. `due_us` is from the start of the run.
+  bool Next(Clock::time_point start, size_t* index, double* due_us) {
+    std::lock_guard lock(mu_);
+    if (load_.duration_seconds <= 0 && next_ >= total_) return false;
+    *due_us = load_.open() ? schedule_.Next()
+                           : std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+    if (load_.duration_seconds > 0 && *due_us >= load_.duration_seconds * 1e6) return false;
+    *index = next_++;
+    return true;
+  }
+
+ private:
+  std::mutex mu_;
+  BenchLoad load_;
+  size_t total_, next_ = 0;
+  PoissonSchedule schedule_;
+};
+
+}  // namespace
 
 Status RunBench(const RunnerFactory& factory, const std::vector<BatchQuery>& queries,
                 const BenchOptions& options, std::vector<BenchRecord>* records, BenchSummary* summary) {
   records->clear();
   *summary = BenchSummary();
   summary->mode = options.mode;
+  summary->load = options.load;
   if (queries.empty()) return Status::InvalidArgument("bench: no queries");
-  const size_t threads = std::max<size_t>(1, options.concurrency);
+  const BenchLoad& load = options.load;
+  const size_t threads = std::max<size_t>(1, load.open() ? load.max_in_flight : load.concurrency);
   std::vector<QueryRunner> runners;
   for (size_t i = 0; i < threads; ++i) {
     DPS_ASSIGN_OR_RETURN(QueryRunner r, factory());
@@ -72,17 +191,33 @@ Status RunBench(const RunnerFactory& factory, const std::vector<BatchQuery>& que
   for (unsigned pass = 0; pass < options.warmup_passes; ++pass) {
     for (const auto& q : queries) (void)runners[0](q.text);
   }
-  const size_t total = queries.size() * std::max<size_t>(1, options.repeat);
-  records->resize(total);
-  std::atomic<size_t> next{0};
-  const auto start = std::chrono::steady_clock::now();
+  BenchAccumulator acc(options.keep_records, load.seed, records);
+  Arrivals arrivals(load, queries.size());
+  std::atomic<int64_t> last_end_ns{0};
+  const Clock::time_point start = Clock::now();
   auto work = [&](size_t t) {
-    for (size_t i = next.fetch_add(1); i < total; i = next.fetch_add(1)) {
+    // Open loop: wake at the due time, not up to 50 µs later (Linux's
+    // default timer slack), which would be counted as the system's latency.
+    if (load.open()) prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+    size_t i = 0;
+    double due_us = 0;
+    while (arrivals.Next(start, &i, &due_us)) {
+      const Clock::time_point due = start + std::chrono::nanoseconds(static_cast<int64_t>(due_us * 1e3));
+      if (load.open()) std::this_thread::sleep_until(due);
+      const Clock::time_point began = Clock::now();
       const BatchQuery& q = queries[i % queries.size()];
       BenchRecord r = runners[t](q.text);
+      const Clock::time_point ended = Clock::now();
       r.id = q.id;
+      if (load.open()) {
+        r.start_lag_us = std::max(0.0, std::chrono::duration<double, std::micro>(began - due).count());
+        r.total_us = std::chrono::duration<double, std::micro>(ended - due).count();
+      }
+      int64_t end_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(ended - start).count();
+      for (int64_t seen = last_end_ns.load(); end_ns > seen && !last_end_ns.compare_exchange_weak(seen, end_ns);) {
+      }
       SummarizeTablets(&r);
-      (*records)[i] = std::move(r);
+      acc.Add(std::move(r));
     }
   };
   if (threads == 1) {
@@ -92,35 +227,25 @@ Status RunBench(const RunnerFactory& factory, const std::vector<BatchQuery>& que
     for (size_t t = 0; t < threads; ++t) pool.emplace_back(work, t);
     for (auto& th : pool) th.join();
   }
-  summary->wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-
-  std::set<std::string> failed_ids;
-  std::vector<double> totals, ttfrs, ratios;
-  std::map<uint32_t, std::vector<double>> tablet_done;
-  for (const auto& r : *records) {
-    if (!r.error.empty()) {
-      ++summary->errors;
-      if (r.index_error) ++summary->index_errors;
-      if (failed_ids.insert(r.id).second) summary->failed.emplace_back(r.id, r.error);
-      continue;
-    }
-    ++summary->queries;
-    summary->requests += r.requests;
-    summary->hedged += r.hedged;
-    summary->failovers += r.failovers;
-    for (const auto& server : r.asked) ++summary->requests_by_server[server];
-    summary->partial += r.partial ? 1 : 0;
-    totals.push_back(r.total_us);
-    if (r.ttfr_us >= 0) ttfrs.push_back(r.ttfr_us);
-    if (r.tablets.size() >= 2) ratios.push_back(r.straggler_ratio);
-    for (const auto& s : r.tablets) tablet_done[s.tablet].push_back(s.done_us);
-    if (r.last_tablet >= 0) ++summary->finished_last[static_cast<uint32_t>(r.last_tablet)];
-  }
-  summary->total = ComputePercentiles(totals);
-  summary->ttfr = ComputePercentiles(ttfrs);
-  summary->straggler = ComputePercentiles(ratios);
-  for (auto& [t, v] : tablet_done) summary->tablet_done[t] = ComputePercentiles(std::move(v));
+  summary->wall_seconds = static_cast<double>(last_end_ns.load()) / 1e9;
+  acc.Finish(summary);
   return Status::OK();
+}
+
+std::string BenchLoad::Describe() const {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%g s", duration_seconds);
+  const std::string how_long = duration_seconds > 0 ? std::string(buf)
+                                                    : std::to_string(std::max<size_t>(1, repeat)) +
+                                                          (repeat <= 1 ? " pass" : " passes");
+  if (open()) {
+    std::snprintf(buf, sizeof buf, "open loop, %.0f qps Poisson arrivals, at most %zu in flight, %s", rate_qps,
+                  max_in_flight, how_long.c_str());
+  } else {
+    std::snprintf(buf, sizeof buf, "closed loop, %zu client%s, %s", concurrency, concurrency == 1 ? "" : "s",
+                  how_long.c_str());
+  }
+  return buf;
 }
 
 namespace {
@@ -153,6 +278,18 @@ std::string BenchJson(const BenchSummary& s) {
     j += ",\"top_k\":" + std::to_string(s.mode.top_k) + ",\"bm25_k1\":" + Shortest(s.mode.bm25.k1) +
          ",\"bm25_b\":" + Shortest(s.mode.bm25.b);
   }
+  if (s.load.open()) {
+    j += ",\"load\":\"open\",\"offered_qps\":" + Shortest(s.load.rate_qps) +
+         ",\"max_in_flight\":" + std::to_string(s.load.max_in_flight);
+  } else {
+    j += ",\"load\":\"closed\",\"concurrency\":" + std::to_string(s.load.concurrency);
+  }
+  if (s.load.duration_seconds > 0) {
+    j += ",\"duration_seconds\":" + Shortest(s.load.duration_seconds);
+  } else {
+    j += ",\"repeat\":" + std::to_string(s.load.repeat);
+  }
+  j += ",\"achieved_qps\":" + Num(s.achieved_qps);
   j += ",\"queries\":" + std::to_string(s.queries);
   j += ",\"errors\":" + std::to_string(s.errors);
   j += ",\"failed_queries\":[";
@@ -171,9 +308,15 @@ std::string BenchJson(const BenchSummary& s) {
   j += "}";
   j += ",\"partial_results\":" + std::to_string(s.partial);
   j += ",\"p50_us\":" + Num(s.total.p50);
+  j += ",\"p90_us\":" + Num(s.total.p90);
   j += ",\"p95_us\":" + Num(s.total.p95);
   j += ",\"p99_us\":" + Num(s.total.p99);
+  j += ",\"p999_us\":" + Num(s.total.p999);
   j += ",\"max_us\":" + Num(s.total.max);
+  j += ",\"service_p50_us\":" + Num(s.service.p50) + ",\"service_p99_us\":" + Num(s.service.p99) +
+       ",\"service_p999_us\":" + Num(s.service.p999);
+  j += ",\"start_lag_p50_us\":" + Num(s.start_lag.p50) + ",\"start_lag_p99_us\":" + Num(s.start_lag.p99) +
+       ",\"start_lag_max_us\":" + Num(s.start_lag.max);
   j += ",\"ttfr_p50_us\":" + Num(s.ttfr.p50);
   j += ",\"ttfr_p99_us\":" + Num(s.ttfr.p99);
   j += ",\"straggler_ratio_p50\":" + Ratio(s.straggler.p50);
@@ -189,6 +332,15 @@ std::string BenchJson(const BenchSummary& s) {
          ",\"p99_us\":" + Num(p.p99) + ",\"max_us\":" + Num(p.max) +
          ",\"finished_last\":" + std::to_string(last == s.finished_last.end() ? 0 : last->second) + "}";
   }
+  j += "]";
+  // The whole latency distribution, (highest µs of a bucket, queries) for
+  // each non-empty bucket: enough to redraw or compare runs within 0.8%.
+  j += ",\"latency_histogram\":[";
+  first = true;
+  for (const auto& [us, n] : s.total_histogram.Buckets()) {
+    j += (first ? "[" : ",[") + Num(us) + "," + std::to_string(n) + "]";
+    first = false;
+  }
   j += "]}";
   return j;
 }
@@ -197,8 +349,10 @@ std::string BenchText(const BenchSummary& s) {
   char buf[512];
   std::string out;
   std::snprintf(buf, sizeof buf,
-                "%s: %zu queries in %.2f s (%llu errors); %llu requests, %llu hedged, %llu failovers, %llu partial\n",
-                s.mode.Describe().c_str(), s.queries, s.wall_seconds, static_cast<unsigned long long>(s.errors),
+                "%s, %s: %zu queries in %.2f s, %.1f a second (%llu errors); %llu requests, %llu hedged, "
+                "%llu failovers, %llu partial\n",
+                s.mode.Describe().c_str(), s.load.Describe().c_str(), s.queries, s.wall_seconds, s.achieved_qps,
+                static_cast<unsigned long long>(s.errors),
                 static_cast<unsigned long long>(s.requests), static_cast<unsigned long long>(s.hedged),
                 static_cast<unsigned long long>(s.failovers), static_cast<unsigned long long>(s.partial));
   out += buf;
@@ -207,17 +361,23 @@ std::string BenchText(const BenchSummary& s) {
     for (const auto& [server, n] : s.requests_by_server) out += " " + server + " " + std::to_string(n);
     out += "\n";
   }
-  std::snprintf(buf, sizeof buf, "%-22s %10s %10s %10s %10s\n", "", "p50", "p95", "p99", "max");
+  std::snprintf(buf, sizeof buf, "%-22s %10s %10s %10s %10s %10s %10s\n", "", "p50", "p90", "p95", "p99", "p99.9",
+                "max");
   out += buf;
   auto row = [&](const std::string& name, const Percentiles& p, bool ratio) {
-    if (ratio) {
-      std::snprintf(buf, sizeof buf, "%-22s %10.3f %10.3f %10.3f %10.3f\n", name.c_str(), p.p50, p.p95, p.p99, p.max);
-    } else {
-      std::snprintf(buf, sizeof buf, "%-22s %10.1f %10.1f %10.1f %10.1f\n", name.c_str(), p.p50, p.p95, p.p99, p.max);
-    }
+    std::snprintf(buf, sizeof buf,
+                  ratio ? "%-22s %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f\n"
+                        : "%-22s %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f\n",
+                  name.c_str(), p.p50, p.p90, p.p95, p.p99, p.p999, p.max);
     out += buf;
   };
   row("total us", s.total, false);
+  if (s.load.open()) {
+    // The difference is the time queries waited to start: what a closed
+    // loop, which never asks while it waits, leaves out.
+    row("service us", s.service, false);
+    row("start lag us", s.start_lag, false);
+  }
   row("first result us", s.ttfr, false);
   row("straggler ratio", s.straggler, true);
   for (const auto& [t, p] : s.tablet_done) {

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "query/bench.h"
+#include "query/latency_histogram.h"
 
 namespace dps {
 
@@ -59,46 +60,60 @@ std::string LogAxes(double lo, double hi, const std::string& ylabel) {
   return s;
 }
 
-std::string CdfChart(const std::vector<BenchRecord>& records) {
-  std::map<uint32_t, std::vector<double>> by_tablet_done;
-  for (const auto& r : records) {
-    for (const auto& s : r.tablets) by_tablet_done[s.tablet].push_back(std::max(1.0, s.done_us));
-  }
-  if (by_tablet_done.empty()) return "<p>No tablet timings.</p>";
-  double lo = 1e18, hi = 1;
-  for (auto& [t, v] : by_tablet_done) {
-    std::sort(v.begin(), v.end());
-    lo = std::min(lo, v.front());
-    hi = std::max(hi, v.back());
-  }
-  lo = std::pow(10, std::floor(std::log10(lo)));
-  hi = std::max(hi, lo * 10);
+// Horizontal grid lines at 50, 90 and 99% for a CDF.
+std::string CdfGrid() {
   const int x0 = kLeft, y0 = kHeight - kBottom, x1 = kWidth - kRight;
-  std::string s = SvgOpen() + LogAxes(lo, hi, "fraction of queries");
+  std::string s;
   for (double f : {0.5, 0.9, 0.99}) {
     const double y = y0 - f * (y0 - kTop);
     s += "<line x1='" + std::to_string(x0) + "' y1='" + F(y) + "' x2='" + std::to_string(x1) + "' y2='" + F(y) +
          "' stroke='#ddd'/><text x='" + std::to_string(x0 - 4) + "' y='" + F(y + 4) +
          "' text-anchor='end'>" + F(f * 100) + "%</text>";
   }
+  return s;
+}
+
+// One curve per named histogram (the fraction of queries at or below each
+// bucket's highest value), on a shared log-scaled x axis.
+std::string CdfOverlay(const std::vector<std::pair<std::string, const LatencyHistogram*>>& curves) {
+  double lo = 1e18, hi = 1;
+  for (const auto& [name, h] : curves) {
+    if (h->count() == 0) continue;
+    lo = std::min(lo, std::max(1.0, h->MinMicros()));
+    hi = std::max(hi, h->MaxMicros());
+  }
+  if (lo > hi) return "<p>No timings.</p>";
+  lo = std::pow(10, std::floor(std::log10(lo)));
+  hi = std::max(hi, lo * 10);
+  const int x0 = kLeft, y0 = kHeight - kBottom, x1 = kWidth - kRight;
+  std::string s = SvgOpen() + LogAxes(lo, hi, "fraction of queries") + CdfGrid();
   size_t color = 0;
   int legend_y = kTop + 12;
-  for (const auto& [t, v] : by_tablet_done) {
+  for (const auto& [name, h] : curves) {
+    if (h->count() == 0) continue;
     std::string points;
-    // At most ~400 points per curve keeps the page small.
-    const size_t step = std::max<size_t>(1, v.size() / 400);
-    for (size_t i = 0; i < v.size(); i += step) {
-      const double x = x0 + (std::log10(v[i]) - std::log10(lo)) / (std::log10(hi) - std::log10(lo)) * (x1 - x0);
-      const double y = y0 - static_cast<double>(i + 1) / v.size() * (y0 - kTop);
+    uint64_t seen = 0;
+    for (const auto& [us, n] : h->Buckets()) {
+      seen += n;
+      const double x =
+          x0 + (std::log10(std::max(lo, us)) - std::log10(lo)) / (std::log10(hi) - std::log10(lo)) * (x1 - x0);
+      const double y = y0 - static_cast<double>(seen) / static_cast<double>(h->count()) * (y0 - kTop);
       points += F(x) + "," + F(y) + " ";
     }
     const char* c = kColors[color++ % 10];
     s += "<polyline fill='none' stroke='" + std::string(c) + "' stroke-width='1.5' points='" + points + "'/>";
-    s += "<text x='" + std::to_string(x1 - 70) + "' y='" + std::to_string(legend_y) + "' fill='" + c +
-         "'>tablet " + std::to_string(t) + "</text>";
+    s += "<text x='" + std::to_string(x1 - 150) + "' y='" + std::to_string(legend_y) + "' fill='" + c + "'>" +
+         Escape(name) + "</text>";
     legend_y += 13;
   }
   return s + "</svg>";
+}
+
+std::string CdfChart(const BenchSummary& summary) {
+  if (summary.tablet_histograms.empty()) return "<p>No tablet timings.</p>";
+  std::vector<std::pair<std::string, const LatencyHistogram*>> curves;
+  for (const auto& [t, h] : summary.tablet_histograms) curves.emplace_back("tablet " + std::to_string(t), &h);
+  return CdfOverlay(curves);
 }
 
 std::string LastTabletChart(const BenchSummary& summary) {
@@ -170,7 +185,76 @@ std::string TimelineChart(const BenchRecord& r) {
   return s + "</svg>";
 }
 
+// Latency percentiles (log y) against offered load (linear x), one curve
+// per percentile, the knee marked.
+std::string LoadChart(const std::vector<BenchSummary>& sweep, int knee) {
+  double lo = 1e18, hi = 1, top_rate = 1;
+  for (const auto& p : sweep) {
+    lo = std::min(lo, std::max(1.0, p.total.p50));
+    hi = std::max(hi, p.total.p999);
+    top_rate = std::max(top_rate, p.load.rate_qps);
+  }
+  lo = std::pow(10, std::floor(std::log10(lo)));
+  hi = std::max(hi, lo * 10);
+  const int x0 = kLeft, y0 = kHeight - kBottom, x1 = kWidth - kRight;
+  auto X = [&](double qps) { return x0 + qps / top_rate * (x1 - x0); };
+  auto Y = [&](double us) {
+    return y0 - (std::log10(std::max(lo, us)) - std::log10(lo)) / (std::log10(hi) - std::log10(lo)) * (y0 - kTop);
+  };
+  std::string s = SvgOpen();
+  s += "<line x1='" + std::to_string(x0) + "' y1='" + std::to_string(y0) + "' x2='" + std::to_string(x1) + "' y2='" +
+       std::to_string(y0) + "' stroke='black'/><line x1='" + std::to_string(x0) + "' y1='" + std::to_string(kTop) +
+       "' x2='" + std::to_string(x0) + "' y2='" + std::to_string(y0) + "' stroke='black'/>";
+  for (double t = lo; t <= hi * 1.0001; t *= 10) {
+    const std::string label = t >= 1e6 ? F(t / 1e6) + " s" : t >= 1e3 ? F(t / 1e3) + " ms" : F(t) + " µs";
+    s += "<text x='" + std::to_string(x0 - 4) + "' y='" + F(Y(t) + 4) + "' text-anchor='end'>" + label + "</text>";
+  }
+  for (const auto& p : sweep) {
+    s += "<text x='" + F(X(p.load.rate_qps)) + "' y='" + std::to_string(y0 + 16) + "' text-anchor='middle'>" +
+         F(p.load.rate_qps) + "</text>";
+  }
+  s += "<text x='" + std::to_string((x0 + x1) / 2) + "' y='" + std::to_string(y0 + 32) +
+       "' text-anchor='middle'>offered queries a second</text>";
+  if (knee >= 0) {
+    const double x = X(sweep[static_cast<size_t>(knee)].load.rate_qps);
+    s += "<line x1='" + F(x) + "' y1='" + std::to_string(kTop) + "' x2='" + F(x) + "' y2='" + std::to_string(y0) +
+         "' stroke='#999' stroke-dasharray='4,3'/><text x='" + F(x + 3) + "' y='" + std::to_string(kTop + 10) +
+         "'>knee</text>";
+  }
+  const std::pair<const char*, double Percentiles::*> lines[] = {
+      {"p50", &Percentiles::p50}, {"p99", &Percentiles::p99}, {"p99.9", &Percentiles::p999}};
+  int legend_y = kTop + 12;
+  for (size_t c = 0; c < 3; ++c) {
+    std::string points;
+    for (const auto& p : sweep) points += F(X(p.load.rate_qps)) + "," + F(Y(p.total.*lines[c].second)) + " ";
+    s += "<polyline fill='none' stroke='" + std::string(kColors[c]) + "' stroke-width='1.5' points='" + points +
+         "'/><text x='" + std::to_string(x0 + 10) + "' y='" + std::to_string(legend_y) + "' fill='" + kColors[c] +
+         "'>" + lines[c].first + "</text>";
+    legend_y += 13;
+  }
+  return s + "</svg>";
+}
+
 }  // namespace
+
+std::string SweepHtml(const std::vector<BenchSummary>& sweep, const std::string& title) {
+  std::string h = "<!DOCTYPE html><html><head><meta charset='utf-8'><title>" + Escape(title) +
+                  "</title><style>body{font-family:sans-serif;max-width:800px;margin:2em auto}"
+                  "pre{background:#f6f6f6;padding:8px}</style></head><body>";
+  h += "<h1>" + Escape(title) + "</h1>";
+  if (sweep.empty()) return h + "<p>No rates ran.</p></body></html>\n";
+  h += "<p>" + Escape(sweep.front().mode.Describe()) + ", open loop: arrivals on a Poisson schedule at each offered "
+       "rate, every query's latency from the moment it was due (no coordinated omission).</p>";
+  h += "<pre>" + Escape(SweepText(sweep)) + "</pre>";
+  h += "<h2>Latency against offered load</h2><p>Percentiles of whole-query latency (log scale) at each offered "
+       "rate; the knee is the highest rate sustained before the first that saturates.</p>" +
+       LoadChart(sweep, KneeOf(sweep));
+  std::vector<std::pair<std::string, const LatencyHistogram*>> curves;
+  for (const auto& p : sweep) curves.emplace_back(F(p.load.rate_qps) + " qps offered", &p.total_histogram);
+  h += "<h2>Latency CDF at each rate</h2>" + CdfOverlay(curves);
+  h += "<h2>Machine-readable summary</h2><pre>" + Escape(SweepJson(sweep)) + "</pre></body></html>\n";
+  return h;
+}
 
 std::string BenchHtml(const BenchSummary& summary, const std::vector<BenchRecord>& records,
                       const std::string& title) {
@@ -197,8 +281,17 @@ std::string BenchHtml(const BenchSummary& summary, const std::vector<BenchRecord
     h += "<p>" + Escape(summary.mode.Describe()) + " run: results stream as bins finish.</p>";
   }
   h += "<pre>" + Escape(BenchText(summary)) + "</pre>";
+  h += "<p>Load: " + Escape(summary.load.Describe()) + ".";
+  if (summary.load.open()) {
+    h += " Each query's latency runs from the moment its Poisson arrival was due, so time spent waiting to "
+         "start (every in-flight slot busy, or the system stalled) is counted, as a user would feel it.";
+  } else {
+    h += " A closed loop asks its next query only when the last is answered, so while the system stalls no "
+         "queries arrive to suffer it: its tail understates what users at the same rate would see.";
+  }
+  h += "</p>";
   h += "<h2>Latency CDF per tablet</h2><p>Time from fan-out until each tablet finished its last bin, "
-       "over all queries (log scale).</p>" + CdfChart(records);
+       "over all queries (log scale).</p>" + CdfChart(summary);
   h += "<h2>Which tablet finished last</h2><p>Queries whose slowest tablet was each one.</p>" +
        LastTabletChart(summary);
   if (sample != nullptr) {

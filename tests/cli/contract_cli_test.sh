@@ -200,6 +200,37 @@ q "bench --allow-failures" 0 bench --index "$work/idx" --queries "$work/mixed.ts
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert [f["id"] for f in d["failed_queries"]] == ["b1","b2"], d' \
   "$work/out" && pass "bench --json lists failed queries" || flunk "bench --json failed_queries"
 
+# --- bench load: open loop (--rate), sweeps, --duration ----------------------
+printf 'a\tw1\nb\tw2 w3\n' >"$work/load.tsv"
+q "bench --rate with --concurrency" 2 bench --index "$work/idx" --queries "$work/load.tsv" --rate 100 --concurrency 2
+err_is "--rate --concurrency message" "dpsearch: --concurrency excludes --rate (see dpsearch --help)"
+q "bench --duration with --repeat" 2 bench --index "$work/idx" --queries "$work/load.tsv" --duration 1 --repeat 2
+q "bench --rate 0" 2 bench --index "$work/idx" --queries "$work/load.tsv" --rate 0
+err_is "--rate 0 message" "dpsearch: --rate: '0' is not a finite number from 0.001 to 1e+09 (see dpsearch --help)"
+q "bench --max-in-flight without --rate" 2 bench --index "$work/idx" --queries "$work/load.tsv" --max-in-flight 4
+q "bench open loop" 0 bench --index "$work/idx" --queries "$work/load.tsv" --rate 400 --repeat 20 --json
+python3 - "$work/out" <<'PY' && pass "bench --rate --json: open loop, every query, the percentiles" || flunk "bench --rate --json"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["load"] == "open" and d["offered_qps"] == 400 and d["queries"] == 40, d
+assert d["p50_us"] <= d["p90_us"] <= d["p99_us"] <= d["p999_us"] <= d["max_us"], d
+assert sum(n for _, n in d["latency_histogram"]) == 40, d["latency_histogram"]
+assert d["achieved_qps"] > 0 and "start_lag_p99_us" in d and "service_p99_us" in d
+PY
+q "bench --duration (closed loop)" 0 bench --index "$work/idx" --queries "$work/load.tsv" --duration 0.3 --json
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["load"]=="closed" and d["duration_seconds"]==0.3 and d["queries"]>2, d' \
+  "$work/out" && pass "bench --duration runs past one pass" || flunk "bench --duration"
+q "bench --rate sweep" 0 bench --index "$work/idx" --queries "$work/load.tsv" --rate 300,100 --duration 0.2 --json --report "$work/sweep.html"
+python3 - "$work/out" "$work/sweep.html" <<'PY' && pass "bench sweep: one object, rates ascending, a knee, a report" || flunk "bench sweep"
+import json, sys, re
+d = json.load(open(sys.argv[1]))
+assert [p["offered_qps"] for p in d["sweep"]] == [100, 300], d
+assert all("saturated" in p for p in d["sweep"]) and "knee_qps" in d, d
+html = open(sys.argv[2]).read()
+assert "Latency against offered load" in html and "100.0 qps offered" in html and "300.0 qps offered" in html
+assert html.count("<svg") == html.count("</svg>") >= 2
+PY
+
 # --- An answer cut short by a corrupt page: exit 3, flagged incomplete ---------
 # Each of the index's pages is corrupted in turn. A query that never reads
 # the bad page answers in full (exit 0, the intact answer); one that does
