@@ -10,7 +10,7 @@
 #         4-tablet requests)
 # Runs `dpsearch bench` with no fault, then with the fault under each
 # replica policy (first, random, adaptive) with and without --hedge-after
-# p95, and with --deadline 50, each counting and (unless TOP=0) ranked
+# p95, with tied requests (--tied), and with --deadline 50, each counting and (unless TOP=0) ranked
 # (--top TOP: the answer waits for every bin, the straggler case at its
 # worst); one JSON line per configuration and round, the configurations
 # interleaved over ROUNDS rounds so that a noisy spell on a shared machine
@@ -19,7 +19,10 @@
 #   bench/straggler.sh CORPUS.jsonl QUERIES.tsv [WORKDIR]
 # Env: DPSEARCH (binary), SHAPE, PROB, REPEAT (passes over the queries per
 # round, default 1), ROUNDS (default 1), TOP (the ranked runs' K, default
-# 10; 0: no ranked runs), REPORT_DIR (HTML reports, from the last round).
+# 10; 0: no ranked runs), REPORT_DIR (HTML reports, from the last round),
+# POLICIES (replica policies run alone and with hedging, default "first
+# random adaptive"), TIED_POLICIES (those also run with --tied, alone and
+# with hedging, default "first adaptive").
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=${DPSEARCH:-$here/build/dpsearch}
@@ -33,6 +36,8 @@ case "$shape" in
   *) echo "straggler.sh: SHAPE=$shape: expected mild or harsh" >&2; exit 2 ;;
 esac
 repeat=${REPEAT:-1}
+policies=${POLICIES:-first random adaptive}
+tied_policies=${TIED_POLICIES:-first adaptive}
 rounds=${ROUNDS:-1}
 top=${TOP:-10}
 mkdir -p "$work"
@@ -79,11 +84,17 @@ for round in $(seq "$rounds"); do
   run no-fault
   ranked no-fault
   start 1
-  for policy in first random adaptive; do
+  for policy in $policies; do
     run "fault-$policy" --replica-policy "$policy"
     ranked "fault-$policy" --replica-policy "$policy"
     run "fault-$policy-hedge-p95" --replica-policy "$policy" --hedge-after p95
     ranked "fault-$policy-hedge-p95" --replica-policy "$policy" --hedge-after p95
+  done
+  for policy in $tied_policies; do
+    run "fault-$policy-tied" --replica-policy "$policy" --tied
+    ranked "fault-$policy-tied" --replica-policy "$policy" --tied
+    run "fault-$policy-tied-hedge-p95" --replica-policy "$policy" --tied --hedge-after p95
+    ranked "fault-$policy-tied-hedge-p95" --replica-policy "$policy" --tied --hedge-after p95
   done
   run fault-deadline-50ms --deadline 50
   ranked fault-deadline-50ms --deadline 50
@@ -101,9 +112,13 @@ family = lambda name: "ranked-no-fault" if name.startswith("ranked-") else "no-f
 base = {f: statistics.median(d["p99_us"] for d in runs[f]) for f in {family(n) for n in runs}}
 per_query = lambda ds: sum(d["requests"] for d in ds) / sum(d["queries"] for d in ds)
 fanout = {f: per_query(runs[f]) for f in base}  # requests per query without hedging
+# Work: requests that ran. A tied twin cancelled before it started did no
+# work; one that started anyway did (tied_both_started).
+worked = lambda ds: sum(d["requests"] - d.get("tied_cancelled", 0) + d.get("tied_both_started", 0)
+                        for d in ds) / sum(d["queries"] for d in ds)
 print("median over %d rounds:" % len(runs["no-fault"]))
-print("%-34s %9s %9s %11s %8s %10s %8s  %s" % ("config", "p50 us", "p95 us", "p99 us", "p99/nf", "+requests",
-      "partial", "requests by server port"))
+print("%-34s %9s %9s %11s %8s %10s %8s %8s  %s" % ("config", "p50 us", "p95 us", "p99 us", "p99/nf", "+requests",
+      "+work", "partial", "requests by server port"))
 for name, ds in runs.items():
     med = lambda k: statistics.median(d[k] for d in ds)
     by = {}
@@ -111,7 +126,8 @@ for name, ds in runs.items():
         for server, n in d.get("requests_by_server", {}).items():
             port = server.rsplit(":", 1)[-1]
             by[port] = by.get(port, 0) + n
-    print("%-34s %9.1f %9.1f %11.1f %8.2f %9.1f%% %8.0f  %s" % (name, med("p50_us"), med("p95_us"), med("p99_us"),
-          med("p99_us") / base[family(name)], 100 * (per_query(ds) / fanout[family(name)] - 1),
-          med("partial_results"), " ".join("%s:%d" % kv for kv in sorted(by.items()))))
+    print("%-34s %9.1f %9.1f %11.1f %8.2f %9.1f%% %7.1f%% %8.0f  %s" % (name, med("p50_us"), med("p95_us"),
+          med("p99_us"), med("p99_us") / base[family(name)], 100 * (per_query(ds) / fanout[family(name)] - 1),
+          100 * (worked(ds) / fanout[family(name)] - 1), med("partial_results"),
+          " ".join("%s:%d" % kv for kv in sorted(by.items()))))
 PY

@@ -30,6 +30,9 @@ void AddSearchFlags(CLI::App* cmd, SearchFlags* f) {
                   "--cluster: which replica of a range to ask: adaptive (C3: the fastest by response time, service time "
                   "and queue), first (as listed) or random")
       ->type_name("POLICY")->check(CLI::IsMember({"adaptive", "first", "random"}))->default_str("adaptive");
+  cmd->add_flag("--tied", f->target.tied,
+                "--cluster: tied requests: ask two replicas of each range at once; the server that starts first "
+                "has the other cancelled");
   cmd->add_flag("--allow-partial", f->target.allow_partial, "--cluster: a cluster file may leave tablets out (answers are partial, exit 4)");
   cmd->add_option("--max-expansions", f->max_expansions,
                   "Prefix queries (netw*) may expand to N terms in all; a query needing more is refused (exit 2)")

@@ -94,6 +94,9 @@ class BenchAccumulator {
       s_.requests += r.requests;
       s_.hedged += r.hedged;
       s_.failovers += r.failovers;
+      s_.tied += r.tied;
+      s_.tied_cancelled += r.tied_cancelled;
+      s_.tied_both_started += r.tied_both_started;
       for (const auto& server : r.asked) ++s_.requests_by_server[server];
       s_.partial += r.partial ? 1 : 0;
       s_.total_histogram.RecordMicros(r.total_us);
@@ -301,6 +304,8 @@ std::string BenchJson(const BenchSummary& s) {
   j += ",\"requests\":" + std::to_string(s.requests);
   j += ",\"hedged_requests\":" + std::to_string(s.hedged);
   j += ",\"failovers\":" + std::to_string(s.failovers);
+  j += ",\"tied_pairs\":" + std::to_string(s.tied) + ",\"tied_cancelled\":" + std::to_string(s.tied_cancelled) +
+       ",\"tied_both_started\":" + std::to_string(s.tied_both_started);
   j += ",\"requests_by_server\":{";
   for (auto it = s.requests_by_server.begin(); it != s.requests_by_server.end(); ++it) {
     j += (it == s.requests_by_server.begin() ? "\"" : ",\"") + JsonEscape(it->first) + "\":" + std::to_string(it->second);
@@ -356,6 +361,14 @@ std::string BenchText(const BenchSummary& s) {
                 static_cast<unsigned long long>(s.requests), static_cast<unsigned long long>(s.hedged),
                 static_cast<unsigned long long>(s.failovers), static_cast<unsigned long long>(s.partial));
   out += buf;
+  if (s.tied > 0) {
+    std::snprintf(buf, sizeof buf,
+                  "tied: %llu pairs, %llu twins cancelled when the other started, %llu twins started anyway "
+                  "(work duplicated)\n",
+                  static_cast<unsigned long long>(s.tied), static_cast<unsigned long long>(s.tied_cancelled),
+                  static_cast<unsigned long long>(s.tied_both_started));
+    out += buf;
+  }
   if (!s.requests_by_server.empty()) {
     out += "requests by server:";
     for (const auto& [server, n] : s.requests_by_server) out += " " + server + " " + std::to_string(n);

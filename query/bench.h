@@ -44,6 +44,7 @@ struct BenchRecord {
   double straggler_ratio = 0;  // slowest / median tablet; 0 with fewer than two tablets
   bool partial = false;
   uint64_t requests = 0, hedged = 0, failovers = 0;
+  uint64_t tied = 0, tied_cancelled = 0, tied_both_started = 0;  // SearchStats'
   std::vector<std::string> asked;  // each request's server (SearchStats::asked)
   std::vector<BinTiming> bins;
   std::vector<TabletTiming> tablets;  // ascending
@@ -125,6 +126,7 @@ struct BenchSummary {
   size_t queries = 0;
   uint64_t requests = 0, hedged = 0, failovers = 0, partial = 0, errors = 0;
   uint64_t index_errors = 0;  // of `errors`
+  uint64_t tied = 0, tied_cancelled = 0, tied_both_started = 0;
   // Each failed query once, in the order first seen, with its first error.
   std::vector<std::pair<std::string, std::string>> failed;
   Percentiles total, ttfr, straggler;

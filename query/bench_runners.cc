@@ -46,6 +46,9 @@ RunnerFactory SearchRunners(SearcherFactory make_searcher, BenchMode mode) {
       r.asked = std::move(stats.asked);
       r.hedged = stats.hedged;
       r.failovers = stats.failovers;
+      r.tied = stats.tied;
+      r.tied_cancelled = stats.tied_cancelled;
+      r.tied_both_started = stats.tied_both_started;
       return r;
     });
   };

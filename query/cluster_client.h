@@ -35,6 +35,7 @@ struct ClusterOptions {
   double hedge_percentile = 0;     // > 0: hedge after this percentile of the range's healthy answers (hedge_thresholds.h)
   // Which replica of a range is asked first (query/replica_selector.h).
   ReplicaPolicy replica_policy = ReplicaPolicy::kAdaptive;
+  bool tied = false;  // tied requests (FanOutPolicy::tied)
   uint32_t connect_timeout_ms = 2000;
   // Tablets of the index no range of the cluster file covers are an error
   // (Connect fails) unless this is set; then every answer is partial and

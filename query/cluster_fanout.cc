@@ -19,8 +19,21 @@ QueryFanOut::QueryFanOut(const std::vector<ClusterRange>& ranges, FanOutPolicy p
 
 void QueryFanOut::Start() {
   for (size_t r = 0; r < ranges_.size() && !stopped_; ++r) {
-    if (!Send(r)) Exhausted(r, Status::IOError("no replica left"));
+    const bool tied = policy_.tied && UsableUntried(r) >= 2;
+    if (!Send(r, tied)) {
+      Exhausted(r, Status::IOError("no replica left"));
+    } else if (tied && Send(r, true)) {
+      ++stats_->tied;
+    }
   }
+}
+
+size_t QueryFanOut::UsableUntried(size_t r) const {
+  size_t n = 0;
+  for (size_t i = 0; i < ranges_[r].replicas.size(); ++i) {
+    n += !state_[r].tried[i] && host_->Usable(ranges_[r].replicas[i], ranges_[r]).ok();
+  }
+  return n;
 }
 
 bool QueryFanOut::waiting() const {
@@ -39,7 +52,7 @@ bool QueryFanOut::Owed(size_t r, uint32_t* first, uint32_t* last) const {
   return *first <= *last;
 }
 
-bool QueryFanOut::Send(size_t r) {
+bool QueryFanOut::Send(size_t r, bool tied) {
   RangeState& st = state_[r];
   const ClusterRange& range = ranges_[r];
   QueryRequest q;
@@ -67,9 +80,11 @@ bool QueryFanOut::Send(size_t r) {
   q.deadline_ms = policy_.deadline_ms;
   q.max_expansions = options_.max_expansions;  // each server expands the prefixes itself
   q.root = root_;
+  q.tied = tied;
   std::string frame;
   EncodeQuery(q, &frame);
-  attempts_[q.request_id] = Attempt{r, replica, Clock::now()};
+  Attempt& attempt = attempts_[q.request_id] = Attempt{r, replica, Clock::now()};
+  attempt.tied = tied;
   ++st.active;
   ++stats_->requests;
   stats_->asked.push_back(range.replicas[replica]);
@@ -172,8 +187,12 @@ void QueryFanOut::OnTimeout(Clock::time_point now) {
 
 void QueryFanOut::OnEvent(LinkEvent& e) {
   auto it = attempts_.find(e.rid);
-  if (it == attempts_.end() || !it->second.active) return;  // cancelled, stale or another query's
+  if (it == attempts_.end()) return;  // another query's
+  if (e.kind == LinkEvent::kStarted) return OnStarted(e.rid, it->second);
+  if (!it->second.active) return;  // cancelled or stale
   switch (e.kind) {
+    case LinkEvent::kStarted:
+      return;
     case LinkEvent::kResults:
       return OnResults(it->second, e);
     case LinkEvent::kStats:
@@ -182,6 +201,24 @@ void QueryFanOut::OnEvent(LinkEvent& e) {
       return OnDone(it->second, e.done);
     case LinkEvent::kFailed:
       return OnFailure(it->second, e.error);
+  }
+}
+
+// The first of a tied pair to start wins: its twin is cancelled (usually
+// still queued: no work lost). A twin that reports Started after it was
+// cancelled had begun before the cancel reached it: duplicated work.
+void QueryFanOut::OnStarted(uint64_t rid, Attempt& attempt) {
+  if (!attempt.tied || attempt.started) return;
+  attempt.started = true;
+  if (!attempt.active) {
+    ++stats_->tied_both_started;
+    return;
+  }
+  for (auto& [twin_rid, twin] : attempts_) {
+    if (twin_rid != rid && twin.range == attempt.range && twin.tied && twin.active) {
+      Cancel(twin_rid);
+      ++stats_->tied_cancelled;
+    }
   }
 }
 

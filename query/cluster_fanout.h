@@ -3,7 +3,9 @@
 // replica, hedges to the next replica when an answer is slower than the
 // hedge delay, fails over when a server fails, gives a range up at the
 // deadline or when no replica is left, and hands each bin's answer to the
-// query's ResultStream once (the first replica's answer wins). A hedge or
+// query's ResultStream once (the first replica's answer wins). With tied
+// requests, each range is asked of two replicas at once and the one that
+// starts second is cancelled. A hedge or
 // failover asks only for the tablets still owed (those no server has
 // reported whole). A ranked query's bins each answer their K best; they
 // are merged once every range has answered or been given up
@@ -59,6 +61,10 @@ class FanOutHost {
 
 struct FanOutPolicy {
   uint32_t deadline_ms = 0;  // 0: none
+  // Tied requests (Dean and Barroso): each range asked of two replicas at
+  // once, each request flagged tied; the first server to report Started
+  // has its twin cancelled. Ranges with one usable replica are asked once.
+  bool tied = false;
   // By range, then by replica: how long a request to that replica waits
   // before a hedge; < 0 or missing: no hedging.
   std::vector<std::vector<double>> hedge_us;
@@ -98,6 +104,8 @@ class QueryFanOut {
     // From its bins' BinStats so far (times from the server's receipt):
     uint32_t first_start_us = UINT32_MAX;  // when its first bin started
     uint64_t last_end_us = 0;              // when its last bin ended
+    bool tied = false;    // one of a tied pair
+    bool started = false;  // tied: its server reported Started
   };
   struct RangeState {
     bool done = false;
@@ -109,7 +117,9 @@ class QueryFanOut {
   };
 
   bool Owed(size_t range, uint32_t* first, uint32_t* last) const;
-  bool Send(size_t range);
+  bool Send(size_t range, bool tied = false);
+  size_t UsableUntried(size_t range) const;
+  void OnStarted(uint64_t rid, Attempt& attempt);
   void Cancel(uint64_t rid);
   void CancelAll();
   void GiveUp(size_t range);

@@ -166,6 +166,13 @@ asio::awaitable<Status> ServerLink::ReadLoop() {
         s = DecodeDone(frame.payload, &e.done);
         e.rid = e.done.request_id;
         break;
+      case FrameType::kStarted: {
+        e.kind = LinkEvent::kStarted;
+        Started started;
+        s = DecodeStarted(frame.payload, &started);
+        e.rid = started.request_id;
+        break;
+      }
       default:
         s = Status::Corruption(std::string("unexpected ") + FrameTypeName(frame.type) + " frame");
     }

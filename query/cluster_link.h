@@ -1,6 +1,6 @@
 // One connection from a cluster client to a shard server: connects and
 // handshakes on demand (Hello/Welcome, docs/PROTOCOL.md), writes Query and
-// Cancel frames, reads Results/BinStats/Done frames and hands them to the
+// Cancel frames, reads Results/BinStats/Done/Started frames and hands them to the
 // client's event queue. A failure (network, garbage, wrong index) fails
 // every request pending on the link with a Status naming the server; the
 // next request reconnects.
@@ -34,7 +34,7 @@ namespace dps {
 
 // A frame (or a failure) of one request, from the network thread.
 struct LinkEvent {
-  enum Kind { kResults, kStats, kDone, kFailed } kind = kFailed;
+  enum Kind { kResults, kStats, kDone, kStarted, kFailed } kind = kFailed;
   uint64_t rid = 0;
   ResultBatch results;
   BinStats stats;

@@ -66,9 +66,9 @@ Result<std::unique_ptr<SearchBackend>> SearchBackend::Open(const SearchTarget& t
   }
   if (!t.index_dir.empty()) {
     if (!t.token.empty() || t.deadline_ms > 0 || !t.hedge_after.empty() || t.allow_partial ||
-        !t.replica_policy.empty()) {
+        !t.replica_policy.empty() || t.tied) {
       return Status::InvalidArgument(
-          "--token-file, --deadline, --hedge-after, --replica-policy and --allow-partial need --cluster");
+          "--token-file, --deadline, --hedge-after, --replica-policy, --tied and --allow-partial need --cluster");
     }
     std::unique_ptr<DelayInjector> delays;
     if (!t.inject_delay.empty()) {
@@ -90,6 +90,7 @@ Result<std::unique_ptr<SearchBackend>> SearchBackend::Open(const SearchTarget& t
   options.token = t.token;
   options.deadline_ms = t.deadline_ms;
   options.allow_partial = t.allow_partial;
+  options.tied = t.tied;
   options.log = t.log;
   DPS_RETURN_IF_ERROR(ParseHedgeAfter(t.hedge_after, &options));
   if (!t.replica_policy.empty()) {

@@ -28,6 +28,7 @@ struct SearchTarget {
   uint32_t deadline_ms = 0;  // 0: wait for every tablet
   std::string hedge_after;   // "pNN" (a percentile of recent latencies) or milliseconds
   std::string replica_policy;  // "first", "random" or "adaptive" (the default when empty)
+  bool tied = false;           // tied requests: each range asked of two replicas, the later starter cancelled
   bool allow_partial = false;  // tablets no range covers: partial answers, not an error
   // Warnings (an unreachable server, a failover); may be empty.
   std::function<void(const std::string&)> log;

@@ -70,6 +70,10 @@ struct SearchStats {
   uint64_t requests = 0;     // Query frames sent (hedges and failovers included)
   uint64_t hedged = 0;       // second requests sent because the first was slow
   uint64_t failovers = 0;    // requests re-sent after a server failed
+  // Tied requests (--tied): pairs sent, twins cancelled because the other
+  // started first, and twins seen to start although cancelled (their work
+  // duplicated; one whose Started arrives after the query ended is missed).
+  uint64_t tied = 0, tied_cancelled = 0, tied_both_started = 0;
   std::vector<std::string> asked;  // each request's server, in sending order
   bool partial = false;      // some tablets did not answer (deadline or no replica left)
   std::vector<std::string> missing;  // "first-last" tablet ranges without a complete answer

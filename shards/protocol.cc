@@ -101,6 +101,7 @@ bool KnownFrameType(uint8_t t) {
     case FrameType::kResults:
     case FrameType::kBinStats:
     case FrameType::kDone:
+    case FrameType::kStarted:
       return true;
   }
   return false;
@@ -115,6 +116,7 @@ const char* FrameTypeName(FrameType t) {
     case FrameType::kResults: return "Results";
     case FrameType::kBinStats: return "BinStats";
     case FrameType::kDone: return "Done";
+    case FrameType::kStarted: return "Started";
   }
   return "unknown";
 }
@@ -146,7 +148,7 @@ void EncodeQuery(const QueryRequest& m, std::string* out) {
   PutFixed64(out, m.request_id);
   const bool ranked = m.top_k > 0;
   out->push_back(static_cast<char>((m.count_only ? 1 : 0) | (m.limit_per_bin ? 2 : 0) | (m.snippets ? 4 : 0) |
-                                   (ranked ? 8 : 0)));
+                                   (ranked ? 8 : 0) | (m.tied ? 16 : 0)));
   PutVarint64(out, m.limit);
   PutFixed32(out, m.deadline_ms);
   PutFixed32(out, m.first_tablet);
@@ -162,6 +164,11 @@ void EncodeQuery(const QueryRequest& m, std::string* out) {
 
 void EncodeCancel(const Cancel& m, std::string* out) {
   FrameWriter w(out, FrameType::kCancel);
+  PutFixed64(out, m.request_id);
+}
+
+void EncodeStarted(const Started& m, std::string* out) {
+  FrameWriter w(out, FrameType::kStarted);
   PutFixed64(out, m.request_id);
 }
 
@@ -267,11 +274,12 @@ Status DecodeQuery(std::string_view payload, QueryRequest* m) {
   ByteReader r(payload, "Query frame");
   m->request_id = r.U64("request id");
   const uint8_t flags = r.U8("flags");
-  if (r.ok() && (flags & ~15u) != 0) r.Fail("flags");
+  if (r.ok() && (flags & ~31u) != 0) r.Fail("flags");
   m->count_only = (flags & 1) != 0;
   m->limit_per_bin = (flags & 2) != 0;
   m->snippets = (flags & 4) != 0;
   const bool ranked = (flags & 8) != 0;
+  m->tied = (flags & 16) != 0;
   // A ranked query delivers its K best: counting, a limit or paging by bin
   // would not mean what they say.
   if (r.ok() && ranked && (flags & 3) != 0) r.Fail("flags: ranked with count only or limit per bin");
@@ -304,6 +312,12 @@ Status DecodeQuery(std::string_view payload, QueryRequest* m) {
 
 Status DecodeCancel(std::string_view payload, Cancel* m) {
   ByteReader r(payload, "Cancel frame");
+  m->request_id = r.U64("request id");
+  return r.Finish();
+}
+
+Status DecodeStarted(std::string_view payload, Started* m) {
+  ByteReader r(payload, "Started frame");
   m->request_id = r.U64("request id");
   return r.Finish();
 }

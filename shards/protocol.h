@@ -24,7 +24,7 @@
 namespace dps {
 
 inline constexpr uint32_t kWireMagic = 0x57535044;  // bytes "DPSW"
-inline constexpr uint16_t kWireVersion = 6;
+inline constexpr uint16_t kWireVersion = 7;
 inline constexpr uint32_t kMaxFrameSize = 16u << 20;
 inline constexpr size_t kFrameHeaderSize = 5;
 // Query trees deeper or larger than this are refused (a hostile peer must
@@ -40,6 +40,7 @@ enum class FrameType : uint8_t {
   kResults = 0x20,  // server -> client: matches of one bin (maybe several frames)
   kBinStats = 0x21, // server -> client: a bin is complete
   kDone = 0x22,     // server -> client: the request is complete
+  kStarted = 0x23,  // server -> client: a tied request is under way (version 7)
 };
 
 // Whether `type` is one of the types above.
@@ -86,9 +87,19 @@ struct QueryRequest {
   // the server refuses the request past it (Done code 1, with the count).
   uint64_t max_expansions = kDefaultMaxExpansions;
   QueryNode root;  // may hold prefixes: the server expands them (version 5)
+  // Version 7: one of a tied pair (Dean and Barroso's tied requests): the
+  // server sends Started when the request is under way, so that the
+  // client can cancel its twin on the other replica.
+  bool tied = false;
 };
 
 struct Cancel {
+  uint64_t request_id = 0;
+};
+
+// A tied request's first bin has begun and none of its bins is held back
+// any more (docs/PROTOCOL.md): the twin may be cancelled.
+struct Started {
   uint64_t request_id = 0;
 };
 
@@ -140,6 +151,7 @@ void EncodeHello(const Hello& m, std::string* out);
 void EncodeWelcome(const Welcome& m, std::string* out);
 void EncodeQuery(const QueryRequest& m, std::string* out);
 void EncodeCancel(const Cancel& m, std::string* out);
+void EncodeStarted(const Started& m, std::string* out);
 void EncodeResults(const ResultBatch& m, std::string* out);
 void EncodeBinStats(const BinStats& m, std::string* out);
 void EncodeDone(const Done& m, std::string* out);
@@ -156,6 +168,7 @@ Status DecodeHello(std::string_view payload, Hello* m);
 Status DecodeWelcome(std::string_view payload, Welcome* m);
 Status DecodeQuery(std::string_view payload, QueryRequest* m);
 Status DecodeCancel(std::string_view payload, Cancel* m);
+Status DecodeStarted(std::string_view payload, Started* m);
 Status DecodeResults(std::string_view payload, ResultBatch* m);
 Status DecodeBinStats(std::string_view payload, BinStats* m);
 Status DecodeDone(std::string_view payload, Done* m);

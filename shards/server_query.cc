@@ -80,6 +80,10 @@ std::shared_ptr<ServerQuery> ServerQuery::Start(const QueryHost* host, QueryRequ
   for (BinId bin : bins) ++r.pending_of_tablet_[static_cast<uint32_t>(manifest.TabletOf(bin.value))];
   TabletDelays delays;
   delays.Draw(host->delays, manifest, bins);
+  r.tied_ = q.tied;
+  if (r.tied_) {  // counted before any bin runs: an inline bin must not report Started too soon
+    for (BinId bin : bins) r.held_ += delays.of(static_cast<uint32_t>(manifest.TabletOf(bin.value))) > 0 ? 1 : 0;
+  }
   for (BinId bin : bins) {
     const uint32_t tablet = static_cast<uint32_t>(manifest.TabletOf(bin.value));
     r.Schedule(bin, tablet, delays.of(tablet));
@@ -96,10 +100,14 @@ void ServerQuery::Cancel() {
 void ServerQuery::Schedule(BinId bin, uint32_t tablet, int64_t delay_us) {
   // Cheap plans run right here: two thread hand-offs would cost more than
   // the bin (kInlinePlanPostings).
-  if (delay_us <= 0 && plan_.estimated_postings < kInlinePlanPostings) return BinFinished(Evaluate(bin, tablet));
+  if (delay_us <= 0 && plan_.estimated_postings < kInlinePlanPostings) {
+    BinBegins(/*on_network_thread=*/true);
+    return BinFinished(Evaluate(bin, tablet));
+  }
   auto self = shared_from_this();
   auto run = [self, bin, tablet] {
     asio::post(*self->host_->workers, [self, bin, tablet] {
+      self->BinBegins(/*on_network_thread=*/false);
       BinOutcome out = self->Evaluate(bin, tablet);
       asio::post(*self->host_->io, [self, out = std::move(out)]() mutable { self->BinFinished(std::move(out)); });
     });
@@ -107,7 +115,36 @@ void ServerQuery::Schedule(BinId bin, uint32_t tablet, int64_t delay_us) {
   if (delay_us <= 0) return run();
   auto timer = std::make_shared<asio::steady_timer>(*host_->io, std::chrono::microseconds(delay_us));
   timers_.push_back(timer);
-  timer->async_wait([timer, run](const boost::system::error_code&) { run(); });
+  timer->async_wait([self, timer, run](const boost::system::error_code&) {
+    self->DelayEnded();
+    run();
+  });
+}
+
+// A tied request is under way once a bin has begun and no bin waits on an
+// injected delay any more: the delay stands for a tablet stuck before it
+// can run (a queue), so the request has not truly started while one is
+// held. A request cancelled first never reports Started.
+void ServerQuery::BinBegins(bool on_network_thread) {
+  if (!tied_) return;
+  began_.store(true);
+  if (held_.load() == 0) SendStarted(on_network_thread);
+}
+
+void ServerQuery::DelayEnded() {
+  if (!tied_) return;
+  if (held_.fetch_sub(1) == 1 && began_.load()) SendStarted(/*on_network_thread=*/true);
+}
+
+void ServerQuery::SendStarted(bool on_network_thread) {
+  if (cancel_.load() || started_sent_.exchange(true)) return;
+  std::string frame;
+  EncodeStarted({id_}, &frame);
+  if (on_network_thread) return sink_->Send(std::move(frame));
+  // Posted before this bin's outcome: the client sees Started first.
+  asio::post(*host_->io, [self = shared_from_this(), frame = std::move(frame)]() mutable {
+    self->sink_->Send(std::move(frame));
+  });
 }
 
 ServerQuery::BinOutcome ServerQuery::Evaluate(BinId bin, uint32_t tablet) {

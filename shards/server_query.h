@@ -74,6 +74,11 @@ class ServerQuery : public std::enable_shared_from_this<ServerQuery> {
   };
 
   void Schedule(BinId bin, uint32_t tablet, int64_t delay_us);
+  // Tied requests: a bin begins (worker or network thread); the last
+  // injected delay ends (network thread). Started goes out once both hold.
+  void BinBegins(bool on_network_thread);
+  void DelayEnded();
+  void SendStarted(bool on_network_thread);
   BinOutcome Evaluate(BinId bin, uint32_t tablet);  // worker thread
   Status FetchRanked(BinId bin, Fetch fetch, BinResult* r);  // worker thread
   void BinFinished(BinOutcome out);
@@ -93,6 +98,11 @@ class ServerQuery : public std::enable_shared_from_this<ServerQuery> {
   std::atomic<bool> cancel_{false};
   std::optional<LimitBudget> budget_;  // matches still allowed by the limit
   std::atomic<bool> deadline_hit_{false};
+  // Tied (QueryRequest::tied): bins still held by an injected delay, whether
+  // one has begun, and whether Started went out.
+  bool tied_ = false;
+  std::atomic<size_t> held_{0};
+  std::atomic<bool> began_{false}, started_sent_{false};
   // Network thread only:
   size_t pending_bins_ = 0;
   // Per tablet: bins not finished yet, and tablets one of whose bins was

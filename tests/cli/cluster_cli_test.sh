@@ -147,9 +147,11 @@ q "partial bench" 0 bench --cluster "$work/incomplete.txt" --allow-partial --que
 has "partial bench: every query partial" "$work/out" "\"partial_results\":$(wc -l < "$work/queries.tsv")"
 q "--allow-partial with --index" 2 query --index "$work/idx" --allow-partial --count w1
 same "--allow-partial with --index message" \
-  "dpsearch: Invalid argument: --token-file, --deadline, --hedge-after, --replica-policy and --allow-partial need --cluster" "$(cat "$work/err")"
+  "dpsearch: Invalid argument: --token-file, --deadline, --hedge-after, --replica-policy, --tied and --allow-partial need --cluster" "$(cat "$work/err")"
 q "--replica-policy with --index" 2 query --index "$work/idx" --replica-policy first --count w1
-has "--replica-policy with --index message" "$work/err" "--replica-policy and --allow-partial need --cluster"
+has "--replica-policy with --index message" "$work/err" "--replica-policy, --tied and --allow-partial need --cluster"
+q "--tied with --index" 2 bench --index "$work/idx" --tied --queries "$work/queries.tsv"
+has "--tied with --index message" "$work/err" "--tied and --allow-partial need --cluster"
 q "--replica-policy unknown" 2 query --cluster "$work/incomplete.txt" --replica-policy fastest --count w1
 has "--replica-policy unknown message" "$work/err" "fastest"
 

@@ -42,11 +42,11 @@ void ExpectTruncationsFail(std::string_view payload,
 // the Hello frame to PROTOCOL.md's table (u32 length, u8 type, u32 magic,
 // u16 version, lp-string token; little-endian).
 TEST(Protocol, HelloBytesAreAsDocumented) {
-  ASSERT_EQ(kWireVersion, 6);  // PROTOCOL.md's version
+  ASSERT_EQ(kWireVersion, 7);  // PROTOCOL.md's version
   const std::string expected("\x0e\x00\x00\x00"  // length: type + 13 payload bytes
                              "\x01"              // Hello
                              "DPSW"               // magic 0x57535044
-                             "\x06\x00"          // version 6
+                             "\x07\x00"          // version 7
                              "\x06s3cret",        // token
                              18);
   std::string f;
@@ -54,7 +54,7 @@ TEST(Protocol, HelloBytesAreAsDocumented) {
   EXPECT_EQ(f, expected);
   Hello h;
   ASSERT_TRUE(DecodeHello(Payload(expected, FrameType::kHello), &h).ok());
-  EXPECT_EQ(h.version, 6);
+  EXPECT_EQ(h.version, 7);
   EXPECT_EQ(h.token, "s3cret");
 }
 
@@ -155,8 +155,16 @@ TEST(Protocol, QueryRoundTripAndLimits) {
   EXPECT_TRUE(got.limit_per_bin);
   EXPECT_TRUE(got.snippets);
   EXPECT_EQ(got.top_k, 0u);
+  EXPECT_FALSE(got.tied);
+  // Version 7: flag bit 4 (16), one of a tied pair.
+  q.tied = true;
+  f.clear();
+  EncodeQuery(q, &f);
+  ASSERT_TRUE(DecodeQuery(Payload(f, FrameType::kQuery), &got).ok());
+  EXPECT_TRUE(got.tied);
+  EXPECT_EQ(static_cast<uint8_t>(Payload(f, FrameType::kQuery)[8]), 2 | 4 | 16);
   std::string unknown_flag(Payload(f, FrameType::kQuery));
-  unknown_flag[8] = 16;
+  unknown_flag[8] = 32;
   EXPECT_FALSE(DecodeQuery(unknown_flag, &got).ok());
 
   // A tree nested past the depth limit is refused, not recursed into.
@@ -409,6 +417,16 @@ TEST(Protocol, ResultsStatsDoneCancelRoundTrip) {
   Cancel gc;
   ASSERT_TRUE(DecodeCancel(Payload(f, FrameType::kCancel), &gc).ok());
   EXPECT_EQ(gc.request_id, 77u);
+
+  // Version 7: Started, type 0x23, the request id alone.
+  f.clear();
+  EncodeStarted({0x0102030405060708ull}, &f);
+  EXPECT_EQ(f, std::string("\x09\x00\x00\x00\x23\x08\x07\x06\x05\x04\x03\x02\x01", 13));
+  Started gst;
+  ASSERT_TRUE(DecodeStarted(Payload(f, FrameType::kStarted), &gst).ok());
+  EXPECT_EQ(gst.request_id, 0x0102030405060708ull);
+  ExpectTruncationsFail(Payload(f, FrameType::kStarted), [](std::string_view p) { Started x; return DecodeStarted(p, &x); });
+  EXPECT_FALSE(DecodeStarted(std::string(Payload(f, FrameType::kStarted)) + "x", &gst).ok());
 }
 
 TEST(Protocol, HeaderRejectsEmptyOversizedAndUnknownFrames) {

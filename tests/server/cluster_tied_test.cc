@@ -1,0 +1,113 @@
+// Tied requests (--tied; Dean and Barroso, "The Tail at Scale"): each range
+// asked of two replicas at once, the server that starts second cancelled.
+// Answers stay exact (no result twice, none lost) whichever twin answers,
+// unordered, counted and ranked; a twin held back on a slow server is
+// cancelled before it starts, so the fast one answers.
+#include <random>
+#include <string>
+#include <vector>
+
+#include "query/coordinator.h"
+#include "tests/server/cluster_fixture.h"
+
+namespace dps {
+namespace {
+
+using namespace cluster_testing;
+
+constexpr double kSlowMs = 200;  // the slow server's tablet 3, before it runs
+
+TEST(ClusterTied, ASlowServersTwinIsCancelledBeforeItStarts) {
+  Fixture f(31);
+  ServerOptions slow_options;
+  // Only tablet 3 is held back: the slow server's other bins begin at once,
+  // but its request is not under way (no Started) until tablet 3 may run.
+  slow_options.delays = {DelayRule{3, 1.0, kSlowMs, 0}};
+  auto slow = f.Serve(0, 3, slow_options);
+  auto fast = f.Serve(0, 3);
+  ClusterOptions o;
+  o.tied = true;
+  o.replica_policy = ReplicaPolicy::kFirst;  // the slow server is asked first, every time
+  auto client = Client({{0, 3, {Addr(slow->port()), Addr(fast->port())}}}, o);
+  ASSERT_NE(client, nullptr);
+  std::mt19937_64 rng(5);
+  for (int i = 0; i < 20; ++i) {
+    const QueryNode q = testing::RandomQuery(rng, kVocab);
+    const Answer a = Ask(client.get(), q, /*count_only=*/i % 2 == 1);
+    ASSERT_TRUE(a.status.ok()) << a.status.ToString();
+    if (i % 2 == 0) {
+      EXPECT_EQ(a.ids, f.Want(q)) << "query " << i;
+    }
+    EXPECT_EQ(a.count, f.Want(q).size()) << "query " << i;
+    EXPECT_FALSE(a.stats.partial);
+    if (a.stats.requests == 0) continue;  // no bin to search: answered without asking
+    EXPECT_EQ(a.stats.requests, 2u);
+    EXPECT_EQ(a.stats.tied, 1u);
+    EXPECT_EQ(a.stats.tied_cancelled, 1u) << "query " << i;
+    EXPECT_EQ(a.stats.tied_both_started, 0u);
+    // Tablet 3's bins came from the fast twin: the slow one holds them
+    // 200 ms before they start, and that wait is in the queue time.
+    for (const auto& b : a.stats.bins) EXPECT_LT(b.queue_wait_us, kSlowMs * 1000) << "query " << i;
+  }
+}
+
+TEST(ClusterTied, HealthyTwinsNeverDuplicateOrLoseAResult) {
+  Fixture f(32);
+  auto a_server = f.Serve(0, 1);
+  auto b_server = f.Serve(0, 3);
+  auto c_server = f.Serve(2, 3);
+  ClusterOptions o;
+  o.tied = true;
+  auto client = Client({{0, 1, {Addr(a_server->port()), Addr(b_server->port())}},
+                        {2, 3, {Addr(c_server->port()), Addr(b_server->port())}}},
+                       o);
+  ASSERT_NE(client, nullptr);
+  std::mt19937_64 rng(6);
+  uint64_t tied = 0;
+  for (int i = 0; i < 200; ++i) {
+    const QueryNode q = testing::RandomQuery(rng, kVocab);
+    const Answer a = Ask(client.get(), q);  // Ask fails on a duplicate id
+    ASSERT_TRUE(a.status.ok()) << a.status.ToString();
+    EXPECT_EQ(a.ids, f.Want(q)) << "query " << i;
+    EXPECT_FALSE(a.stats.partial);
+    tied += a.stats.tied;
+    // Each pair ends with one twin cancelled, or with both started (then
+    // the first answer of each bin counts and the other is dropped).
+    EXPECT_LE(a.stats.tied_cancelled, a.stats.tied);
+  }
+  EXPECT_GE(tied, 200u);  // most queries search both ranges
+}
+
+TEST(ClusterTied, RankedAnswersEqualTheInProcessRanking) {
+  Fixture f(33);
+  Coordinator local(f.index.get(), CoordinatorOptions{1});
+  ServerOptions slow_options;
+  slow_options.delays = {DelayRule{-1, 0.5, 50, 0}};  // half its tablets held 50 ms
+  auto slow = f.Serve(0, 3, slow_options);
+  auto fast = f.Serve(0, 3);
+  ClusterOptions o;
+  o.tied = true;
+  auto client = Client({{0, 3, {Addr(slow->port()), Addr(fast->port())}}}, o);
+  ASSERT_NE(client, nullptr);
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 40; ++i) {
+    const QueryNode q = testing::RandomQuery(rng, kVocab);
+    SearchOptions options;
+    options.top_k = 10;
+    options.fetch = Fetch::kIdsAndTitles;
+    auto collect = [&](Searcher* s, SearchStats* stats) {
+      std::vector<std::pair<std::string, double>> docs;
+      EXPECT_TRUE(s->Run(q, options, [&](const BinResult& b) {
+                     for (size_t j = 0; j < b.docs.size(); ++j) docs.emplace_back(b.stored[j].id, b.scores[j]);
+                     return true;
+                   }, stats).ok());
+      return docs;
+    };
+    SearchStats stats;
+    EXPECT_EQ(collect(client.get(), &stats), collect(&local, nullptr)) << "query " << i;
+    EXPECT_FALSE(stats.partial);
+  }
+}
+
+}  // namespace
+}  // namespace dps
