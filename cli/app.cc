@@ -28,6 +28,7 @@ void BuildApp(CLI::App& app) {
   RegisterCheck(app);
   RegisterServe(app);
   RegisterBench(app);
+  RegisterSimulate(app);
 }
 
 }  // namespace dps::cli

@@ -10,6 +10,7 @@
 #include "cli/search_flags.h"
 #include "common/file.h"
 #include "query/bench.h"
+#include "query/bench_samples.h"
 #include "query/result_format.h"
 
 namespace dps::cli {
@@ -17,7 +18,7 @@ namespace dps::cli {
 void RegisterBench(CLI::App& app) {
   struct Args {
     SearchFlags search;
-    std::string queries, report;
+    std::string queries, report, samples;
     size_t repeat = 1, concurrency = 1, max_in_flight = 32;
     std::vector<double> rates;
     double duration = 0;
@@ -51,6 +52,9 @@ void RegisterBench(CLI::App& app) {
   AddBm25Flags(cmd, &a->bm25);
   cmd->add_option("--report", a->report, "Write a self-contained HTML report")
       ->type_name("FILE.html");
+  cmd->add_option("--samples", a->samples,
+                  "Write each query's per-tablet service times and overhead, for dpsearch simulate")
+      ->type_name("FILE");
   cmd->add_flag("--json", a->json, "Print the summary as one JSON object");
   cmd->add_flag("--allow-failures", a->allow_failures,
                 "Exit 0 even when some queries failed (they are still named on stderr)");
@@ -91,6 +95,10 @@ void RegisterBench(CLI::App& app) {
       if (!s.ok()) return (void)Fail(s);
       std::printf("%s", a->json ? (BenchJson(summary) + "\n").c_str() : BenchText(summary).c_str());
       if (!a->report.empty()) report = BenchHtml(summary, records, title);
+    }
+    if (!a->samples.empty()) {
+      Status w = WriteFileAtomically(a->samples, FormatSamples(records));
+      if (!w.ok()) return (void)Fail(w);
     }
     if (!a->report.empty()) {
       Status w = WriteFileAtomically(a->report, report);

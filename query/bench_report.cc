@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "query/bench.h"
+#include "query/result_format.h"
 #include "query/latency_histogram.h"
 
 namespace dps {
@@ -21,19 +22,7 @@ std::string F(double v) {
   return buf;
 }
 
-std::string Escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out.push_back(c);
-    }
-  }
-  return out;
-}
+std::string Escape(const std::string& s) { return HtmlEscape(s); }
 
 std::string SvgOpen() {
   return "<svg xmlns='http://www.w3.org/2000/svg' width='" + std::to_string(kWidth) + "' height='" +

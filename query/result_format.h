@@ -11,6 +11,8 @@
 namespace dps {
 
 std::string JsonEscape(std::string_view s);
+// <, >, &, " and ' as entities: text and attribute values of the HTML reports.
+std::string HtmlEscape(std::string_view s);
 // Control characters (below 0x20, and 0x7f) and the backslash escaped.
 std::string FieldEscape(std::string_view s);
 // 63970 -> "63,970".

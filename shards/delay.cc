@@ -3,7 +3,6 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "common/checksum.h"
 
 namespace dps {
 
@@ -53,13 +52,34 @@ Result<DelayRule> ParseDelayRule(const std::string& spec) {
 DelayInjector::DelayInjector(std::vector<DelayRule> rules, uint64_t seed)
     : rules_(std::move(rules)), seed_(seed) {}
 
+namespace {
+// Sebastiano Vigna's SplitMix64 (public domain algorithm): a full-period
+// 64-bit generator whose outputs from nearby seeds are independent enough
+// for delay draws.
+struct SplitMix64 {
+  using result_type = uint64_t;
+  explicit SplitMix64(uint64_t seed) : state(seed) {}
+  static constexpr uint64_t min() { return 0; }
+  static constexpr uint64_t max() { return UINT64_MAX; }
+  uint64_t operator()() {
+    uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  uint64_t state;
+};
+}  // namespace
+
 int64_t DelayInjector::SampleMicros(uint32_t tablet) {
   double total_ms = 0;
   for (const auto& r : rules_) {
     if (r.tablet >= 0 && static_cast<uint32_t>(r.tablet) != tablet) continue;
-    // A counter-seeded generator per draw: thread-safe without a lock.
+    // A counter-seeded generator per draw: thread-safe without a lock, and
+    // cheap (SplitMix64: seeding a Mersenne twister per draw cost more than
+    // the rest of a simulated request).
     const uint64_t n = counter_.fetch_add(1, std::memory_order_relaxed);
-    std::mt19937_64 rng(seed_ ^ StableHash64(std::to_string(n)));
+    SplitMix64 rng(seed_ ^ (n * 0x9e3779b97f4a7c15ULL));
     if (std::uniform_real_distribution<double>(0, 1)(rng) >= r.probability) continue;
     total_ms += r.sigma > 0 ? std::lognormal_distribution<double>(std::log(r.ms), r.sigma)(rng) : r.ms;
   }

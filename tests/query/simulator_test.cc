@@ -1,0 +1,177 @@
+// The simulator against closed forms (Dean and Barroso's fan-out arithmetic,
+// M/D/1 queueing) and the policies' expected effects.
+#include "query/simulator.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace dps {
+namespace {
+
+// Every query: each tablet takes `service_us`; messages take overhead / 2.
+std::vector<QuerySample> Constant(double service_us, double overhead_us = 0) {
+  return {QuerySample{"q", overhead_us, {service_us}}};
+}
+
+SimConfig Config(size_t servers, size_t replicas, double p, double delay_ms, const std::string& policy,
+                 size_t queries = 20000) {
+  SimConfig c;
+  c.samples = Constant(10, 100);
+  c.layout = RingLayout(servers, 1, replicas);
+  if (p > 0) c.delays.push_back(*ParseServerDelay("*:" + std::to_string(p) + ":" + std::to_string(delay_ms)));
+  c.policy = *ParseSimPolicy(policy);
+  c.queries = queries;
+  return c;
+}
+
+double FractionAtLeast(const SimResult& r, double us) {
+  size_t n = 0;
+  for (double v : r.latencies_us) n += v >= us;
+  return static_cast<double>(n) / static_cast<double>(r.latencies_us.size());
+}
+
+// The Tail at Scale's arithmetic: with each server slow on a request with
+// probability p, a query over N servers is slow with 1 - (1 - p)^N.
+TEST(Simulator, FanOutSlowdownMatchesTheClosedForm) {
+  for (size_t n : {1, 10, 100}) {
+    auto r = Simulate(Config(n, 1, 0.01, 100, "first", 8000));
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    const double want = 1 - std::pow(0.99, static_cast<double>(n));
+    // Within 4.4 standard deviations of a binomial over 8,000 queries.
+    EXPECT_NEAR(FractionAtLeast(*r, 100e3), want, 4.4 * std::sqrt(want * (1 - want) / 8000) + 1e-3) << n << " servers";
+    EXPECT_EQ(r->queries, 8000u);
+    EXPECT_EQ(r->requests, 8000u * n);
+    EXPECT_NEAR(r->ExtraWork(), 0, 1e-12);
+  }
+}
+
+TEST(Simulator, HedgingCutsTheTailForLittleExtraLoad) {
+  auto plain = Simulate(Config(10, 2, 0.01, 100, "first"));
+  auto hedged = Simulate(Config(10, 2, 0.01, 100, "first+hedge-1ms"));
+  ASSERT_TRUE(plain.ok() && hedged.ok());
+  EXPECT_GE(plain->latency.QuantileMicros(0.99), 100e3);
+  // Slow only if both replicas of a range are: 1 - (1 - p^2)^10, about 0.1%.
+  EXPECT_LT(hedged->latency.QuantileMicros(0.99), 2e3);
+  EXPECT_NEAR(FractionAtLeast(*hedged, 100e3), 1 - std::pow(1 - 1e-4, 10), 0.002);
+  EXPECT_NEAR(hedged->ExtraRequests(), 0.01, 0.003);  // a hedge per slow request
+  EXPECT_EQ(hedged->hedged, hedged->requests - hedged->requests_needed);
+}
+
+TEST(Simulator, TiedRequestsOnIdleServersDuplicateTheWork) {
+  auto tied = Simulate(Config(10, 2, 0.01, 100, "first+tied", 5000));
+  ASSERT_TRUE(tied.ok());
+  EXPECT_EQ(tied->tied, 5000u * 10);
+  EXPECT_LT(tied->latency.QuantileMicros(0.99), 1e3);
+  // Idle servers start both twins at once: each Started reaches the
+  // coordinator after the other twin has begun, so most work is done twice
+  // (Dean and Barroso's caveat), unless one twin is held back (a delayed
+  // twin is cancelled before it starts): (1 - p)^2 of pairs run twice.
+  EXPECT_NEAR(tied->ExtraWork(), 0.9801, 0.005);
+  EXPECT_EQ(tied->tied_cancelled, tied->tied);  // one Started a pair cancels the other
+  EXPECT_NEAR(static_cast<double>(tied->tied_both_started) / tied->tied, 0.9801, 0.005);
+}
+
+TEST(Simulator, TiedRequestsOnABusyServerCancelTheQueuedTwin) {
+  // Server 0 is busy (every request waits 5 ms before it runs); server 1 is
+  // free: server 1's twin starts at once and server 0's is cancelled queued.
+  SimConfig c = Config(2, 2, 0, 0, "first+tied", 2000);
+  c.layout = LayoutOf({ClusterRange{0, 0, {"busy", "free"}}});
+  c.delays.push_back(*ParseServerDelay("0:1:5"));
+  auto r = Simulate(c);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->tied_cancelled, 2000u);
+  EXPECT_EQ(r->tied_both_started, 0u);
+  EXPECT_NEAR(r->ExtraWork(), 0, 1e-12);
+  EXPECT_LT(r->latency.QuantileMicros(1.0), 1e3);
+}
+
+TEST(Simulator, DeadlineBoundsLatencyAndFlagsWhatItCut) {
+  auto r = Simulate(Config(10, 1, 0.01, 100, "first+deadline-50"));
+  ASSERT_TRUE(r.ok());
+  EXPECT_LE(r->latency.MaxMicros(), 50e3 + 1);
+  EXPECT_NEAR(static_cast<double>(r->partial) / r->queries, 1 - std::pow(0.99, 10), 0.015);
+}
+
+TEST(Simulator, AdaptiveSelectionLeavesASlowServer) {
+  SimConfig c = Config(2, 2, 0, 0, "first", 2000);
+  c.layout = LayoutOf({ClusterRange{0, 0, {"slow", "fast"}}});
+  c.delays.push_back(*ParseServerDelay("0:1:5"));
+  auto first = Simulate(c);
+  c.policy = *ParseSimPolicy("adaptive");
+  auto adaptive = Simulate(c);
+  ASSERT_TRUE(first.ok() && adaptive.ok());
+  EXPECT_EQ(first->requests_by_server[0], 2000u);
+  EXPECT_GE(first->latency.QuantileMicros(0.5), 5e3);
+  EXPECT_LT(adaptive->requests_by_server[0], 100u);  // probes only
+  EXPECT_LT(adaptive->latency.QuantileMicros(0.5), 1e3);
+}
+
+// Open loop into one server of one worker: M/D/1, whose mean wait is
+// rho / (2 mu (1 - rho)) (Pollaczek-Khinchine): service 100 µs at 5,000 a
+// second (rho 0.5) waits 50 µs on average.
+TEST(Simulator, OpenLoopQueueingMatchesMD1) {
+  SimConfig c;
+  c.samples = Constant(100);
+  c.layout = RingLayout(1, 1, 1);
+  c.policy = *ParseSimPolicy("first");
+  c.rate_qps = 5000;
+  c.queries = 200000;
+  auto r = Simulate(c);
+  ASSERT_TRUE(r.ok());
+  double sum = 0;
+  for (double v : r->latencies_us) sum += v;
+  EXPECT_NEAR(sum / r->latencies_us.size(), 150, 3);
+  EXPECT_NEAR(r->simulated_seconds, 40, 0.5);
+}
+
+TEST(Simulator, ParsesPoliciesAndDelaysStrictly) {
+  auto p = ParseSimPolicy("adaptive+hedge-p95+tied+deadline-50");
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->replicas, ReplicaPolicy::kAdaptive);
+  EXPECT_EQ(p->hedge_percentile, 95);
+  EXPECT_TRUE(p->tied);
+  EXPECT_EQ(p->deadline_ms, 50u);
+  EXPECT_EQ(ParseSimPolicy("first+hedge-2.5ms")->hedge_ms, 2.5);
+  for (const char* bad : {"", "fastest", "first+hedge-p100", "first+hedge-p95+hedge-3ms", "first+deadline-1.5",
+                          "first+tie", "first+", "first+hedge-ms"}) {
+    EXPECT_FALSE(ParseSimPolicy(bad).ok()) << bad;
+  }
+  auto d = ParseServerDelay("3:0.05:100");
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->server, 3);
+  EXPECT_EQ(d->rule.probability, 0.05);
+  EXPECT_EQ(ParseServerDelay("*:1:lognormal(5,1)")->rule.sigma, 1);
+  for (const char* bad : {"x:0.1:5", "3", "-1:0.1:5", "3:2:5", "3:0.1:"}) {
+    EXPECT_FALSE(ParseServerDelay(bad).ok()) << bad;
+  }
+  SimConfig c = Config(4, 1, 0, 0, "first", 10);
+  c.delays.push_back(*ParseServerDelay("4:1:5"));
+  EXPECT_FALSE(Simulate(c).ok());  // servers 0-3
+}
+
+TEST(Simulator, SamplesRoundTripAndErrorsNameTheLine) {
+  BenchRecord a;
+  a.id = "q\t1";
+  a.total_us = 50;
+  a.tablets = {TabletTiming{0, 30, 20, 1}, TabletTiming{2, 40, 35, 1}};
+  BenchRecord failed;
+  failed.error = "bad";
+  const std::string text = FormatSamples({a, failed});
+  EXPECT_EQ(text, "# dpsearch bench samples 1\nq 1\t10.0\t20.0\t0.0\t35.0\n");
+  auto s = ParseSamples(text, "s.tsv");
+  ASSERT_TRUE(s.ok());
+  ASSERT_EQ(s->size(), 1u);
+  EXPECT_EQ((*s)[0].overhead_us, 10);
+  EXPECT_EQ((*s)[0].tablet_service_us, (std::vector<double>{20, 0, 35}));
+  EXPECT_EQ(ParseSamples("nope\n", "s.tsv").status().message(),
+            "s.tsv:1: not a samples file (the first line must be '# dpsearch bench samples 1')");
+  EXPECT_EQ(ParseSamples(text + "q2\t1\t2\n", "s.tsv").status().message(),
+            "s.tsv:3: 1 tablets, the lines before have 3");
+  EXPECT_EQ(ParseSamples(text + "q2\t1\t2\tnan\t3\n", "s.tsv").status().message(),
+            "s.tsv:3: field 4 'nan' is not a finite number >= 0");
+  EXPECT_FALSE(ParseSamples("# dpsearch bench samples 1\n", "s.tsv").ok());
+}
+
+}  // namespace
+}  // namespace dps
