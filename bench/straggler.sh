@@ -22,7 +22,17 @@
 # 10; 0: no ranked runs), REPORT_DIR (HTML reports, from the last round),
 # POLICIES (replica policies run alone and with hedging, default "first
 # random adaptive"), TIED_POLICIES (those also run with --tied, alone and
-# with hedging, default "first adaptive").
+# with hedging, default "first adaptive"), SIMULATE (default 1: each
+# configuration also simulated by `dpsearch simulate` from the no-fault
+# runs' samples, measured and simulated p50 and p99 side by side),
+# OPEN_SECONDS (default 0: none; else open-loop runs of that many seconds,
+# no fault and adaptive + hedge p95 with the fault, at the closed loop's
+# own throughput and at 50% and 80% of the capacity measured with 8
+# clients, p99.9 and the closed loop beside them), FANOUT (default
+# "4,8,16,32,64,128,256,512,1000": widths `dpsearch simulate` predicts from
+# the samples, every server holding a tablet back 100 ms with probability
+# FANOUT_PROB, default 0.005: about 1 request in 100). With REPORT_DIR, the
+# whole experiment on one page: REPORT_DIR/straggler.html (dpsearch report).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=${DPSEARCH:-$here/build/dpsearch}
@@ -71,8 +81,10 @@ run() {  # run NAME ARGS...
   local name=$1; shift
   local report=()
   [ -n "${REPORT_DIR:-}" ] && report=(--report "$REPORT_DIR/straggler-$name.html")
+  local passes=(--repeat "$repeat") a
+  for a in "$@"; do [ "$a" = --duration ] && passes=(); done  # open-loop runs last --duration
   printf '{"config":"%s","round":%d,' "$name" "$round"
-  "$bin" bench --cluster "$work/cluster.txt" --queries "$queries" --repeat "$repeat" --json "${report[@]}" "$@" | sed 's/^{//'
+  "$bin" bench --cluster "$work/cluster.txt" --queries "$queries" "${passes[@]}" --json "${report[@]}" "$@" | sed 's/^{//'
 }
 # ranked NAME ARGS...: the same configuration ranked (named ranked-NAME).
 ranked() {
@@ -81,8 +93,8 @@ ranked() {
 }
 for round in $(seq "$rounds"); do
   start 0
-  run no-fault
-  ranked no-fault
+  run no-fault --samples "$work/samples-count.tsv"
+  ranked no-fault --samples "$work/samples-ranked.tsv"
   start 1
   for policy in $policies; do
     run "fault-$policy" --replica-policy "$policy"
@@ -99,6 +111,34 @@ for round in $(seq "$rounds"); do
   run fault-deadline-50ms --deadline 50
   ranked fault-deadline-50ms --deadline 50
 done > "$work/straggler.jsonl"  # not a pipe: the servers would hold it open
+# Open loop (no coordinated omission): the same throughput as the closed
+# loop of one client, then 50% and 80% of the capacity 8 clients reach.
+open_seconds=${OPEN_SECONDS:-0}
+if [ "$open_seconds" != 0 ]; then
+  round=0
+  start 0
+  qps() { python3 -c 'import json,sys; print(json.loads("{" + sys.stdin.read().split(",",2)[2])["achieved_qps"])'; }
+  # Capacity: the most any closed loop of 1 to 8 clients answers.
+  cap=0
+  for c in 1 2 4 8; do
+    got=$(run "capacity-$c" --concurrency "$c" | qps)
+    cap=$(python3 -c "print(max($cap, $got))")
+  done
+  closed=$(run closed-1 | qps)
+  rates="$closed $(python3 -c "print($cap*0.5, $cap*0.8)")"
+  {
+    printf '{"config":"capacity","round":0,"achieved_qps":%s}\n' "$cap"
+    run closed-1-client
+    for r in $rates; do
+      run "open-$(printf %.0f "$r")qps" --rate "$r" --duration "$open_seconds" --max-in-flight 32
+    done
+    start 1
+    run fault-adaptive-hedge-p95-closed-1-client --hedge-after p95
+    for r in $rates; do
+      run "fault-adaptive-hedge-p95-open-$(printf %.0f "$r")qps" --hedge-after p95 --rate "$r" --duration "$open_seconds" --max-in-flight 32
+    done
+  } > "$work/open.jsonl"
+fi
 stop
 cat "$work/straggler.jsonl"
 python3 - "$work/straggler.jsonl" <<'PY' >&2
@@ -131,3 +171,61 @@ for name, ds in runs.items():
           100 * (worked(ds) / fanout[family(name)] - 1), med("partial_results"),
           " ".join("%s:%d" % kv for kv in sorted(by.items()))))
 PY
+if [ -s "$work/open.jsonl" ]; then
+  python3 - "$work/open.jsonl" <<'PY' >&2
+import json, sys
+print("\nopen loop (latency from each query's due time) beside the closed loop:")
+print("%-46s %10s %9s %9s %10s %10s %11s" % ("config", "qps", "p50 us", "p99 us", "p99.9 us", "lag p99", "service p99"))
+for line in open(sys.argv[1]):
+    d = json.loads(line)
+    if "p50_us" not in d:
+        print("%-46s %10.1f" % (d["config"], d["achieved_qps"]))
+        continue
+    print("%-46s %10.1f %9.1f %9.1f %10.1f %10.1f %11.1f" % (d["config"], d["achieved_qps"], d["p50_us"], d["p99_us"],
+          d["p999_us"], d.get("start_lag_p99_us", 0), d.get("service_p99_us", 0)))
+PY
+fi
+if [ "${SIMULATE:-1}" = 1 ]; then
+  python3 - "$work/straggler.jsonl" "$bin" "$work" "$prob" <<'PY' >&2
+import json, statistics, subprocess, sys
+jsonl, binary, work, prob = sys.argv[1:5]
+runs = {}
+for line in open(jsonl):
+    d = json.loads(line)
+    runs.setdefault(d["config"], []).append(d)
+def policy_of(name):
+    name = name.replace("ranked-", "")
+    if name == "no-fault":
+        return "adaptive", False
+    if name == "fault-deadline-50ms":
+        return "adaptive+deadline-50", True
+    rest = name[len("fault-"):]
+    pol = rest.split("-")[0]
+    return pol + ("+tied" if "-tied" in rest else "") + ("+hedge-p95" if "-hedge-p95" in rest else ""), True
+print("\nmeasured against `dpsearch simulate` (medians: measured over rounds, simulated over 3 seeds):")
+print("%-34s %11s %11s %7s %11s %11s %7s" % ("config", "p50 meas", "p50 sim", "sim/m", "p99 meas", "p99 sim", "sim/m"))
+for name, ds in runs.items():
+    policy, faulted = policy_of(name)
+    samples = "%s/samples-%s.tsv" % (work, "ranked" if name.startswith("ranked-") else "count")
+    queries = int(statistics.median(d["queries"] + d["errors"] for d in ds))
+    sims = []
+    for seed in (1, 2, 3):
+        cmd = [binary, "simulate", "--samples", samples, "--cluster", "%s/cluster.txt" % work, "--policy", policy,
+               "--queries", str(queries), "--seed", str(seed), "--json"]
+        if faulted:
+            cmd += ["--server-delay", "0:%s:100" % prob]
+        sims.append(json.loads(subprocess.check_output(cmd))["rows"][0])
+    m50 = statistics.median(d["p50_us"] for d in ds)
+    m99 = statistics.median(d["p99_us"] for d in ds)
+    s50 = statistics.median(s["p50_us"] for s in sims)
+    s99 = statistics.median(s["p99_us"] for s in sims)
+    print("%-34s %11.1f %11.1f %7.2f %11.1f %11.1f %7.2f" % (name, m50, s50, s50 / m50, m99, s99, s99 / m99))
+PY
+fi
+if [ -n "${REPORT_DIR:-}" ]; then
+  "$bin" simulate --samples "$work/samples-count.tsv" --servers "${FANOUT:-4,8,16,32,64,128,256,512,1000}" \
+    --server-delay "*:${FANOUT_PROB:-0.005}:100" --queries 2000 --json > "$work/fanout.json"
+  inputs=("$work/straggler.jsonl" "$work/fanout.json")
+  [ -s "$work/open.jsonl" ] && inputs+=("$work/open.jsonl")
+  "$bin" report --title "dpsearch straggler experiment ($shape)" --out "$REPORT_DIR/straggler.html" "${inputs[@]}"
+fi

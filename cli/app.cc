@@ -29,6 +29,7 @@ void BuildApp(CLI::App& app) {
   RegisterServe(app);
   RegisterBench(app);
   RegisterSimulate(app);
+  RegisterReport(app);
 }
 
 }  // namespace dps::cli

@@ -25,6 +25,7 @@ void RegisterCheck(CLI::App& app);
 void RegisterServe(CLI::App& app);
 void RegisterBench(CLI::App& app);
 void RegisterSimulate(CLI::App& app);
+void RegisterReport(CLI::App& app);
 
 // A --token-file secret without its trailing newline.
 Result<std::string> ReadTokenFile(const std::string& path);

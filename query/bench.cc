@@ -343,7 +343,9 @@ std::string BenchJson(const BenchSummary& s) {
   j += ",\"latency_histogram\":[";
   first = true;
   for (const auto& [us, n] : s.total_histogram.Buckets()) {
-    j += (first ? "[" : ",[") + Num(us) + "," + std::to_string(n) + "]";
+    char edge[32];
+    std::snprintf(edge, sizeof edge, "%.3f", us);  // whole nanoseconds: the bucket reads back as itself
+    j += (first ? "[" : ",[") + std::string(edge) + "," + std::to_string(n) + "]";
     first = false;
   }
   j += "]}";

@@ -7,102 +7,21 @@
 #include "query/bench.h"
 #include "query/result_format.h"
 #include "query/latency_histogram.h"
+#include "query/report_charts.h"
 
 namespace dps {
 
 namespace {
 
-constexpr int kWidth = 760, kHeight = 320, kLeft = 60, kBottom = 40, kTop = 20, kRight = 20;
-const char* const kColors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
-                               "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
-
-std::string F(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", v);
-  return buf;
-}
+using namespace report_charts;
 
 std::string Escape(const std::string& s) { return HtmlEscape(s); }
-
-std::string SvgOpen() {
-  return "<svg xmlns='http://www.w3.org/2000/svg' width='" + std::to_string(kWidth) + "' height='" +
-         std::to_string(kHeight) + "' font-family='sans-serif' font-size='11'>";
-}
-
-// Axes with a log-scaled x (microseconds) and ticks at powers of ten.
-std::string LogAxes(double lo, double hi, const std::string& ylabel) {
-  std::string s;
-  const int x0 = kLeft, y0 = kHeight - kBottom, x1 = kWidth - kRight;
-  s += "<line x1='" + std::to_string(x0) + "' y1='" + std::to_string(y0) + "' x2='" + std::to_string(x1) +
-       "' y2='" + std::to_string(y0) + "' stroke='black'/>";
-  s += "<line x1='" + std::to_string(x0) + "' y1='" + std::to_string(kTop) + "' x2='" + std::to_string(x0) +
-       "' y2='" + std::to_string(y0) + "' stroke='black'/>";
-  for (double t = std::pow(10, std::floor(std::log10(lo))); t <= hi * 1.0001; t *= 10) {
-    if (t < lo) continue;
-    const double x = x0 + (std::log10(t) - std::log10(lo)) / (std::log10(hi) - std::log10(lo)) * (x1 - x0);
-    s += "<line x1='" + F(x) + "' y1='" + std::to_string(y0) + "' x2='" + F(x) + "' y2='" +
-         std::to_string(y0 + 4) + "' stroke='black'/>";
-    const std::string label = t >= 1e6 ? F(t / 1e6) + " s" : t >= 1e3 ? F(t / 1e3) + " ms" : F(t) + " µs";
-    s += "<text x='" + F(x) + "' y='" + std::to_string(y0 + 16) + "' text-anchor='middle'>" + label + "</text>";
-  }
-  s += "<text x='12' y='" + std::to_string(kTop + 10) + "'>" + ylabel + "</text>";
-  return s;
-}
-
-// Horizontal grid lines at 50, 90 and 99% for a CDF.
-std::string CdfGrid() {
-  const int x0 = kLeft, y0 = kHeight - kBottom, x1 = kWidth - kRight;
-  std::string s;
-  for (double f : {0.5, 0.9, 0.99}) {
-    const double y = y0 - f * (y0 - kTop);
-    s += "<line x1='" + std::to_string(x0) + "' y1='" + F(y) + "' x2='" + std::to_string(x1) + "' y2='" + F(y) +
-         "' stroke='#ddd'/><text x='" + std::to_string(x0 - 4) + "' y='" + F(y + 4) +
-         "' text-anchor='end'>" + F(f * 100) + "%</text>";
-  }
-  return s;
-}
-
-// One curve per named histogram (the fraction of queries at or below each
-// bucket's highest value), on a shared log-scaled x axis.
-std::string CdfOverlay(const std::vector<std::pair<std::string, const LatencyHistogram*>>& curves) {
-  double lo = 1e18, hi = 1;
-  for (const auto& [name, h] : curves) {
-    if (h->count() == 0) continue;
-    lo = std::min(lo, std::max(1.0, h->MinMicros()));
-    hi = std::max(hi, h->MaxMicros());
-  }
-  if (lo > hi) return "<p>No timings.</p>";
-  lo = std::pow(10, std::floor(std::log10(lo)));
-  hi = std::max(hi, lo * 10);
-  const int x0 = kLeft, y0 = kHeight - kBottom, x1 = kWidth - kRight;
-  std::string s = SvgOpen() + LogAxes(lo, hi, "fraction of queries") + CdfGrid();
-  size_t color = 0;
-  int legend_y = kTop + 12;
-  for (const auto& [name, h] : curves) {
-    if (h->count() == 0) continue;
-    std::string points;
-    uint64_t seen = 0;
-    for (const auto& [us, n] : h->Buckets()) {
-      seen += n;
-      const double x =
-          x0 + (std::log10(std::max(lo, us)) - std::log10(lo)) / (std::log10(hi) - std::log10(lo)) * (x1 - x0);
-      const double y = y0 - static_cast<double>(seen) / static_cast<double>(h->count()) * (y0 - kTop);
-      points += F(x) + "," + F(y) + " ";
-    }
-    const char* c = kColors[color++ % 10];
-    s += "<polyline fill='none' stroke='" + std::string(c) + "' stroke-width='1.5' points='" + points + "'/>";
-    s += "<text x='" + std::to_string(x1 - 150) + "' y='" + std::to_string(legend_y) + "' fill='" + c + "'>" +
-         Escape(name) + "</text>";
-    legend_y += 13;
-  }
-  return s + "</svg>";
-}
 
 std::string CdfChart(const BenchSummary& summary) {
   if (summary.tablet_histograms.empty()) return "<p>No tablet timings.</p>";
   std::vector<std::pair<std::string, const LatencyHistogram*>> curves;
   for (const auto& [t, h] : summary.tablet_histograms) curves.emplace_back("tablet " + std::to_string(t), &h);
-  return CdfOverlay(curves);
+  return CdfOverlaySvg(curves);
 }
 
 std::string LastTabletChart(const BenchSummary& summary) {
@@ -174,56 +93,6 @@ std::string TimelineChart(const BenchRecord& r) {
   return s + "</svg>";
 }
 
-// Latency percentiles (log y) against offered load (linear x), one curve
-// per percentile, the knee marked.
-std::string LoadChart(const std::vector<BenchSummary>& sweep, int knee) {
-  double lo = 1e18, hi = 1, top_rate = 1;
-  for (const auto& p : sweep) {
-    lo = std::min(lo, std::max(1.0, p.total.p50));
-    hi = std::max(hi, p.total.p999);
-    top_rate = std::max(top_rate, p.load.rate_qps);
-  }
-  lo = std::pow(10, std::floor(std::log10(lo)));
-  hi = std::max(hi, lo * 10);
-  const int x0 = kLeft, y0 = kHeight - kBottom, x1 = kWidth - kRight;
-  auto X = [&](double qps) { return x0 + qps / top_rate * (x1 - x0); };
-  auto Y = [&](double us) {
-    return y0 - (std::log10(std::max(lo, us)) - std::log10(lo)) / (std::log10(hi) - std::log10(lo)) * (y0 - kTop);
-  };
-  std::string s = SvgOpen();
-  s += "<line x1='" + std::to_string(x0) + "' y1='" + std::to_string(y0) + "' x2='" + std::to_string(x1) + "' y2='" +
-       std::to_string(y0) + "' stroke='black'/><line x1='" + std::to_string(x0) + "' y1='" + std::to_string(kTop) +
-       "' x2='" + std::to_string(x0) + "' y2='" + std::to_string(y0) + "' stroke='black'/>";
-  for (double t = lo; t <= hi * 1.0001; t *= 10) {
-    const std::string label = t >= 1e6 ? F(t / 1e6) + " s" : t >= 1e3 ? F(t / 1e3) + " ms" : F(t) + " µs";
-    s += "<text x='" + std::to_string(x0 - 4) + "' y='" + F(Y(t) + 4) + "' text-anchor='end'>" + label + "</text>";
-  }
-  for (const auto& p : sweep) {
-    s += "<text x='" + F(X(p.load.rate_qps)) + "' y='" + std::to_string(y0 + 16) + "' text-anchor='middle'>" +
-         F(p.load.rate_qps) + "</text>";
-  }
-  s += "<text x='" + std::to_string((x0 + x1) / 2) + "' y='" + std::to_string(y0 + 32) +
-       "' text-anchor='middle'>offered queries a second</text>";
-  if (knee >= 0) {
-    const double x = X(sweep[static_cast<size_t>(knee)].load.rate_qps);
-    s += "<line x1='" + F(x) + "' y1='" + std::to_string(kTop) + "' x2='" + F(x) + "' y2='" + std::to_string(y0) +
-         "' stroke='#999' stroke-dasharray='4,3'/><text x='" + F(x + 3) + "' y='" + std::to_string(kTop + 10) +
-         "'>knee</text>";
-  }
-  const std::pair<const char*, double Percentiles::*> lines[] = {
-      {"p50", &Percentiles::p50}, {"p99", &Percentiles::p99}, {"p99.9", &Percentiles::p999}};
-  int legend_y = kTop + 12;
-  for (size_t c = 0; c < 3; ++c) {
-    std::string points;
-    for (const auto& p : sweep) points += F(X(p.load.rate_qps)) + "," + F(Y(p.total.*lines[c].second)) + " ";
-    s += "<polyline fill='none' stroke='" + std::string(kColors[c]) + "' stroke-width='1.5' points='" + points +
-         "'/><text x='" + std::to_string(x0 + 10) + "' y='" + std::to_string(legend_y) + "' fill='" + kColors[c] +
-         "'>" + lines[c].first + "</text>";
-    legend_y += 13;
-  }
-  return s + "</svg>";
-}
-
 }  // namespace
 
 std::string SweepHtml(const std::vector<BenchSummary>& sweep, const std::string& title) {
@@ -237,10 +106,10 @@ std::string SweepHtml(const std::vector<BenchSummary>& sweep, const std::string&
   h += "<pre>" + Escape(SweepText(sweep)) + "</pre>";
   h += "<h2>Latency against offered load</h2><p>Percentiles of whole-query latency (log scale) at each offered "
        "rate; the knee is the highest rate sustained before the first that saturates.</p>" +
-       LoadChart(sweep, KneeOf(sweep));
+       LoadSvg(sweep, KneeOf(sweep));
   std::vector<std::pair<std::string, const LatencyHistogram*>> curves;
   for (const auto& p : sweep) curves.emplace_back(F(p.load.rate_qps) + " qps offered", &p.total_histogram);
-  h += "<h2>Latency CDF at each rate</h2>" + CdfOverlay(curves);
+  h += "<h2>Latency CDF at each rate</h2>" + CdfOverlaySvg(curves);
   h += "<h2>Machine-readable summary</h2><pre>" + Escape(SweepJson(sweep)) + "</pre></body></html>\n";
   return h;
 }

@@ -34,18 +34,19 @@ uint64_t LatencyHistogram::HighestIn(size_t bucket) {
   return LowestIn(bucket) + ((uint64_t{1} << (e - kSubBits)) - 1);
 }
 
-void LatencyHistogram::RecordMicros(double us) {
+void LatencyHistogram::RecordMicros(double us, uint64_t times) {
   const double ns = us * 1e3;
-  if (!(ns > 0)) return Record(0);
-  if (ns >= 9.2e18) return Record(UINT64_MAX >> 1);
-  Record(static_cast<uint64_t>(std::llround(ns)));
+  if (!(ns > 0)) return Record(0, times);
+  if (ns >= 9.2e18) return Record(UINT64_MAX >> 1, times);
+  Record(static_cast<uint64_t>(std::llround(ns)), times);
 }
 
-void LatencyHistogram::Record(uint64_t ns) {
+void LatencyHistogram::Record(uint64_t ns, uint64_t times) {
+  if (times == 0) return;
   const size_t b = BucketOf(ns);
   if (b >= counts_.size()) counts_.resize(b + 1, 0);
-  ++counts_[b];
-  ++count_;
+  counts_[b] += times;
+  count_ += times;
   min_ = std::min(min_, ns);
   max_ = std::max(max_, ns);
 }

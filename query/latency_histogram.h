@@ -16,8 +16,8 @@ namespace dps {
 class LatencyHistogram {
  public:
   // Negative and NaN values count as 0; above about 292 years saturate.
-  void RecordMicros(double us);
-  void Record(uint64_t ns);
+  void RecordMicros(double us, uint64_t times = 1);
+  void Record(uint64_t ns, uint64_t times = 1);
   void Merge(const LatencyHistogram& other);
 
   uint64_t count() const { return count_; }

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "query/result_format.h"
+#include "query/report_charts.h"
 #include "query/simulator.h"
 
 namespace dps {
@@ -19,74 +20,11 @@ std::string Num(double v, const char* format = "%.1f") {
 
 std::string Escape(const std::string& s) { return HtmlEscape(s); }
 
-const char* const kColors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
-                               "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
-
-// One chart: `value(row)` against servers, a line per policy, log-log.
 template <typename Value>
 std::string Chart(const std::vector<SimRow>& rows, const std::string& ylabel, Value value, bool log_y) {
-  constexpr int kW = 760, kH = 340, kL = 70, kR = 170, kT = 20, kB = 40;
-  std::map<std::string, std::vector<std::pair<double, double>>> lines;  // policy -> (servers, value)
-  std::vector<std::string> order;
-  double x_lo = 1e18, x_hi = 1, y_lo = 1e18, y_hi = -1e18;
-  for (const auto& r : rows) {
-    const double y = value(r);
-    if (!lines.count(r.policy)) order.push_back(r.policy);
-    lines[r.policy].emplace_back(static_cast<double>(r.servers), y);
-    x_lo = std::min(x_lo, static_cast<double>(r.servers));
-    x_hi = std::max(x_hi, static_cast<double>(r.servers));
-    y_lo = std::min(y_lo, y);
-    y_hi = std::max(y_hi, y);
-  }
-  if (rows.empty()) return "";
-  if (log_y) {
-    y_lo = std::pow(10, std::floor(std::log10(std::max(1.0, y_lo))));
-    y_hi = std::max(y_hi, y_lo * 10);
-  } else {
-    y_lo = std::min(0.0, y_lo);
-    y_hi = std::max(y_hi, y_lo + 1e-9);
-  }
-  x_hi = std::max(x_hi, x_lo * 2);
-  auto X = [&](double x) { return kL + (std::log10(x) - std::log10(x_lo)) / (std::log10(x_hi) - std::log10(x_lo)) * (kW - kL - kR); };
-  auto Y = [&](double y) {
-    const double f = log_y ? (std::log10(std::max(y, y_lo)) - std::log10(y_lo)) / (std::log10(y_hi) - std::log10(y_lo))
-                           : (y - y_lo) / (y_hi - y_lo);
-    return kH - kB - f * (kH - kB - kT);
-  };
-  std::string s = "<svg xmlns='http://www.w3.org/2000/svg' width='" + std::to_string(kW) + "' height='" +
-                  std::to_string(kH) + "' font-family='sans-serif' font-size='11'>";
-  s += "<line x1='" + Num(kL) + "' y1='" + Num(kH - kB) + "' x2='" + Num(kW - kR) + "' y2='" + Num(kH - kB) +
-       "' stroke='black'/><line x1='" + Num(kL) + "' y1='" + Num(kT) + "' x2='" + Num(kL) + "' y2='" + Num(kH - kB) +
-       "' stroke='black'/>";
-  for (double x = std::pow(10, std::floor(std::log10(x_lo))); x <= x_hi * 1.0001; x *= 10) {
-    if (x < x_lo) continue;
-    s += "<text x='" + Num(X(x)) + "' y='" + Num(kH - kB + 14) + "' text-anchor='middle'>" + Num(x, "%.0f") + "</text>";
-  }
-  s += "<text x='" + Num((kL + kW - kR) / 2.0) + "' y='" + Num(kH - 6) + "' text-anchor='middle'>servers (fan-out)</text>";
-  if (log_y) {
-    for (double y = y_lo; y <= y_hi * 1.0001; y *= 10) {
-      const std::string label = y >= 1e6 ? Num(y / 1e6, "%g") + " s" : y >= 1e3 ? Num(y / 1e3, "%g") + " ms" : Num(y, "%g") + " µs";
-      s += "<text x='" + Num(kL - 4) + "' y='" + Num(Y(y) + 4) + "' text-anchor='end'>" + label + "</text>";
-    }
-  } else {
-    for (int k = 0; k <= 4; ++k) {
-      const double y = y_lo + (y_hi - y_lo) * k / 4;
-      s += "<text x='" + Num(kL - 4) + "' y='" + Num(Y(y) + 4) + "' text-anchor='end'>" + Num(100 * y, "%.0f") + "%</text>";
-    }
-  }
-  s += "<text x='4' y='" + Num(kT - 6) + "'>" + Escape(ylabel) + "</text>";
-  for (size_t i = 0; i < order.size(); ++i) {
-    auto& pts = lines[order[i]];
-    std::sort(pts.begin(), pts.end());
-    std::string points;
-    for (const auto& [x, y] : pts) points += Num(X(x)) + "," + Num(Y(y)) + " ";
-    const char* c = kColors[i % 10];
-    s += "<polyline fill='none' stroke='" + std::string(c) + "' stroke-width='1.5' points='" + points + "'/>";
-    for (const auto& [x, y] : pts) s += "<circle cx='" + Num(X(x)) + "' cy='" + Num(Y(y)) + "' r='2' fill='" + c + "'/>";
-    s += "<text x='" + Num(kW - kR + 8) + "' y='" + Num(kT + 12 + 13.0 * i) + "' fill='" + c + "'>" + Escape(order[i]) +
-         "</text>";
-  }
-  return s + "</svg>";
+  std::vector<report_charts::CurvePoint> points;
+  for (const auto& r : rows) points.push_back({r.policy, static_cast<double>(r.servers), value(r)});
+  return report_charts::CurvesSvg(points, "servers (fan-out)", ylabel, log_y);
 }
 
 }  // namespace

@@ -52,6 +52,38 @@ for s in svgs:
 assert "p99 against fan-out" in html
 PY
 
+# --- dpsearch report: one page over bench runs, a sweep and a simulation ------
+for round in 1 2; do
+  for c in 1 2; do
+    printf '{"config":"clients-%s","round":%s,' "$c" "$round"
+    "$bin" bench --index "$work/idx" --queries "$work/q.tsv" --repeat 3 --concurrency "$c" --json | sed 's/^{//'
+  done
+done >"$work/runs.jsonl"
+"$bin" bench --index "$work/idx" --queries "$work/q.tsv" --rate 200,400 --duration 0.2 --json >"$work/sweep.json"
+"$bin" simulate --samples "$work/s.tsv" --servers 2,8 --policy first --policy first+tied --queries 100 --json >"$work/sim.json"
+q "report" 0 report --out "$work/report.html" "$work/runs.jsonl" "$work/sweep.json" "$work/sim.json"
+has "report: what it drew" "$work/err" "(2 runs, 1 sweeps, 4 simulated rows)"
+python3 - "$work/report.html" <<'PY' && pass "report: CDFs, load and fan-out charts; SVGs parse and name every configuration" || flunk "report page"
+import re, sys, xml.etree.ElementTree as ET
+html = open(sys.argv[1]).read()
+heads = re.findall(r"<h2>(.*?)</h2>", html)
+assert heads == ["Latency CDF: count, closed loop", "Latency against offered load: sweep.json",
+                 "Tail against fan-out (simulated): sim.json"], heads
+texts = set()
+for s in re.findall(r"<svg.*?</svg>", html, re.S):
+    texts |= {t.text for t in ET.fromstring(s).iter("{http://www.w3.org/2000/svg}text")}
+assert {"clients-1", "clients-2", "first", "first+tied", "p99", "p99.9", "knee"} <= texts, texts
+# Two rounds of 12 queries each merged per configuration.
+assert re.search(r"<td>clients-1</td><td>2</td><td>24</td>", html), html
+PY
+printf '{"config":"x"}\nnot json\n' >"$work/bad.jsonl"
+q "report of a bad line" 2 report --out "$work/r.html" "$work/bad.jsonl"
+has "bad line message" "$work/err" "$work/bad.jsonl:2: not a JSON object"
+q "report of nothing drawable" 2 report --out "$work/r.html" "$work/q.tsv.none" 
+printf '{"config":"capacity","achieved_qps":5}\n' >"$work/none.jsonl"
+q "report without a histogram" 2 report --out "$work/r.html" "$work/none.jsonl"
+err_is "nothing drawable message" "dpsearch: Invalid argument: no bench run, sweep or simulation in the inputs"
+
 # --- errors ----------------------------------------------------------------
 q "simulate without a layout" 2 simulate --samples "$work/s.tsv"
 err_is "no layout message" "dpsearch: Invalid argument: give --cluster FILE or --servers N"
