@@ -93,8 +93,8 @@ ranked() {
 }
 for round in $(seq "$rounds"); do
   start 0
-  run no-fault --samples "$work/samples-count.tsv"
-  ranked no-fault --samples "$work/samples-ranked.tsv"
+  run no-fault --samples "$work/samples-count-$round.tsv"
+  ranked no-fault --samples "$work/samples-ranked-$round.tsv"
   start 1
   for policy in $policies; do
     run "fault-$policy" --replica-policy "$policy"
@@ -202,11 +202,22 @@ def policy_of(name):
     rest = name[len("fault-"):]
     pol = rest.split("-")[0]
     return pol + ("+tied" if "-tied" in rest else "") + ("+hedge-p95" if "-hedge-p95" in rest else ""), True
-print("\nmeasured against `dpsearch simulate` (medians: measured over rounds, simulated over 3 seeds):")
+# The samples of the round whose no-fault p50 is the median: one noisy
+# spell in a round's no-fault run would otherwise skew every simulation.
+def median_round(name):
+    ds = sorted(runs[name], key=lambda d: d["p50_us"])
+    return ds[(len(ds) - 1) // 2]["round"]
+sample_round = {"count": median_round("no-fault")}
+open("%s/sample-round" % work, "w").write("%d\n" % sample_round["count"])
+if "ranked-no-fault" in runs:
+    sample_round["ranked"] = median_round("ranked-no-fault")
+print("\nmeasured against `dpsearch simulate` (medians: measured over rounds, simulated over 3 seeds;")
+print("samples from round %s of the no-fault runs):" % sample_round)
 print("%-34s %11s %11s %7s %11s %11s %7s" % ("config", "p50 meas", "p50 sim", "sim/m", "p99 meas", "p99 sim", "sim/m"))
 for name, ds in runs.items():
     policy, faulted = policy_of(name)
-    samples = "%s/samples-%s.tsv" % (work, "ranked" if name.startswith("ranked-") else "count")
+    family = "ranked" if name.startswith("ranked-") else "count"
+    samples = "%s/samples-%s-%d.tsv" % (work, family, sample_round[family])
     queries = int(statistics.median(d["queries"] + d["errors"] for d in ds))
     sims = []
     for seed in (1, 2, 3):
@@ -223,7 +234,7 @@ for name, ds in runs.items():
 PY
 fi
 if [ -n "${REPORT_DIR:-}" ]; then
-  "$bin" simulate --samples "$work/samples-count.tsv" --servers "${FANOUT:-4,8,16,32,64,128,256,512,1000}" \
+  "$bin" simulate --samples "$work/samples-count-$(cat "$work/sample-round" 2>/dev/null || echo 1).tsv" --servers "${FANOUT:-4,8,16,32,64,128,256,512,1000}" \
     --server-delay "*:${FANOUT_PROB:-0.005}:100" --queries 2000 --json > "$work/fanout.json"
   inputs=("$work/straggler.jsonl" "$work/fanout.json")
   [ -s "$work/open.jsonl" ] && inputs+=("$work/open.jsonl")

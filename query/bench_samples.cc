@@ -12,7 +12,7 @@
 namespace dps {
 
 namespace {
-constexpr char kHeader[] = "# dpsearch bench samples 1";
+constexpr char kHeader[] = "# dpsearch bench samples 2";
 
 std::string Micros(double v) {
   char buf[32];
@@ -29,10 +29,11 @@ std::string FormatSamples(const std::vector<BenchRecord>& records) {
   std::string out = std::string(kHeader) + "\n";
   for (const auto& r : records) {
     if (!r.error.empty()) continue;
-    std::vector<double> service(tablets, 0);
+    std::vector<double> service(tablets, 0), done(tablets, 0);
     double slowest = 0;
     for (const auto& t : r.tablets) {
       service[t.tablet] = t.service_us;
+      done[t.tablet] = t.done_us;
       slowest = std::max(slowest, t.done_us);
     }
     std::string id = r.id;
@@ -41,9 +42,11 @@ std::string FormatSamples(const std::vector<BenchRecord>& records) {
     out += id;
     out += '\t';
     out += Micros(std::max(0.0, r.total_us - slowest));
-    for (double s : service) {
+    for (size_t t = 0; t < tablets; ++t) {
       out += '\t';
-      out += Micros(s);
+      out += Micros(service[t]);
+      out += ',';
+      out += Micros(done[t]);
     }
     out += '\n';
   }
@@ -80,17 +83,20 @@ Result<std::vector<QuerySample>> ParseSamples(const std::string& text, const std
     }
     QuerySample s;
     s.id = fields[0];
-    for (size_t i = 1; i < fields.size(); ++i) {
-      double v = 0;
-      const auto [p, ec] = std::from_chars(fields[i].data(), fields[i].data() + fields[i].size(), v);
-      if (ec != std::errc() || p != fields[i].data() + fields[i].size() || !std::isfinite(v) || v < 0) {
-        return error("field " + std::to_string(i + 1) + " '" + fields[i] + "' is not a finite number >= 0");
+    auto number = [](std::string_view text, double* v) {
+      const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), *v);
+      return ec == std::errc() && p == text.data() + text.size() && std::isfinite(*v) && *v >= 0;
+    };
+    if (!number(fields[1], &s.overhead_us)) return error("field 2 '" + fields[1] + "' is not a finite number >= 0");
+    for (size_t i = 2; i < fields.size(); ++i) {
+      const size_t comma = fields[i].find(',');
+      double service = 0, done = 0;
+      if (comma == std::string::npos || !number(std::string_view(fields[i]).substr(0, comma), &service) ||
+          !number(std::string_view(fields[i]).substr(comma + 1), &done)) {
+        return error("field " + std::to_string(i + 1) + " '" + fields[i] + "' is not SERVICE_US,DONE_US (numbers >= 0)");
       }
-      if (i == 1) {
-        s.overhead_us = v;
-      } else {
-        s.tablet_service_us.push_back(v);
-      }
+      s.tablet_service_us.push_back(service);
+      s.tablet_done_us.push_back(done);
     }
     out.push_back(std::move(s));
   }

@@ -175,7 +175,7 @@ class Simulation {
 
  private:
   enum Kind : uint8_t {
-    kQueryStart, kRequestArrive, kTaskReady, kTaskDone, kCancelArrive,  // at a server
+    kQueryStart, kRequestArrive, kTaskReady, kTaskDone, kTabletFinished, kCancelArrive,  // at a server
     kTabletAnswer, kStarted, kRequestDone, kHedge, kDeadline,            // at the coordinator
   };
   struct Event {
@@ -193,6 +193,13 @@ class Simulation {
     uint64_t request;
     uint32_t tablet;
   };
+  // When a tablet may finish at the earliest: as long after it may start
+  // (its request's arrival, or the end of its delay) as it took when
+  // measured, hand-offs between the server's threads included.
+  struct Floor {
+    uint32_t tablet;
+    Time at;
+  };
   struct Request {
     uint64_t query;
     uint32_t range, server;
@@ -202,6 +209,7 @@ class Simulation {
     std::vector<uint32_t> tablets;
     // Server side:
     uint32_t pending = 0, held = 0;
+    std::vector<Floor> floors;
     Time first_start = -1, last_end = 0;
     bool tied = false, started_sent = false, cancelled = false;
     // Coordinator side:
@@ -236,6 +244,13 @@ class Simulation {
   double ServiceOf(const Request& r, uint32_t tablet) const {
     return c_.samples[r.sample].tablet_service_us[tablet % measured_tablets_];
   }
+  double DoneOf(const Request& r, uint32_t tablet) const {
+    return c_.samples[r.sample].tablet_done_us[tablet % measured_tablets_];
+  }
+  void Enqueue(uint64_t id, Request& req, uint32_t tablet) {
+    req.floors.push_back({tablet, now_ + DoneOf(req, tablet)});
+    servers_[req.server].queue.push_back({id, tablet});
+  }
 
   void Handle(const Event& e) {
     switch (e.kind) {
@@ -243,6 +258,7 @@ class Simulation {
       case kRequestArrive: return RequestArrives(e.id);
       case kTaskReady: return TaskReady(e.id, e.arg);
       case kTaskDone: return TaskDone(e.id, e.arg);
+      case kTabletFinished: return TabletFinished(e.id, e.arg);
       case kCancelArrive: return CancelArrives(e.id);
       case kTabletAnswer: return TabletAnswer(e.id, e.arg);
       case kStarted: return StartedArrives(e.id);
@@ -441,7 +457,7 @@ class Simulation {
         ++req.held;
         Push(now_ + static_cast<double>(delays[i]), kTaskReady, id, req.tablets[i]);
       } else {
-        server.queue.push_back({id, req.tablets[i]});
+        Enqueue(id, req, req.tablets[i]);
       }
     }
     Pump(req.server);
@@ -453,7 +469,7 @@ class Simulation {
     if (req.cancelled) {
       TaskEnded(id, req);
     } else {
-      servers_[req.server].queue.push_back({id, tablet});
+      Enqueue(id, req, tablet);
       MaybeStarted(id, req);
     }
     Pump(req.server);
@@ -484,14 +500,29 @@ class Simulation {
     Push(now_ + req.oneway, kStarted, id);
   }
 
+  // The worker is free; the tablet is finished now or at its floor.
   void TaskDone(uint64_t id, uint32_t tablet) {
     Request& req = requests_.at(id);
     --servers_[req.server].busy;
+    Time floor = now_;
+    for (const Floor& f : req.floors) {
+      if (f.tablet == tablet) floor = std::max(floor, f.at);
+    }
+    const uint32_t server = req.server;
+    if (floor > now_) {
+      Push(floor, kTabletFinished, id, tablet);
+    } else {
+      TabletFinished(id, tablet);
+    }
+    Pump(server);
+  }
+
+  void TabletFinished(uint64_t id, uint32_t tablet) {
+    Request& req = requests_.at(id);
     req.last_end = now_;
     // A run the cancel reached is cut short and is not an answer.
     if (!req.cancelled) Push(now_ + req.oneway, kTabletAnswer, id, tablet);
     TaskEnded(id, req);
-    Pump(req.server);
   }
 
   void TaskEnded(uint64_t id, Request& req) {

@@ -19,7 +19,7 @@ printf 'a\tw1\nb\tw2 w3\nc\tw4 OR w5\nd\tw6 -w7\n' >"$work/q.tsv"
 
 q "bench --samples" 0 bench --index "$work/idx" --queries "$work/q.tsv" --repeat 5 --samples "$work/s.tsv"
 same "samples: a header and a line per query" 21 "$(wc -l <"$work/s.tsv" | tr -d ' ')"
-same "samples: the header" "# dpsearch bench samples 1" "$(head -1 "$work/s.tsv")"
+same "samples: the header" "# dpsearch bench samples 2" "$(head -1 "$work/s.tsv")"
 same "samples: id, overhead and 4 tablets a line" 6 "$(sed -n 2p "$work/s.tsv" | awk -F'\t' '{print NF}')"
 
 printf '0-1 a:1 b:1\n2-3 b:1 a:1\n' >"$work/cluster.txt"
@@ -93,7 +93,7 @@ err_is "bad policy message" "dpsearch: Invalid argument: policy 'fastest+tied': 
 q "simulate delay on a server not there" 2 simulate --samples "$work/s.tsv" --servers 4 --server-delay '4:0.1:5'
 err_is "server out of range message" "dpsearch: Invalid argument: --server-delay: server 4 of 4 (numbered from 0)"
 q "simulate bad delay" 2 simulate --samples "$work/s.tsv" --servers 4 --server-delay 'x:0.1:5'
-printf '# dpsearch bench samples 1\na\t1\t2\t3\nb\t1\t2\n' >"$work/bad.tsv"
+printf '# dpsearch bench samples 2\na\t1\t2,2\t3,3\nb\t1\t2,2\n' >"$work/bad.tsv"
 q "simulate bad samples" 2 simulate --samples "$work/bad.tsv" --servers 4
 err_is "bad samples message" "dpsearch: Invalid argument: $work/bad.tsv:3: 1 tablets, the lines before have 2"
 q "simulate missing samples" 2 simulate --samples "$work/nosuch.tsv" --servers 4

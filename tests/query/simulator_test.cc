@@ -11,7 +11,7 @@ namespace {
 
 // Every query: each tablet takes `service_us`; messages take overhead / 2.
 std::vector<QuerySample> Constant(double service_us, double overhead_us = 0) {
-  return {QuerySample{"q", overhead_us, {service_us}}};
+  return {QuerySample{"q", overhead_us, {service_us}, {service_us}}};
 }
 
 SimConfig Config(size_t servers, size_t replicas, double p, double delay_ms, const std::string& policy,
@@ -158,19 +158,23 @@ TEST(Simulator, SamplesRoundTripAndErrorsNameTheLine) {
   BenchRecord failed;
   failed.error = "bad";
   const std::string text = FormatSamples({a, failed});
-  EXPECT_EQ(text, "# dpsearch bench samples 1\nq 1\t10.0\t20.0\t0.0\t35.0\n");
+  EXPECT_EQ(text, "# dpsearch bench samples 2\nq 1\t10.0\t20.0,30.0\t0.0,0.0\t35.0,40.0\n");
   auto s = ParseSamples(text, "s.tsv");
   ASSERT_TRUE(s.ok());
   ASSERT_EQ(s->size(), 1u);
   EXPECT_EQ((*s)[0].overhead_us, 10);
   EXPECT_EQ((*s)[0].tablet_service_us, (std::vector<double>{20, 0, 35}));
+  EXPECT_EQ((*s)[0].tablet_done_us, (std::vector<double>{30, 0, 40}));
   EXPECT_EQ(ParseSamples("nope\n", "s.tsv").status().message(),
-            "s.tsv:1: not a samples file (the first line must be '# dpsearch bench samples 1')");
-  EXPECT_EQ(ParseSamples(text + "q2\t1\t2\n", "s.tsv").status().message(),
+            "s.tsv:1: not a samples file (the first line must be '# dpsearch bench samples 2')");
+  EXPECT_EQ(ParseSamples(text + "q2\t1\t2,2\n", "s.tsv").status().message(),
             "s.tsv:3: 1 tablets, the lines before have 3");
-  EXPECT_EQ(ParseSamples(text + "q2\t1\t2\tnan\t3\n", "s.tsv").status().message(),
-            "s.tsv:3: field 4 'nan' is not a finite number >= 0");
-  EXPECT_FALSE(ParseSamples("# dpsearch bench samples 1\n", "s.tsv").ok());
+  EXPECT_EQ(ParseSamples(text + "q2\t1\t2,2\tnan,1\t3,3\n", "s.tsv").status().message(),
+            "s.tsv:3: field 4 'nan,1' is not SERVICE_US,DONE_US (numbers >= 0)");
+  EXPECT_EQ(ParseSamples(text + "q2\t-1\t2,2\t1,1\t3,3\n", "s.tsv").status().message(),
+            "s.tsv:3: field 2 '-1' is not a finite number >= 0");
+  EXPECT_FALSE(ParseSamples(text + "q2\t1\t2\t1,1\t3,3\n", "s.tsv").ok());
+  EXPECT_FALSE(ParseSamples("# dpsearch bench samples 2\n", "s.tsv").ok());
 }
 
 }  // namespace
