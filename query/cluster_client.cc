@@ -158,7 +158,7 @@ Status ClusterClient::Run(QueryNode root, const SearchOptions& options, const Re
   *stats = SearchStats();
   Impl& impl = *impl_;
   ResultStream stream(options, sink, stats, /*timed=*/true);
-  QueryFanOut fan(impl.ranges, FanOutPolicy{impl.options.deadline_ms, impl.options.tied, impl.HedgeDelaysUs()}, &impl, root,
+  QueryFanOut fan(impl.ranges, FanOutPolicy{impl.options.deadline_ms, impl.options.tied, impl.options.tied_delay_ms * 1e3, impl.HedgeDelaysUs()}, &impl, root,
                   options, &stream, stats);
   fan.Start();
   while (fan.waiting()) {

@@ -22,6 +22,8 @@ void QueryFanOut::Start() {
     const bool tied = policy_.tied && UsableUntried(r) >= 2;
     if (!Send(r, tied)) {
       Exhausted(r, Status::IOError("no replica left"));
+    } else if (tied && policy_.tied_delay_us > 0) {
+      state_[r].twin_due = Clock::now() + std::chrono::microseconds(static_cast<int64_t>(policy_.tied_delay_us));
     } else if (tied && Send(r, true)) {
       ++stats_->tied;
     }
@@ -160,6 +162,9 @@ bool QueryFanOut::HedgeDue(const Attempt& a, size_t r, Clock::time_point now) co
 
 QueryFanOut::Clock::time_point QueryFanOut::NextWake() const {
   Clock::time_point wake = deadline_;
+  for (const RangeState& st : state_) {
+    if (st.open()) wake = std::min(wake, st.twin_due);
+  }
   for (const auto& [rid, a] : attempts_) {
     if (!HedgeDue(a, a.range, Clock::time_point::max())) continue;
     wake = std::min(wake, a.sent + std::chrono::microseconds(static_cast<int64_t>(policy_.HedgeUs(a.range, a.replica))));
@@ -176,6 +181,13 @@ void QueryFanOut::OnTimeout(Clock::time_point now) {
     return;
   }
   for (size_t r = 0; r < state_.size(); ++r) {
+    RangeState& st = state_[r];
+    if (now >= st.twin_due) {
+      st.twin_due = Clock::time_point::max();
+      // The first twin has not started (else it would have cleared this):
+      // its server is queued or holding it back.
+      if (st.open() && Send(r, true)) ++stats_->tied;
+    }
     for (const auto& [rid, a] : attempts_) {
       if (!HedgeDue(a, r, now)) continue;
       if (Send(r)) ++stats_->hedged;
@@ -214,6 +226,7 @@ void QueryFanOut::OnStarted(uint64_t rid, Attempt& attempt) {
     ++stats_->tied_both_started;
     return;
   }
+  state_[attempt.range].twin_due = Clock::time_point::max();  // started in time: no twin needed
   for (auto& [twin_rid, twin] : attempts_) {
     if (twin_rid != rid && twin.range == attempt.range && twin.tied && twin.active) {
       Cancel(twin_rid);

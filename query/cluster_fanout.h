@@ -61,10 +61,15 @@ class FanOutHost {
 
 struct FanOutPolicy {
   uint32_t deadline_ms = 0;  // 0: none
-  // Tied requests (Dean and Barroso): each range asked of two replicas at
-  // once, each request flagged tied; the first server to report Started
-  // has its twin cancelled. Ranges with one usable replica are asked once.
+  // Tied requests (Dean and Barroso): each range asked of two replicas,
+  // each request flagged tied; the first server to report Started has its
+  // twin cancelled. Ranges with one usable replica are asked once. The
+  // second twin goes out `tied_delay_us` after the first, and not at all if
+  // the first has started by then: on idle servers both twins would
+  // otherwise start before either's Started arrives (their remedy: a delay
+  // of about two network messages).
   bool tied = false;
+  double tied_delay_us = 0;
   // By range, then by replica: how long a request to that replica waits
   // before a hedge; < 0 or missing: no hedging.
   std::vector<std::vector<double>> hedge_us;
@@ -113,6 +118,8 @@ class QueryFanOut {
     std::vector<bool> tried;  // by replica: asked in this query
     int active = 0;           // requests in flight
     bool hedged = false;
+    // Tied with a delay: when the second twin is due (max: none pending).
+    Clock::time_point twin_due = Clock::time_point::max();
     bool open() const { return !done && !missing; }
   };
 

@@ -66,7 +66,7 @@ Result<std::unique_ptr<SearchBackend>> SearchBackend::Open(const SearchTarget& t
   }
   if (!t.index_dir.empty()) {
     if (!t.token.empty() || t.deadline_ms > 0 || !t.hedge_after.empty() || t.allow_partial ||
-        !t.replica_policy.empty() || t.tied) {
+        !t.replica_policy.empty() || t.tied || t.tied_delay_ms >= 0) {
       return Status::InvalidArgument(
           "--token-file, --deadline, --hedge-after, --replica-policy, --tied and --allow-partial need --cluster");
     }
@@ -91,6 +91,10 @@ Result<std::unique_ptr<SearchBackend>> SearchBackend::Open(const SearchTarget& t
   options.deadline_ms = t.deadline_ms;
   options.allow_partial = t.allow_partial;
   options.tied = t.tied;
+  if (t.tied_delay_ms >= 0) {
+    if (!t.tied) return Status::InvalidArgument("--tied-delay applies to tied requests: give --tied");
+    options.tied_delay_ms = t.tied_delay_ms;
+  }
   options.log = t.log;
   DPS_RETURN_IF_ERROR(ParseHedgeAfter(t.hedge_after, &options));
   if (!t.replica_policy.empty()) {

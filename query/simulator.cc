@@ -28,7 +28,7 @@ Result<SimPolicy> ParseSimPolicy(const std::string& text) {
   auto bad = [&](const std::string& why) {
     return Status::InvalidArgument("policy '" + text + "': " + why +
                                    " (expected first|random|adaptive, then +hedge-pNN, +hedge-MSms, +tied, "
-                                   "+deadline-MS)");
+                                   "+tied-MSms, +deadline-MS)");
   };
   size_t start = 0;
   for (size_t part = 0;; ++part) {
@@ -40,6 +40,11 @@ Result<SimPolicy> ParseSimPolicy(const std::string& text) {
       p.replicas = *policy;
     } else if (token == "tied") {
       p.tied = true;
+    } else if (token.rfind("tied-", 0) == 0 && token.size() > 7 && token.ends_with("ms")) {
+      p.tied = true;
+      if (!ParseNumber(std::string_view(token).substr(5, token.size() - 7), &p.tied_delay_ms)) {
+        return bad("'" + token + "' is not a delay in ms");
+      }
     } else if (token.rfind("hedge-p", 0) == 0) {
       if (!ParseNumber(std::string_view(token).substr(7), &p.hedge_percentile) || p.hedge_percentile >= 100) {
         return bad("'" + token + "' is not a percentile below 100");
@@ -176,7 +181,7 @@ class Simulation {
  private:
   enum Kind : uint8_t {
     kQueryStart, kRequestArrive, kTaskReady, kTaskDone, kTabletFinished, kCancelArrive,  // at a server
-    kTabletAnswer, kStarted, kRequestDone, kHedge, kDeadline,            // at the coordinator
+    kTabletAnswer, kStarted, kRequestDone, kHedge, kDeadline, kTwinDue,  // at the coordinator
   };
   struct Event {
     Time at;
@@ -216,7 +221,7 @@ class Simulation {
     bool active = true, started = false;
   };
   struct RangeState {
-    bool done = false, hedged = false;
+    bool done = false, hedged = false, twin_pending = false;
     std::vector<bool> tried;
     int active = 0;
     std::vector<bool> tablet_done;
@@ -265,6 +270,7 @@ class Simulation {
       case kRequestDone: return RequestDone(e.id);
       case kHedge: return HedgeDue(e.id, e.arg, e.arg2);
       case kDeadline: return DeadlinePassed(e.id);
+      case kTwinDue: return TwinDue(e.id, e.arg);
     }
   }
 
@@ -289,7 +295,12 @@ class Simulation {
     for (size_t r = 0; r < q.open; ++r) {
       const bool tied = c_.policy.tied && c_.layout.ranges[r].replicas.size() >= 2;
       Send(qid, q, r, tied);
-      if (tied && Send(qid, q, r, true)) ++result_.tied;
+      if (tied && c_.policy.tied_delay_ms > 0) {
+        q.ranges[r].twin_pending = true;
+        Push(now_ + c_.policy.tied_delay_ms * 1e3, kTwinDue, qid, static_cast<uint32_t>(r));
+      } else if (tied && Send(qid, q, r, true)) {
+        ++result_.tied;
+      }
     }
   }
 
@@ -389,6 +400,7 @@ class Simulation {
       ++result_.tied_both_started;
       return;
     }
+    qit->second.ranges[req.range].twin_pending = false;  // started in time: no twin needed
     for (uint64_t other : qit->second.ranges[req.range].requests) {
       auto o = requests_.find(other);
       if (other != id && o != requests_.end() && o->second.tied && o->second.active) {
@@ -415,6 +427,15 @@ class Simulation {
     if (std::find(st.tried.begin(), st.tried.end(), false) == st.tried.end()) return;
     if (Send(qid, qit->second, r, false)) ++result_.hedged;
     st.hedged = true;
+  }
+
+  void TwinDue(uint64_t qid, uint32_t r) {
+    auto qit = queries_.find(qid);
+    if (qit == queries_.end()) return;
+    RangeState& st = qit->second.ranges[r];
+    if (!st.twin_pending || st.done) return;
+    st.twin_pending = false;
+    if (Send(qid, qit->second, r, true)) ++result_.tied;
   }
 
   void DeadlinePassed(uint64_t qid) {

@@ -31,13 +31,15 @@ namespace dps {
 
 // One configuration of the coordinator, written like `first+hedge-p95`,
 // `adaptive+tied`, `first+deadline-50`: a replica policy (first, random,
-// adaptive), then any of hedge-pNN / hedge-MSms, tied, deadline-MS.
+// adaptive), then any of hedge-pNN / hedge-MSms, tied / tied-MSms (the
+// second twin after MS, unless the first started), deadline-MS.
 struct SimPolicy {
   std::string name;
   ReplicaPolicy replicas = ReplicaPolicy::kFirst;
   double hedge_percentile = 0;  // > 0: hedge after this percentile (HedgeThresholds)
   double hedge_ms = 0;          // > 0: hedge after this fixed delay
   bool tied = false;
+  double tied_delay_ms = 0;
   uint32_t deadline_ms = 0;
 };
 Result<SimPolicy> ParseSimPolicy(const std::string& text);

@@ -152,6 +152,9 @@ q "--replica-policy with --index" 2 query --index "$work/idx" --replica-policy f
 has "--replica-policy with --index message" "$work/err" "--replica-policy, --tied and --allow-partial need --cluster"
 q "--tied with --index" 2 bench --index "$work/idx" --tied --queries "$work/queries.tsv"
 has "--tied with --index message" "$work/err" "--tied and --allow-partial need --cluster"
+q "--tied-delay without --tied" 2 query --cluster "$work/incomplete.txt" --allow-partial --tied-delay 1 --count w1
+has "--tied-delay without --tied message" "$work/err" "dpsearch: Invalid argument: --tied-delay applies to tied requests: give --tied"
+q "--tied-delay negative" 2 query --cluster "$work/incomplete.txt" --allow-partial --tied --tied-delay -1 --count w1
 q "--replica-policy unknown" 2 query --cluster "$work/incomplete.txt" --replica-policy fastest --count w1
 has "--replica-policy unknown message" "$work/err" "fastest"
 

@@ -72,6 +72,18 @@ TEST(Simulator, TiedRequestsOnIdleServersDuplicateTheWork) {
   EXPECT_NEAR(static_cast<double>(tied->tied_both_started) / tied->tied, 0.9801, 0.005);
 }
 
+// Dean and Barroso's remedy: the second twin a little after the first
+// (here 0.2 ms, two messages), and only if the first has not started.
+TEST(Simulator, TiedRequestsWithADelaySendATwinOnlyWhenTheFirstIsHeld) {
+  auto tied = Simulate(Config(10, 2, 0.01, 100, "first+tied-0.2ms", 5000));
+  ASSERT_TRUE(tied.ok());
+  // A twin for each held first request: p of the 50,000 ranges.
+  EXPECT_NEAR(static_cast<double>(tied->tied) / 50000, 0.01, 0.003);
+  EXPECT_LT(tied->ExtraWork(), 0.015);
+  EXPECT_LT(tied->latency.QuantileMicros(0.99), 1e3);
+  EXPECT_LT(FractionAtLeast(*tied, 100e3), 0.002);  // slow only when both twins are held
+}
+
 TEST(Simulator, TiedRequestsOnABusyServerCancelTheQueuedTwin) {
   // Server 0 is busy (every request waits 5 ms before it runs); server 1 is
   // free: server 1's twin starts at once and server 0's is cancelled queued.
@@ -133,8 +145,10 @@ TEST(Simulator, ParsesPoliciesAndDelaysStrictly) {
   EXPECT_TRUE(p->tied);
   EXPECT_EQ(p->deadline_ms, 50u);
   EXPECT_EQ(ParseSimPolicy("first+hedge-2.5ms")->hedge_ms, 2.5);
+  EXPECT_EQ(ParseSimPolicy("first+tied-0.5ms")->tied_delay_ms, 0.5);
+  EXPECT_TRUE(ParseSimPolicy("first+tied-0.5ms")->tied);
   for (const char* bad : {"", "fastest", "first+hedge-p100", "first+hedge-p95+hedge-3ms", "first+deadline-1.5",
-                          "first+tie", "first+", "first+hedge-ms"}) {
+                          "first+tie", "first+", "first+hedge-ms", "first+tied-ms", "first+tied-xms"}) {
     EXPECT_FALSE(ParseSimPolicy(bad).ok()) << bad;
   }
   auto d = ParseServerDelay("3:0.05:100");

@@ -17,17 +17,27 @@ using namespace cluster_testing;
 
 constexpr double kSlowMs = 200;  // the slow server's tablet 3, before it runs
 
-TEST(ClusterTied, ASlowServersTwinIsCancelledBeforeItStarts) {
-  Fixture f(31);
+// Only tablet 3 is held back: the slow server's other bins begin at once,
+// but its request is not under way (no Started) until tablet 3 may run.
+std::unique_ptr<ShardServer> ServeSlow(Fixture& f) {
   ServerOptions slow_options;
-  // Only tablet 3 is held back: the slow server's other bins begin at once,
-  // but its request is not under way (no Started) until tablet 3 may run.
   slow_options.delays = {DelayRule{3, 1.0, kSlowMs, 0}};
-  auto slow = f.Serve(0, 3, slow_options);
-  auto fast = f.Serve(0, 3);
+  return f.Serve(0, 3, slow_options);
+}
+
+ClusterOptions Tied(double delay_ms) {
   ClusterOptions o;
   o.tied = true;
-  o.replica_policy = ReplicaPolicy::kFirst;  // the slow server is asked first, every time
+  o.tied_delay_ms = delay_ms;
+  o.replica_policy = ReplicaPolicy::kFirst;  // the listed order, every time
+  return o;
+}
+
+TEST(ClusterTied, ASlowServersTwinIsCancelledBeforeItStarts) {
+  Fixture f(31);
+  auto slow = ServeSlow(f);
+  auto fast = f.Serve(0, 3);
+  const ClusterOptions o = Tied(0);
   auto client = Client({{0, 3, {Addr(slow->port()), Addr(fast->port())}}}, o);
   ASSERT_NE(client, nullptr);
   std::mt19937_64 rng(5);
@@ -49,6 +59,44 @@ TEST(ClusterTied, ASlowServersTwinIsCancelledBeforeItStarts) {
     // 200 ms before they start, and that wait is in the queue time.
     for (const auto& b : a.stats.bins) EXPECT_LT(b.queue_wait_us, kSlowMs * 1000) << "query " << i;
   }
+}
+
+// With --tied-delay the second twin goes out only if the first has not
+// started by then: a held first request gets its twin and loses to it; a
+// healthy one starts in time and no twin is sent.
+TEST(ClusterTied, ADelayedTwinGoesOutOnlyForAHeldRequest) {
+  Fixture f(34);
+  auto slow = ServeSlow(f);
+  auto fast = f.Serve(0, 3);
+  const ClusterOptions o = Tied(20);
+  auto held = Client({{0, 3, {Addr(slow->port()), Addr(fast->port())}}}, o);
+  auto healthy = Client({{0, 3, {Addr(fast->port()), Addr(slow->port())}}}, o);
+  ASSERT_NE(held, nullptr);
+  ASSERT_NE(healthy, nullptr);
+  std::mt19937_64 rng(8);
+  uint64_t healthy_twins = 0;
+  for (int i = 0; i < 20; ++i) {
+    const QueryNode q = testing::RandomQuery(rng, kVocab);
+    const Answer a = Ask(held.get(), q);
+    ASSERT_TRUE(a.status.ok()) << a.status.ToString();
+    EXPECT_EQ(a.ids, f.Want(q)) << "query " << i;
+    // Held only when the query searches tablet 3 (its plan may skip it).
+    bool searches_tablet_3 = false;
+    for (const auto& b : a.stats.bins) searches_tablet_3 |= b.tablet == 3;
+    if (searches_tablet_3) {
+      EXPECT_EQ(a.stats.tied, 1u) << "query " << i;
+      EXPECT_EQ(a.stats.tied_cancelled, 1u) << "query " << i;
+      for (const auto& b : a.stats.bins) EXPECT_LT(b.queue_wait_us, kSlowMs * 1000) << "query " << i;
+    } else {
+      EXPECT_EQ(a.stats.tied, 0u) << "query " << i << ": the first request started, no twin";
+    }
+    const Answer b = Ask(healthy.get(), q);
+    ASSERT_TRUE(b.status.ok()) << b.status.ToString();
+    EXPECT_EQ(b.ids, f.Want(q)) << "query " << i;
+    healthy_twins += b.stats.tied;
+  }
+  // The fast server starts within 20 ms (a loaded machine may miss once).
+  EXPECT_LE(healthy_twins, 3u);
 }
 
 TEST(ClusterTied, HealthyTwinsNeverDuplicateOrLoseAResult) {
