@@ -22,8 +22,9 @@
 # 10; 0: no ranked runs), REPORT_DIR (HTML reports, from the last round),
 # POLICIES (replica policies run alone and with hedging, default "first
 # random adaptive"), TIED_POLICIES (those also run with --tied: both twins
-# at once, the second after TIED_DELAY ms (default 0.3) unless the first
-# started, and that with hedging; default "first adaptive"), SIMULATE (default 1: each
+# at once, the second after TIED_DELAY (pNN, the default p90, or ms)
+# unless the first started, and that with hedging; default "first
+# adaptive"), SIMULATE (default 1: each
 # configuration also simulated by `dpsearch simulate` from the no-fault
 # runs' samples, measured and simulated p50 and p99 side by side),
 # OPEN_SECONDS (default 0: none; else open-loop runs of that many seconds,
@@ -49,7 +50,8 @@ esac
 repeat=${REPEAT:-1}
 policies=${POLICIES:-first random adaptive}
 tied_policies=${TIED_POLICIES:-first adaptive}
-tied_delay=${TIED_DELAY:-0.3}
+tied_delay=${TIED_DELAY:-p90}
+case "$tied_delay" in p*) tied_name=$tied_delay ;; *) tied_name=${tied_delay}ms ;; esac  # as simulate's +tied-...
 rounds=${ROUNDS:-1}
 top=${TOP:-10}
 mkdir -p "$work"
@@ -107,10 +109,10 @@ for round in $(seq "$rounds"); do
   for policy in $tied_policies; do
     run "fault-$policy-tied" --replica-policy "$policy" --tied
     ranked "fault-$policy-tied" --replica-policy "$policy" --tied
-    run "fault-$policy-tied-${tied_delay}ms" --replica-policy "$policy" --tied --tied-delay "$tied_delay"
-    ranked "fault-$policy-tied-${tied_delay}ms" --replica-policy "$policy" --tied --tied-delay "$tied_delay"
-    run "fault-$policy-tied-${tied_delay}ms-hedge-p95" --replica-policy "$policy" --tied --tied-delay "$tied_delay" --hedge-after p95
-    ranked "fault-$policy-tied-${tied_delay}ms-hedge-p95" --replica-policy "$policy" --tied --tied-delay "$tied_delay" --hedge-after p95
+    run "fault-$policy-tied-$tied_name" --replica-policy "$policy" --tied --tied-delay "$tied_delay"
+    ranked "fault-$policy-tied-$tied_name" --replica-policy "$policy" --tied --tied-delay "$tied_delay"
+    run "fault-$policy-tied-$tied_name-hedge-p95" --replica-policy "$policy" --tied --tied-delay "$tied_delay" --hedge-after p95
+    ranked "fault-$policy-tied-$tied_name-hedge-p95" --replica-policy "$policy" --tied --tied-delay "$tied_delay" --hedge-after p95
   done
   run fault-deadline-50ms --deadline 50
   ranked fault-deadline-50ms --deadline 50
@@ -209,7 +211,7 @@ def policy_of(name):
     tied = ""
     if "tied" in parts:
         after = parts[parts.index("tied") + 1] if parts.index("tied") + 1 < len(parts) else ""
-        tied = "+tied-" + after if after.endswith("ms") else "+tied"
+        tied = "+tied-" + after if after.endswith("ms") or after.startswith("p") else "+tied"
     return pol + tied + ("+hedge-p95" if "-hedge-p95" in rest else ""), True
 # The samples of the round whose no-fault p50 is the median: one noisy
 # spell in a round's no-fault run would otherwise skew every simulation.

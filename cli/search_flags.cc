@@ -33,9 +33,10 @@ void AddSearchFlags(CLI::App* cmd, SearchFlags* f) {
   cmd->add_flag("--tied", f->target.tied,
                 "--cluster: tied requests: ask two replicas of each range at once; the server that starts first "
                 "has the other cancelled");
-  cmd->add_option("--tied-delay", f->target.tied_delay_ms,
-                  "--tied: send the second twin MS after the first, and not at all if the first has started by then")
-      ->type_name("MS")->check(FiniteNumber(0, 60000))->default_str("0 (both at once)");
+  cmd->add_option("--tied-delay", f->target.tied_delay,
+                  "--tied: send the second twin MS after the first, or after pNN of how soon the range's other "
+                  "replicas start a request, and not at all if the first has started by then")
+      ->type_name("pNN|MS")->default_str("0 (both at once)");
   cmd->add_flag("--allow-partial", f->target.allow_partial, "--cluster: a cluster file may leave tablets out (answers are partial, exit 4)");
   cmd->add_option("--max-expansions", f->max_expansions,
                   "Prefix queries (netw*) may expand to N terms in all; a query needing more is refused (exit 2)")

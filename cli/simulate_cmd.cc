@@ -42,7 +42,7 @@ void RegisterSimulate(CLI::App& app) {
       ->type_name("SERVER:PROB:MS")->default_str("none");
   cmd->add_option("--policy", a->policies,
                   "Repeatable: a replica policy (first, random or adaptive), then any of +hedge-pNN, +hedge-MSms, "
-                  "+tied, +tied-MSms and +deadline-MS, as in adaptive+hedge-p95")
+                  "+tied, +tied-MSms, +tied-pNN and +deadline-MS, as in adaptive+hedge-p95")
       ->type_name("POLICY")->default_str("first, first+hedge-p95, first+tied, adaptive, adaptive+hedge-p95");
   cmd->add_option("--workers", a->workers, "Worker threads per server")->check(WholeNumber(1, 1024));
   auto* concurrency = cmd->add_option("--concurrency", a->concurrency, "Closed loop: clients")->check(WholeNumber(1, 100000));

@@ -34,6 +34,7 @@ struct ClusterClient::Impl final : FanOutHost {
   uint64_t next_rid = 1;
   std::unique_ptr<ReplicaSelector> selector;  // across this client's queries
   HedgeThresholds hedge_thresholds;  // --hedge-after pNN: learned per range
+  HedgeThresholds started_thresholds;  // --tied-delay pNN: send to Started, learned per range
 
   // Network thread.
   ServerLink& Link(const std::string& address) {
@@ -44,6 +45,7 @@ struct ClusterClient::Impl final : FanOutHost {
   // By range and replica: the fixed --hedge-after MS, the learned pNN, or
   // -1 (none).
   std::vector<std::vector<double>> HedgeDelaysUs() const;
+  std::vector<std::vector<double>> TiedDelaysUs() const;
 
   // FanOutHost (the query's thread; socket work is posted to the network thread).
   uint64_t NextRequestId() override { return next_rid++; }
@@ -65,6 +67,9 @@ struct ClusterClient::Impl final : FanOutHost {
   void RecordLatency(size_t range, const std::string& address, double us) override {
     hedge_thresholds.Record(range, address, us);
   }
+  void RecordStarted(size_t range, const std::string& address, double us) override {
+    started_thresholds.Record(range, address, us);
+  }
   void Log(const std::string& line) override {
     if (options.log) options.log(line);
   }
@@ -82,6 +87,25 @@ std::vector<std::vector<double>> ClusterClient::Impl::HedgeDelaysUs() const {
         us[r].push_back(options.hedge_after_ms * 1000);
       } else if (options.hedge_percentile > 0) {
         us[r].push_back(hedge_thresholds.DelayUs(r, replica, options.hedge_percentile));
+      } else {
+        us[r].push_back(-1);
+      }
+    }
+  }
+  return us;
+}
+
+// The second twin waits the pNN of how soon a healthy server starts a
+// request for the range (the other replicas' Started times, as the hedge
+// threshold learns from their answers); until that is known, at once.
+std::vector<std::vector<double>> ClusterClient::Impl::TiedDelaysUs() const {
+  std::vector<std::vector<double>> us(ranges.size());
+  for (size_t r = 0; r < ranges.size(); ++r) {
+    for (const std::string& replica : ranges[r].replicas) {
+      if (options.tied_delay_ms > 0) {
+        us[r].push_back(options.tied_delay_ms * 1000);
+      } else if (options.tied_delay_percentile > 0) {
+        us[r].push_back(started_thresholds.DelayUs(r, replica, options.tied_delay_percentile));
       } else {
         us[r].push_back(-1);
       }
@@ -158,7 +182,7 @@ Status ClusterClient::Run(QueryNode root, const SearchOptions& options, const Re
   *stats = SearchStats();
   Impl& impl = *impl_;
   ResultStream stream(options, sink, stats, /*timed=*/true);
-  QueryFanOut fan(impl.ranges, FanOutPolicy{impl.options.deadline_ms, impl.options.tied, impl.options.tied_delay_ms * 1e3, impl.HedgeDelaysUs()}, &impl, root,
+  QueryFanOut fan(impl.ranges, FanOutPolicy{impl.options.deadline_ms, impl.options.tied, impl.TiedDelaysUs(), impl.HedgeDelaysUs()}, &impl, root,
                   options, &stream, stats);
   fan.Start();
   while (fan.waiting()) {

@@ -36,7 +36,8 @@ struct ClusterOptions {
   // Which replica of a range is asked first (query/replica_selector.h).
   ReplicaPolicy replica_policy = ReplicaPolicy::kAdaptive;
   bool tied = false;  // tied requests (FanOutPolicy::tied)
-  double tied_delay_ms = 0;  // the second twin after this (FanOutPolicy::tied_delay_us)
+  double tied_delay_ms = 0;          // > 0: the second twin after this fixed delay
+  double tied_delay_percentile = 0;  // > 0: after this percentile of the range's Started times
   uint32_t connect_timeout_ms = 2000;
   // Tablets of the index no range of the cluster file covers are an error
   // (Connect fails) unless this is set; then every answer is partial and

@@ -22,9 +22,14 @@ void QueryFanOut::Start() {
     const bool tied = policy_.tied && UsableUntried(r) >= 2;
     if (!Send(r, tied)) {
       Exhausted(r, Status::IOError("no replica left"));
-    } else if (tied && policy_.tied_delay_us > 0) {
-      state_[r].twin_due = Clock::now() + std::chrono::microseconds(static_cast<int64_t>(policy_.tied_delay_us));
-    } else if (tied && Send(r, true)) {
+      continue;
+    }
+    if (!tied) continue;
+    const size_t first = std::find(state_[r].tried.begin(), state_[r].tried.end(), true) - state_[r].tried.begin();
+    const double delay_us = policy_.TiedDelayUs(r, first);
+    if (delay_us > 0) {
+      state_[r].twin_due = Clock::now() + std::chrono::microseconds(static_cast<int64_t>(delay_us));
+    } else if (Send(r, true)) {
       ++stats_->tied;
     }
   }
@@ -222,6 +227,8 @@ void QueryFanOut::OnEvent(LinkEvent& e) {
 void QueryFanOut::OnStarted(uint64_t rid, Attempt& attempt) {
   if (!attempt.tied || attempt.started) return;
   attempt.started = true;
+  host_->RecordStarted(attempt.range, ranges_[attempt.range].replicas[attempt.replica],
+                       std::chrono::duration<double, std::micro>(Clock::now() - attempt.sent).count());
   if (!attempt.active) {
     ++stats_->tied_both_started;
     return;

@@ -51,6 +51,9 @@ class FanOutHost {
   // Range `range`'s complete answer from `address` took `us` (hedge
   // thresholds learn from it).
   virtual void RecordLatency(size_t range, const std::string& address, double us) = 0;
+  // A tied request for `range` to `address` reported Started `us` after it
+  // was sent (learned tied delays).
+  virtual void RecordStarted(size_t range, const std::string& address, double us) {}
   virtual void Log(const std::string& line) = 0;
   // Whether `address` may be asked for `range` (not a bad replica: another
   // index, or not hosting the range); InvalidArgument saying why if not.
@@ -64,12 +67,16 @@ struct FanOutPolicy {
   // Tied requests (Dean and Barroso): each range asked of two replicas,
   // each request flagged tied; the first server to report Started has its
   // twin cancelled. Ranges with one usable replica are asked once. The
-  // second twin goes out `tied_delay_us` after the first, and not at all if
-  // the first has started by then: on idle servers both twins would
-  // otherwise start before either's Started arrives (their remedy: a delay
-  // of about two network messages).
+  // second twin goes out a delay after the first (by range, then by the
+  // first's replica; <= 0 or missing: at once), and not at all if the
+  // first has started by then: on idle servers both twins would otherwise
+  // start before either's Started arrives (their remedy: a delay of about
+  // two network messages).
   bool tied = false;
-  double tied_delay_us = 0;
+  std::vector<std::vector<double>> tied_delay_us;
+  double TiedDelayUs(size_t range, size_t replica) const {
+    return range < tied_delay_us.size() && replica < tied_delay_us[range].size() ? tied_delay_us[range][replica] : -1;
+  }
   // By range, then by replica: how long a request to that replica waits
   // before a hedge; < 0 or missing: no hedging.
   std::vector<std::vector<double>> hedge_us;

@@ -10,16 +10,17 @@ namespace dps {
 
 namespace {
 
-Status ParseHedgeAfter(const std::string& text, ClusterOptions* o) {
+// "pNN" (a percentile, into *percentile) or milliseconds (into *ms).
+Status ParseDelayFlag(const std::string& flag, const std::string& text, double* percentile, double* ms) {
   if (text.empty()) return Status::OK();
   char* end = nullptr;
   const bool pct = text[0] == 'p' || text[0] == 'P';
   const char* num = text.c_str() + (pct ? 1 : 0);
   const double v = std::strtod(num, &end);
-  if (end == num || *end != '\0' || v <= 0 || (pct && v >= 100)) {
-    return Status::InvalidArgument("--hedge-after " + text + ": expected pNN (a percentile) or milliseconds");
+  if (end == num || *end != '\0' || !(v > 0) || (pct && v >= 100) || v > 3.6e6) {
+    return Status::InvalidArgument(flag + " " + text + ": expected pNN (a percentile) or milliseconds");
   }
-  (pct ? o->hedge_percentile : o->hedge_after_ms) = v;
+  (pct ? *percentile : *ms) = v;
   return Status::OK();
 }
 
@@ -66,7 +67,7 @@ Result<std::unique_ptr<SearchBackend>> SearchBackend::Open(const SearchTarget& t
   }
   if (!t.index_dir.empty()) {
     if (!t.token.empty() || t.deadline_ms > 0 || !t.hedge_after.empty() || t.allow_partial ||
-        !t.replica_policy.empty() || t.tied || t.tied_delay_ms >= 0) {
+        !t.replica_policy.empty() || t.tied || !t.tied_delay.empty()) {
       return Status::InvalidArgument(
           "--token-file, --deadline, --hedge-after, --replica-policy, --tied and --allow-partial need --cluster");
     }
@@ -91,12 +92,12 @@ Result<std::unique_ptr<SearchBackend>> SearchBackend::Open(const SearchTarget& t
   options.deadline_ms = t.deadline_ms;
   options.allow_partial = t.allow_partial;
   options.tied = t.tied;
-  if (t.tied_delay_ms >= 0) {
-    if (!t.tied) return Status::InvalidArgument("--tied-delay applies to tied requests: give --tied");
-    options.tied_delay_ms = t.tied_delay_ms;
+  if (!t.tied_delay.empty() && !t.tied) {
+    return Status::InvalidArgument("--tied-delay applies to tied requests: give --tied");
   }
+  DPS_RETURN_IF_ERROR(ParseDelayFlag("--tied-delay", t.tied_delay, &options.tied_delay_percentile, &options.tied_delay_ms));
   options.log = t.log;
-  DPS_RETURN_IF_ERROR(ParseHedgeAfter(t.hedge_after, &options));
+  DPS_RETURN_IF_ERROR(ParseDelayFlag("--hedge-after", t.hedge_after, &options.hedge_percentile, &options.hedge_after_ms));
   if (!t.replica_policy.empty()) {
     DPS_ASSIGN_OR_RETURN(options.replica_policy, ParseReplicaPolicy(t.replica_policy));
   }

@@ -29,7 +29,7 @@ struct SearchTarget {
   std::string hedge_after;   // "pNN" (a percentile of recent latencies) or milliseconds
   std::string replica_policy;  // "first", "random" or "adaptive" (the default when empty)
   bool tied = false;           // tied requests: each range asked of two replicas, the later starter cancelled
-  double tied_delay_ms = -1;   // < 0: not given; else the second twin after this, unless the first started
+  std::string tied_delay;      // "pNN" or milliseconds: the second twin after this, unless the first started
   bool allow_partial = false;  // tablets no range covers: partial answers, not an error
   // Warnings (an unreachable server, a failover); may be empty.
   std::function<void(const std::string&)> log;

@@ -28,7 +28,7 @@ Result<SimPolicy> ParseSimPolicy(const std::string& text) {
   auto bad = [&](const std::string& why) {
     return Status::InvalidArgument("policy '" + text + "': " + why +
                                    " (expected first|random|adaptive, then +hedge-pNN, +hedge-MSms, +tied, "
-                                   "+tied-MSms, +deadline-MS)");
+                                   "+tied-MSms, +tied-pNN, +deadline-MS)");
   };
   size_t start = 0;
   for (size_t part = 0;; ++part) {
@@ -40,6 +40,11 @@ Result<SimPolicy> ParseSimPolicy(const std::string& text) {
       p.replicas = *policy;
     } else if (token == "tied") {
       p.tied = true;
+    } else if (token.rfind("tied-p", 0) == 0) {
+      p.tied = true;
+      if (!ParseNumber(std::string_view(token).substr(6), &p.tied_delay_percentile) || p.tied_delay_percentile >= 100) {
+        return bad("'" + token + "' is not a percentile below 100");
+      }
     } else if (token.rfind("tied-", 0) == 0 && token.size() > 7 && token.ends_with("ms")) {
       p.tied = true;
       if (!ParseNumber(std::string_view(token).substr(5, token.size() - 7), &p.tied_delay_ms)) {
@@ -191,8 +196,15 @@ class Simulation {
     uint32_t arg = 0;  // a tablet, or a range
     uint64_t arg2 = 0;  // a request (kHedge)
   };
+  // Time order; at one instant, what arrived before the timers that fire
+  // then (a Started due at the very moment its twin is), then as scheduled.
+  static bool Timer(Kind k) { return k == kHedge || k == kTwinDue || k == kDeadline; }
   struct Later {
-    bool operator()(const Event& x, const Event& y) const { return x.at != y.at ? x.at > y.at : x.seq > y.seq; }
+    bool operator()(const Event& x, const Event& y) const {
+      if (x.at != y.at) return x.at > y.at;
+      if (Timer(x.kind) != Timer(y.kind)) return Timer(x.kind);
+      return x.seq > y.seq;
+    }
   };
   struct Task {
     uint64_t request;
@@ -295,10 +307,16 @@ class Simulation {
     for (size_t r = 0; r < q.open; ++r) {
       const bool tied = c_.policy.tied && c_.layout.ranges[r].replicas.size() >= 2;
       Send(qid, q, r, tied);
-      if (tied && c_.policy.tied_delay_ms > 0) {
+      if (!tied) continue;
+      double delay_us = c_.policy.tied_delay_ms * 1e3;
+      if (c_.policy.tied_delay_percentile > 0) {
+        const Request& first = requests_.at(q.ranges[r].requests.front());
+        delay_us = started_.DelayUs(r, c_.layout.names[first.server], c_.policy.tied_delay_percentile);
+      }
+      if (delay_us > 0) {
         q.ranges[r].twin_pending = true;
-        Push(now_ + c_.policy.tied_delay_ms * 1e3, kTwinDue, qid, static_cast<uint32_t>(r));
-      } else if (tied && Send(qid, q, r, true)) {
+        Push(now_ + delay_us, kTwinDue, qid, static_cast<uint32_t>(r));
+      } else if (Send(qid, q, r, true)) {
         ++result_.tied;
       }
     }
@@ -396,6 +414,7 @@ class Simulation {
     auto qit = queries_.find(req.query);
     if (qit == queries_.end() || !req.tied || req.started) return;
     req.started = true;
+    started_.Record(req.range, c_.layout.names[req.server], now_ - req.sent);
     if (!req.active) {
       ++result_.tied_both_started;
       return;
@@ -558,6 +577,7 @@ class Simulation {
   const SimConfig& c_;
   ReplicaSelector selector_;
   HedgeThresholds thresholds_;
+  HedgeThresholds started_;  // tied-pNN: send to Started, per range and server
   std::vector<Server> servers_;
   std::vector<std::vector<std::string>> replica_names_;
   size_t measured_tablets_ = 1, total_ = 0, next_query_ = 0;

@@ -31,8 +31,9 @@ namespace dps {
 
 // One configuration of the coordinator, written like `first+hedge-p95`,
 // `adaptive+tied`, `first+deadline-50`: a replica policy (first, random,
-// adaptive), then any of hedge-pNN / hedge-MSms, tied / tied-MSms (the
-// second twin after MS, unless the first started), deadline-MS.
+// adaptive), then any of hedge-pNN / hedge-MSms, tied / tied-MSms /
+// tied-pNN (the second twin after MS, or after the pNN of the range's
+// other replicas' Started times, unless the first started), deadline-MS.
 struct SimPolicy {
   std::string name;
   ReplicaPolicy replicas = ReplicaPolicy::kFirst;
@@ -40,6 +41,7 @@ struct SimPolicy {
   double hedge_ms = 0;          // > 0: hedge after this fixed delay
   bool tied = false;
   double tied_delay_ms = 0;
+  double tied_delay_percentile = 0;
   uint32_t deadline_ms = 0;
 };
 Result<SimPolicy> ParseSimPolicy(const std::string& text);

@@ -155,6 +155,9 @@ has "--tied with --index message" "$work/err" "--tied and --allow-partial need -
 q "--tied-delay without --tied" 2 query --cluster "$work/incomplete.txt" --allow-partial --tied-delay 1 --count w1
 has "--tied-delay without --tied message" "$work/err" "dpsearch: Invalid argument: --tied-delay applies to tied requests: give --tied"
 q "--tied-delay negative" 2 query --cluster "$work/incomplete.txt" --allow-partial --tied --tied-delay -1 --count w1
+q "--tied-delay p100" 2 query --cluster "$work/incomplete.txt" --allow-partial --tied --tied-delay p100 --count w1
+has "--tied-delay p100 message" "$work/err" "dpsearch: Invalid argument: --tied-delay p100: expected pNN (a percentile) or milliseconds"
+q "--tied-delay p90" 4 query --cluster "$work/incomplete.txt" --allow-partial --tied --tied-delay p90 --count w1
 q "--replica-policy unknown" 2 query --cluster "$work/incomplete.txt" --replica-policy fastest --count w1
 has "--replica-policy unknown message" "$work/err" "fastest"
 

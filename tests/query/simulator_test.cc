@@ -84,6 +84,16 @@ TEST(Simulator, TiedRequestsWithADelaySendATwinOnlyWhenTheFirstIsHeld) {
   EXPECT_LT(FractionAtLeast(*tied, 100e3), 0.002);  // slow only when both twins are held
 }
 
+// The delay learned from the other replicas' Started times: once known,
+// as few twins as with a fixed delay; before, both at once.
+TEST(Simulator, TiedRequestsAfterALearnedDelayLikewise) {
+  auto tied = Simulate(Config(10, 2, 0.01, 100, "first+tied-p90", 5000));
+  ASSERT_TRUE(tied.ok());
+  EXPECT_LT(static_cast<double>(tied->tied) / 50000, 0.15);
+  EXPECT_LT(tied->ExtraWork(), 0.15);
+  EXPECT_LT(tied->latency.QuantileMicros(0.99), 1e3);
+}
+
 TEST(Simulator, TiedRequestsOnABusyServerCancelTheQueuedTwin) {
   // Server 0 is busy (every request waits 5 ms before it runs); server 1 is
   // free: server 1's twin starts at once and server 0's is cancelled queued.
@@ -147,8 +157,9 @@ TEST(Simulator, ParsesPoliciesAndDelaysStrictly) {
   EXPECT_EQ(ParseSimPolicy("first+hedge-2.5ms")->hedge_ms, 2.5);
   EXPECT_EQ(ParseSimPolicy("first+tied-0.5ms")->tied_delay_ms, 0.5);
   EXPECT_TRUE(ParseSimPolicy("first+tied-0.5ms")->tied);
+  EXPECT_EQ(ParseSimPolicy("adaptive+tied-p90")->tied_delay_percentile, 90);
   for (const char* bad : {"", "fastest", "first+hedge-p100", "first+hedge-p95+hedge-3ms", "first+deadline-1.5",
-                          "first+tie", "first+", "first+hedge-ms", "first+tied-ms", "first+tied-xms"}) {
+                          "first+tie", "first+", "first+hedge-ms", "first+tied-ms", "first+tied-xms", "first+tied-p100"}) {
     EXPECT_FALSE(ParseSimPolicy(bad).ok()) << bad;
   }
   auto d = ParseServerDelay("3:0.05:100");

@@ -99,6 +99,31 @@ TEST(ClusterTied, ADelayedTwinGoesOutOnlyForAHeldRequest) {
   EXPECT_LE(healthy_twins, 3u);
 }
 
+// --tied-delay p90: the second twin waits the p90 of how soon the range's
+// other replica starts a request. Before 20 are known both go at once;
+// then a held request still gets its twin, which answers.
+TEST(ClusterTied, ALearnedDelayStillRescuesAHeldRequest) {
+  Fixture f(35);
+  auto slow = ServeSlow(f);
+  auto fast = f.Serve(0, 3);
+  ClusterOptions o = Tied(0);
+  o.tied_delay_percentile = 90;
+  auto client = Client({{0, 3, {Addr(slow->port()), Addr(fast->port())}}}, o);
+  ASSERT_NE(client, nullptr);
+  std::mt19937_64 rng(9);
+  for (int i = 0; i < 60; ++i) {
+    const QueryNode q = testing::RandomQuery(rng, kVocab);
+    const Answer a = Ask(client.get(), q);
+    ASSERT_TRUE(a.status.ok()) << a.status.ToString();
+    EXPECT_EQ(a.ids, f.Want(q)) << "query " << i;
+    bool searches_tablet_3 = false;
+    for (const auto& b : a.stats.bins) searches_tablet_3 |= b.tablet == 3;
+    if (!searches_tablet_3) continue;
+    EXPECT_EQ(a.stats.tied, 1u) << "query " << i;
+    for (const auto& b : a.stats.bins) EXPECT_LT(b.queue_wait_us, kSlowMs * 1000) << "query " << i;
+  }
+}
+
 TEST(ClusterTied, HealthyTwinsNeverDuplicateOrLoseAResult) {
   Fixture f(32);
   auto a_server = f.Serve(0, 1);
