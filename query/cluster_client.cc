@@ -44,6 +44,8 @@ struct ClusterClient::Impl final : FanOutHost {
   }
   // By range and replica: the fixed --hedge-after MS, the learned pNN, or
   // -1 (none).
+  std::vector<std::vector<double>> DelaysUs(double fixed_ms, double percentile,
+                                            const HedgeThresholds& thresholds) const;
   std::vector<std::vector<double>> HedgeDelaysUs() const;
   std::vector<std::vector<double>> TiedDelaysUs() const;
 
@@ -79,39 +81,30 @@ struct ClusterClient::Impl final : FanOutHost {
   Status RangeUsable(const ClusterRange& range) override { return roster->RangeUsable(range); }
 };
 
-std::vector<std::vector<double>> ClusterClient::Impl::HedgeDelaysUs() const {
+// By range and replica: a fixed delay, or the percentile `thresholds`
+// learned for requests to that replica (< 0 while unknown), or none (-1).
+std::vector<std::vector<double>> ClusterClient::Impl::DelaysUs(double fixed_ms, double percentile,
+                                                               const HedgeThresholds& thresholds) const {
   std::vector<std::vector<double>> us(ranges.size());
   for (size_t r = 0; r < ranges.size(); ++r) {
     for (const std::string& replica : ranges[r].replicas) {
-      if (options.hedge_after_ms > 0) {
-        us[r].push_back(options.hedge_after_ms * 1000);
-      } else if (options.hedge_percentile > 0) {
-        us[r].push_back(hedge_thresholds.DelayUs(r, replica, options.hedge_percentile));
-      } else {
-        us[r].push_back(-1);
-      }
+      us[r].push_back(fixed_ms > 0       ? fixed_ms * 1000
+                      : percentile > 0 ? thresholds.DelayUs(r, replica, percentile)
+                                       : -1);
     }
   }
   return us;
 }
 
-// The second twin waits the pNN of how soon a healthy server starts a
-// request for the range (the other replicas' Started times, as the hedge
-// threshold learns from their answers); until that is known, at once.
+// Hedges wait the percentile of the range's healthy answers; the second
+// tied twin, that of how soon the range's other replicas start a request
+// (both at once until that is known).
+std::vector<std::vector<double>> ClusterClient::Impl::HedgeDelaysUs() const {
+  return DelaysUs(options.hedge_after_ms, options.hedge_percentile, hedge_thresholds);
+}
+
 std::vector<std::vector<double>> ClusterClient::Impl::TiedDelaysUs() const {
-  std::vector<std::vector<double>> us(ranges.size());
-  for (size_t r = 0; r < ranges.size(); ++r) {
-    for (const std::string& replica : ranges[r].replicas) {
-      if (options.tied_delay_ms > 0) {
-        us[r].push_back(options.tied_delay_ms * 1000);
-      } else if (options.tied_delay_percentile > 0) {
-        us[r].push_back(started_thresholds.DelayUs(r, replica, options.tied_delay_percentile));
-      } else {
-        us[r].push_back(-1);
-      }
-    }
-  }
-  return us;
+  return DelaysUs(options.tied_delay_ms, options.tied_delay_percentile, started_thresholds);
 }
 
 ClusterClient::ClusterClient(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
