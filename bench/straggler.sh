@@ -17,7 +17,8 @@
 # does not land on one configuration only, and a last table gives the
 # median over rounds of each figure, with where the requests went.
 #   bench/straggler.sh CORPUS.jsonl QUERIES.tsv [WORKDIR]
-# Env: DPSEARCH (binary), SHAPE, PROB, REPEAT (passes over the queries per
+# Env: DPSEARCH (binary), SHAPE (mild, harsh, or both: the whole
+# experiment, one after the other), PROB, REPEAT (passes over the queries per
 # round, default 1), ROUNDS (default 1), TOP (the ranked runs' K, default
 # 10; 0: no ranked runs), REPORT_DIR (HTML reports, from the last round),
 # POLICIES (replica policies run alone and with hedging, default "first
@@ -42,10 +43,25 @@ corpus=${1:?usage: straggler.sh CORPUS QUERIES [WORKDIR]}
 queries=${2:?usage: straggler.sh CORPUS QUERIES [WORKDIR]}
 work=${3:-$(mktemp -d)}
 shape=${SHAPE:-mild}
+if [ "$shape" = both ]; then
+  # The whole experiment: each shape in its own work directory (one
+  # index, ingested once), its page REPORT_DIR/<shape>/straggler.html.
+  mkdir -p "$work"
+  if [ ! -f "$work/index/MANIFEST" ]; then
+    "$bin" ingest --index "$work/index" --bins 16 --tablets 8 --no-store-text "$corpus" >&2
+  fi
+  for s in mild harsh; do
+    mkdir -p "$work/$s"
+    [ -e "$work/$s/index" ] || ln -s ../index "$work/$s/index"
+    SHAPE=$s REPORT_DIR=${REPORT_DIR:+$REPORT_DIR/$s} bash "$0" "$corpus" "$queries" "$work/$s"
+  done
+  exit 0
+fi
+[ -n "${REPORT_DIR:-}" ] && mkdir -p "$REPORT_DIR"
 case "$shape" in
   mild) prob=${PROB:-0.025} ;;
   harsh) prob=${PROB:-0.05} ;;
-  *) echo "straggler.sh: SHAPE=$shape: expected mild or harsh" >&2; exit 2 ;;
+  *) echo "straggler.sh: SHAPE=$shape: expected mild, harsh or both" >&2; exit 2 ;;
 esac
 repeat=${REPEAT:-1}
 policies=${POLICIES:-first random adaptive}
