@@ -91,11 +91,13 @@ step "$bin" bench --index "$index" --queries "$queries" --repeat 20 --inject-del
   --report "$report" | tee build/demo-bench-delay.txt
 
 # p50 and p99 of the total latency and p99 of the straggler ratio (slowest /
-# median tablet), from bench's table.
+# median tablet), from bench's table: columns found by the header's names
+# (a row is two words of label, then the values).
 row() {
   awk -v label="$1" '
-    $1 == "total" && $2 == "us" { p50 = $3; p99 = $5 }
-    $1 == "straggler" && $2 == "ratio" { ratio = $5 }
+    $1 == "p50" && !seen { for (i = 1; i <= NF; ++i) col[$i] = i + 2; seen = 1 }
+    $1 == "total" && $2 == "us" { p50 = $col["p50"]; p99 = $col["p99"] }
+    $1 == "straggler" && $2 == "ratio" { ratio = $col["p99"] }
     END { printf "%-30s %10s %10s %14s\n", label, p50, p99, ratio }
   ' "$2"
 }
