@@ -46,7 +46,7 @@ std::string LogAxes(double lo, double hi, const std::string& ylabel) {
     const std::string label = t >= 1e6 ? F(t / 1e6) + " s" : t >= 1e3 ? F(t / 1e3) + " ms" : F(t) + " µs";
     s += "<text x='" + F(x) + "' y='" + std::to_string(y0 + 16) + "' text-anchor='middle'>" + label + "</text>";
   }
-  s += "<text x='12' y='" + std::to_string(kTop + 10) + "'>" + ylabel + "</text>";
+  s += "<text x='4' y='" + std::to_string(kTop - 8) + "'>" + ylabel + "</text>";
   return s;
 }
 
@@ -76,9 +76,15 @@ std::string CdfOverlaySvg(const std::vector<std::pair<std::string, const Latency
   lo = std::pow(10, std::floor(std::log10(lo)));
   hi = std::max(hi, lo * 10);
   const int x0 = kLeft, y0 = kHeight - kBottom, x1 = kWidth - kRight;
-  std::string s = SvgOpen() + LogAxes(lo, hi, "fraction of queries") + CdfGrid();
+  // The legend goes below the chart, three names a row: on the chart it
+  // hid the curves' upper ends. Past ten curves the colours repeat dashed.
+  constexpr int kLegendRow = 14, kLegendColumns = 3;
+  const int rows = static_cast<int>((curves.size() + kLegendColumns - 1) / kLegendColumns);
+  const int height = kHeight + 8 + rows * kLegendRow;
+  std::string s = "<svg xmlns='http://www.w3.org/2000/svg' width='" + std::to_string(kWidth) + "' height='" +
+                  std::to_string(height) + "' font-family='sans-serif' font-size='11'>" +
+                  LogAxes(lo, hi, "fraction of queries") + CdfGrid();
   size_t color = 0;
-  int legend_y = kTop + 12;
   for (const auto& [name, h] : curves) {
     if (h->count() == 0) continue;
     std::string points;
@@ -90,11 +96,17 @@ std::string CdfOverlaySvg(const std::vector<std::pair<std::string, const Latency
       const double y = y0 - static_cast<double>(seen) / static_cast<double>(h->count()) * (y0 - kTop);
       points += F(x) + "," + F(y) + " ";
     }
-    const char* c = kColors[color++ % 10];
-    s += "<polyline fill='none' stroke='" + std::string(c) + "' stroke-width='1.5' points='" + points + "'/>";
-    s += "<text x='" + std::to_string(x1 - 150) + "' y='" + std::to_string(legend_y) + "' fill='" + c + "'>" +
-         Escape(name) + "</text>";
-    legend_y += 13;
+    const size_t i = color++;
+    const char* c = kColors[i % 10];
+    const std::string dash = i >= 10 ? "' stroke-dasharray='5,3" : "";
+    s += "<polyline fill='none' stroke='" + std::string(c) + "' stroke-width='1.5" + dash + "' points='" + points +
+         "'/>";
+    const int lx = kLeft + static_cast<int>(i % kLegendColumns) * ((kWidth - kLeft) / kLegendColumns);
+    const int ly = kHeight + 8 + static_cast<int>(i / kLegendColumns) * kLegendRow;
+    s += "<line x1='" + std::to_string(lx) + "' y1='" + std::to_string(ly - 4) + "' x2='" + std::to_string(lx + 18) +
+         "' y2='" + std::to_string(ly - 4) + "' stroke='" + c + "' stroke-width='2" + dash + "'/>";
+    s += "<text x='" + std::to_string(lx + 22) + "' y='" + std::to_string(ly) + "' fill='" + c + "'>" + Escape(name) +
+         "</text>";
   }
   return s + "</svg>";
 }
