@@ -200,6 +200,9 @@ TEST(Simulator, SamplesRoundTripAndErrorsNameTheLine) {
             "s.tsv:3: field 2 '-1' is not a finite number >= 0");
   EXPECT_FALSE(ParseSamples(text + "q2\t1\t2\t1,1\t3,3\n", "s.tsv").ok());
   EXPECT_FALSE(ParseSamples("# dpsearch bench samples 2\n", "s.tsv").ok());
+  // An open loop's start lag is not the query's overhead.
+  a.start_lag_us = 4;
+  EXPECT_EQ(FormatSamples({a}), "# dpsearch bench samples 2\nq 1\t6.0\t20.0,30.0\t0.0,0.0\t35.0,40.0\n");
 }
 
 }  // namespace
