@@ -155,24 +155,46 @@ class Arrivals {
  public:
   Arrivals(const BenchLoad& load, size_t queries)
       : load_(load), total_(queries * std::max<size_t>(1, load.repeat)),
-        schedule_(load.open() ? load.rate_qps : 1.0, load.seed) {}
+        schedule_(load.open() ? load.rate_qps : 1.0, load.seed) {
+    // An open loop stops sending once it runs past twice its planned
+    // length and a second: a system that cannot keep up would otherwise
+    // hold a sweep's saturated rates for as long as their backlog lasts.
+    const double planned_us = load.duration_seconds > 0 ? load.duration_seconds * 1e6
+                              : load.open()             ? static_cast<double>(total_) / load.rate_qps * 1e6
+                                                        : 0;
+    give_up_us_ = 2 * planned_us + 1e6;
+  }
 
   // False when the run is over. `due_us` is from the start of the run.
   bool Next(Clock::time_point start, size_t* index, double* due_us) {
     std::lock_guard lock(mu_);
     if (load_.duration_seconds <= 0 && next_ >= total_) return false;
-    *due_us = load_.open() ? schedule_.Next()
-                           : std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+    if (stopped_) return false;
+    const double now_us = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+    *due_us = load_.open() ? schedule_.Next() : now_us;
     if (load_.duration_seconds > 0 && *due_us >= load_.duration_seconds * 1e6) return false;
+    if (load_.open() && now_us > give_up_us_) {
+      stopped_ = true;
+      unsent_from_us_ = *due_us;
+      return false;
+    }
     *index = next_++;
     return true;
   }
+
+  // After the run: whether it stopped early, from which due time on
+  // nothing was sent, and (a run of passes) how many queries that left.
+  bool stopped() const { return stopped_; }
+  double unsent_from_us() const { return unsent_from_us_; }
+  uint64_t unsent() const { return load_.duration_seconds > 0 ? 0 : total_ - next_; }
 
  private:
   std::mutex mu_;
   BenchLoad load_;
   size_t total_, next_ = 0;
   PoissonSchedule schedule_;
+  double give_up_us_ = 0, unsent_from_us_ = -1;
+  bool stopped_ = false;
 };
 
 }  // namespace
@@ -232,6 +254,11 @@ Status RunBench(const RunnerFactory& factory, const std::vector<BatchQuery>& que
   }
   summary->wall_seconds = static_cast<double>(last_end_ns.load()) / 1e9;
   acc.Finish(summary);
+  if (arrivals.stopped()) {
+    summary->stopped_early = true;
+    summary->unsent_from_seconds = arrivals.unsent_from_us() / 1e6;
+    summary->unsent = arrivals.unsent();
+  }
   return Status::OK();
 }
 
@@ -293,6 +320,11 @@ std::string BenchJson(const BenchSummary& s) {
     j += ",\"repeat\":" + std::to_string(s.load.repeat);
   }
   j += ",\"achieved_qps\":" + Num(s.achieved_qps);
+  j += std::string(",\"stopped_early\":") + (s.stopped_early ? "true" : "false");
+  if (s.stopped_early) {
+    j += ",\"unsent_from_seconds\":" + Ratio(s.unsent_from_seconds);
+    if (s.load.duration_seconds <= 0) j += ",\"unsent_queries\":" + std::to_string(s.unsent);
+  }
   j += ",\"queries\":" + std::to_string(s.queries);
   j += ",\"errors\":" + std::to_string(s.errors);
   j += ",\"failed_queries\":[";
@@ -363,6 +395,13 @@ std::string BenchText(const BenchSummary& s) {
                 static_cast<unsigned long long>(s.requests), static_cast<unsigned long long>(s.hedged),
                 static_cast<unsigned long long>(s.failovers), static_cast<unsigned long long>(s.partial));
   out += buf;
+  if (s.stopped_early) {
+    std::snprintf(buf, sizeof buf,
+                  "stopped early: the system fell behind the arrivals; none due from %.3f s on was sent%s\n",
+                  s.unsent_from_seconds,
+                  s.load.duration_seconds > 0 ? "" : (" (" + std::to_string(s.unsent) + " queries)").c_str());
+    out += buf;
+  }
   if (s.tied > 0) {
     std::snprintf(buf, sizeof buf,
                   "tied: %llu pairs, %llu twins cancelled when the other started, %llu twins started anyway "

@@ -135,6 +135,12 @@ struct BenchSummary {
   LatencyHistogram total_histogram;
   double wall_seconds = 0;  // from the first arrival to the last answer
   double achieved_qps = 0;  // queries answered (or failed) per wall second
+  // Open loop: the run passed twice its planned length and a second, so it
+  // stopped sending; arrivals due from `unsent_from_seconds` on were not
+  // sent (`unsent` of them in a run of passes). Saturated, never silent.
+  bool stopped_early = false;
+  double unsent_from_seconds = 0;
+  uint64_t unsent = 0;
   std::map<uint32_t, Percentiles> tablet_done;  // by tablet
   std::map<uint32_t, LatencyHistogram> tablet_histograms;
   std::map<uint32_t, uint64_t> finished_last;      // how often each tablet finished last

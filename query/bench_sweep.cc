@@ -33,7 +33,7 @@ Status RunRateSweep(const RunnerFactory& factory, const std::vector<BatchQuery>&
 }
 
 bool Saturated(const BenchSummary& point, const BenchSummary& lowest) {
-  if (point.achieved_qps < kMinAchievedShare * point.load.rate_qps) return true;
+  if (point.stopped_early || point.achieved_qps < kMinAchievedShare * point.load.rate_qps) return true;
   return lowest.total.p99 > 0 && point.total.p99 > kMaxTailGrowth * lowest.total.p99;
 }
 

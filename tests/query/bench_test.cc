@@ -153,6 +153,38 @@ TEST(Bench, DurationBoundsTheRunInsteadOfPasses) {
   EXPECT_LT(s.queries, 160u);
 }
 
+// Offered 1,000 a second to a system that answers 100 a second:
+// the run stops sending at twice its planned length and a second, and says
+// so, rather than working off the backlog for as long as it lasts.
+TEST(Bench, AnOpenLoopThatFallsBehindStopsAndSaysSo) {
+  RunnerFactory slow = [] {
+    return QueryRunner([](const std::string&) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      BenchRecord r;
+      r.total_us = 10000;
+      return r;
+    });
+  };
+  BenchOptions o;
+  o.warmup_passes = 0;
+  o.load.rate_qps = 1000;
+  o.load.repeat = 2;  // 2 x 300 = 600 queries: 0.6 s planned, 6 s at 100 a second
+  o.load.max_in_flight = 1;
+  std::vector<BenchRecord> records;
+  BenchSummary s;
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(RunBench(slow, Queries(300), o, &records, &s).ok());
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_TRUE(s.stopped_early);
+  EXPECT_LT(took, 5);  // 2 x 0.6 + 1 s, and the query in flight
+  EXPECT_EQ(s.queries + s.unsent, 600u);
+  EXPECT_GT(s.unsent, 300u);
+  EXPECT_NEAR(s.unsent_from_seconds, static_cast<double>(s.queries) / 1000, 0.15);
+  EXPECT_NE(BenchText(s).find("stopped early"), std::string::npos);
+  EXPECT_NE(BenchJson(s).find("\"stopped_early\":true"), std::string::npos);
+  EXPECT_TRUE(Saturated(s, s));
+}
+
 TEST(Bench, SweepFindsTheKnee) {
   auto point = [](double offered, double achieved, double p99) {
     BenchSummary s;
