@@ -80,8 +80,11 @@ using Clock = std::chrono::steady_clock;
 // hundred nanoseconds a query against microseconds of work).
 class BenchAccumulator {
  public:
-  BenchAccumulator(size_t keep_records, uint64_t seed, std::vector<BenchRecord>* records)
-      : keep_(keep_records), rng_(seed ^ 0x9e3779b97f4a7c15ULL), records_(records) {}
+  BenchAccumulator(const BenchOptions& options, std::vector<BenchRecord>* records)
+      : keep_(options.keep_records), rng_(options.load.seed ^ 0x9e3779b97f4a7c15ULL), records_(records) {
+    s_.mode = options.mode;
+    s_.load = options.load;
+  }
 
   void Add(BenchRecord r) {
     std::lock_guard lock(mu_);
@@ -118,23 +121,17 @@ class BenchAccumulator {
     }
   }
 
-  void Finish(BenchSummary* out) {
+  void Finish(double wall_seconds, BenchSummary* out) {
     s_.total = ComputePercentiles(s_.total_histogram);
     s_.service = ComputePercentiles(service_);
     s_.start_lag = ComputePercentiles(lag_);
     s_.ttfr = ComputePercentiles(ttfr_);
-    Percentiles ratio = ComputePercentiles(ratio_);
-    // Back from thousandths (the histogram's microseconds are its thousandths).
-    s_.straggler = {ratio.p50, ratio.p90, ratio.p95, ratio.p99, ratio.p999, ratio.max};
+    // Thousandths recorded as nanoseconds read back as microseconds: the ratio.
+    s_.straggler = ComputePercentiles(ratio_);
     for (const auto& [t, h] : s_.tablet_histograms) s_.tablet_done[t] = ComputePercentiles(h);
-    const BenchMode mode = out->mode;
-    const BenchLoad load = out->load;
-    const double wall = out->wall_seconds;
+    s_.wall_seconds = wall_seconds;
+    s_.achieved_qps = wall_seconds > 0 ? static_cast<double>(s_.queries + s_.errors) / wall_seconds : 0;
     *out = std::move(s_);
-    out->mode = mode;
-    out->load = load;
-    out->wall_seconds = wall;
-    out->achieved_qps = wall > 0 ? static_cast<double>(out->queries + out->errors) / wall : 0;
   }
 
  private:
@@ -216,7 +213,7 @@ Status RunBench(const RunnerFactory& factory, const std::vector<BatchQuery>& que
   for (unsigned pass = 0; pass < options.warmup_passes; ++pass) {
     for (const auto& q : queries) (void)runners[0](q.text);
   }
-  BenchAccumulator acc(options.keep_records, load.seed, records);
+  BenchAccumulator acc(options, records);
   Arrivals arrivals(load, queries.size());
   std::atomic<int64_t> last_end_ns{0};
   const Clock::time_point start = Clock::now();
@@ -252,8 +249,7 @@ Status RunBench(const RunnerFactory& factory, const std::vector<BatchQuery>& que
     for (size_t t = 0; t < threads; ++t) pool.emplace_back(work, t);
     for (auto& th : pool) th.join();
   }
-  summary->wall_seconds = static_cast<double>(last_end_ns.load()) / 1e9;
-  acc.Finish(summary);
+  acc.Finish(static_cast<double>(last_end_ns.load()) / 1e9, summary);
   if (arrivals.stopped()) {
     summary->stopped_early = true;
     summary->unsent_from_seconds = arrivals.unsent_from_us() / 1e6;
