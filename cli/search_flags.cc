@@ -18,20 +18,24 @@ void AddSearchFlags(CLI::App* cmd, SearchFlags* f) {
       ->type_name("FILE");
   index_opt->excludes(cluster_opt);
   cmd->add_option("--threads", f->target.threads, "--index: worker threads")->check(WholeNumber(1, 1024))->default_str("all cores");
-  cmd->add_option("--inject-delay", f->target.inject_delay, "--index: WHO:PROBABILITY:MS (repeatable): delay tablet WHO's bins (or *) by MS ms with PROBABILITY; MS may be lognormal(MEDIAN,SIGMA)")
-      ->type_name("WHO:PROB:MS")->default_str("none");
+  cmd->add_option("--replicas", f->target.replicas,
+                  "--index: R replicas of the index in this process, asked as a cluster's are (replica policy, "
+                  "hedging, tied requests, deadlines)")
+      ->type_name("R")->check(WholeNumber(1, 64))->default_str("none");
+  cmd->add_option("--inject-delay", f->target.inject_delay, "--index: [REPLICA/]WHO:PROBABILITY:MS (repeatable): delay tablet WHO's bins (or *) by MS ms with PROBABILITY, on every replica or replica REPLICA; MS may be lognormal(MEDIAN,SIGMA)")
+      ->type_name("[R/]WHO:PROB:MS")->default_str("none");
   cmd->add_option("--token-file", f->token_file, "--cluster: the servers' shared secret")
       ->type_name("FILE");
-  cmd->add_option("--deadline", f->target.deadline_ms, "--cluster: answer with what arrived after MS milliseconds (partial: exit 4)")
+  cmd->add_option("--deadline", f->target.deadline_ms, "--cluster or --replicas: answer with what arrived after MS milliseconds (partial: exit 4)")
       ->type_name("MS")->check(WholeNumber(1))->default_str("none");
-  cmd->add_option("--hedge-after", f->target.hedge_after, "--cluster: ask another replica after MS, or after pNN of the range's answers from its other replicas")
+  cmd->add_option("--hedge-after", f->target.hedge_after, "--cluster or --replicas: ask another replica after MS, or after pNN of the range's answers from its other replicas")
       ->type_name("pNN|MS")->default_str("never");
   cmd->add_option("--replica-policy", f->target.replica_policy,
-                  "--cluster: which replica of a range to ask: adaptive (C3: the fastest by response time, service time "
+                  "--cluster or --replicas: which replica of a range to ask: adaptive (C3: the fastest by response time, service time "
                   "and queue), first (as listed) or random")
       ->type_name("POLICY")->check(CLI::IsMember({"adaptive", "first", "random"}))->default_str("adaptive");
   cmd->add_flag("--tied", f->target.tied,
-                "--cluster: tied requests: ask two replicas of each range at once; the server that starts first "
+                "--cluster or --replicas: tied requests: ask two replicas of each range at once; the server that starts first "
                 "has the other cancelled");
   cmd->add_option("--tied-delay", f->target.tied_delay,
                   "--tied: send the second twin MS after the first, or after pNN of how soon the range's other "

@@ -13,6 +13,7 @@
 #include "query/cluster_fanout.h"
 #include "query/cluster_link.h"
 #include "query/hedge_thresholds.h"
+#include "query/local_shards.h"
 #include "query/result_stream.h"
 
 namespace dps {
@@ -30,15 +31,17 @@ struct ClusterClient::Impl final : FanOutHost {
   std::unique_ptr<ClusterRoster> roster;
   AnalyzerSpec analyzer;  // the cluster's, from Settle on
   FieldSet fields;        // likewise
-  std::map<std::string, std::shared_ptr<ServerLink>> links;  // by address; network thread only
+  std::map<std::string, std::shared_ptr<Link>> links;  // by address; network thread only
   uint64_t next_rid = 1;
   std::unique_ptr<ReplicaSelector> selector;  // across this client's queries
   HedgeThresholds hedge_thresholds;  // --hedge-after pNN: learned per range
   HedgeThresholds started_thresholds;  // --tied-delay pNN: send to Started, learned per range
 
   // Network thread.
-  ServerLink& Link(const std::string& address) {
+  // A replica in this process (options.local), else a shard server.
+  dps::Link& LinkTo(const std::string& address) {
     auto& link = links[address];
+    if (!link && options.local) link = options.local->NewLink(&link_context, address);
     if (!link) link = std::make_shared<ServerLink>(&link_context, address);
     return *link;
   }
@@ -54,7 +57,7 @@ struct ClusterClient::Impl final : FanOutHost {
   void Submit(const std::string& address, uint64_t rid, std::string frame) override {
     selector->Sent(address);
     asio::post(io, [this, address, rid, frame = std::move(frame)]() mutable {
-      Link(address).Submit(rid, std::move(frame));
+      LinkTo(address).Submit(rid, std::move(frame));
     });
   }
   void Cancel(const std::string& address, uint64_t rid) override {
@@ -150,7 +153,7 @@ Result<std::unique_ptr<ClusterClient>> ClusterClient::Connect(std::vector<Cluste
   for (const auto& a : addresses) {
     auto done = std::make_shared<std::promise<Status>>();
     outcomes.push_back(done->get_future());
-    asio::post(raw->io, [raw, a, done] { raw->Link(a).Connect([done](const Status& s) { done->set_value(s); }); });
+    asio::post(raw->io, [raw, a, done] { raw->LinkTo(a).Connect([done](const Status& s) { done->set_value(s); }); });
   }
   size_t reachable = 0;
   for (auto& outcome : outcomes) {

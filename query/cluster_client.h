@@ -28,6 +28,8 @@
 
 namespace dps {
 
+class LocalShards;
+
 struct ClusterOptions {
   std::string token;
   uint32_t deadline_ms = 0;        // 0: wait for every tablet
@@ -46,6 +48,9 @@ struct ClusterOptions {
   // Warnings (an unreachable server, a bad replica, a range given up); may
   // be empty. The library never writes to stderr itself.
   std::function<void(const std::string&)> log;
+  // Replicas in this process (query/local_shards.h): the ranges' addresses
+  // it serves are asked through it, the others over the network.
+  std::shared_ptr<LocalShards> local;
   // Bad replicas already warned about; copies of these options (the clients
   // of one backend) share it, so each is reported once in all.
   std::shared_ptr<WarnedServers> warned = std::make_shared<WarnedServers>();

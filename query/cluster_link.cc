@@ -52,6 +52,37 @@ Status NetworkError(const error_code& ec) {
 Status Garbage(const Status& s) { return Status::Corruption(s.message()); }
 }  // namespace
 
+Status DecodeLinkEvent(FrameType type, std::string_view payload, LinkEvent* e) {
+  Status s;
+  switch (type) {
+    case FrameType::kResults:
+      e->kind = LinkEvent::kResults;
+      s = DecodeResults(payload, &e->results);
+      e->rid = e->results.request_id;
+      break;
+    case FrameType::kBinStats:
+      e->kind = LinkEvent::kStats;
+      s = DecodeBinStats(payload, &e->stats);
+      e->rid = e->stats.request_id;
+      break;
+    case FrameType::kDone:
+      e->kind = LinkEvent::kDone;
+      s = DecodeDone(payload, &e->done);
+      e->rid = e->done.request_id;
+      break;
+    case FrameType::kStarted: {
+      e->kind = LinkEvent::kStarted;
+      Started started;
+      s = DecodeStarted(payload, &started);
+      e->rid = started.request_id;
+      break;
+    }
+    default:
+      return Status::Corruption(std::string("unexpected ") + FrameTypeName(type) + " frame");
+  }
+  return s.ok() ? s : Garbage(s);
+}
+
 ServerLink::ServerLink(const LinkContext* context, std::string address)
     : context_(context), address_(std::move(address)), socket_(*context->io) {}
 
@@ -149,34 +180,8 @@ asio::awaitable<Status> ServerLink::ReadLoop() {
     Frame frame;
     DPS_CO_RETURN_IF_ERROR(co_await ReadFrame(&frame));
     LinkEvent e;
-    Status s;
-    switch (frame.type) {
-      case FrameType::kResults:
-        e.kind = LinkEvent::kResults;
-        s = DecodeResults(frame.payload, &e.results);
-        e.rid = e.results.request_id;
-        break;
-      case FrameType::kBinStats:
-        e.kind = LinkEvent::kStats;
-        s = DecodeBinStats(frame.payload, &e.stats);
-        e.rid = e.stats.request_id;
-        break;
-      case FrameType::kDone:
-        e.kind = LinkEvent::kDone;
-        s = DecodeDone(frame.payload, &e.done);
-        e.rid = e.done.request_id;
-        break;
-      case FrameType::kStarted: {
-        e.kind = LinkEvent::kStarted;
-        Started started;
-        s = DecodeStarted(frame.payload, &started);
-        e.rid = started.request_id;
-        break;
-      }
-      default:
-        s = Status::Corruption(std::string("unexpected ") + FrameTypeName(frame.type) + " frame");
-    }
-    if (!s.ok()) co_return Garbage(s);
+    const Status s = DecodeLinkEvent(frame.type, frame.payload, &e);
+    if (!s.ok()) co_return s;
     if (!pending_.count(e.rid)) continue;  // a request this link already gave up
     if (e.kind == LinkEvent::kDone) pending_.erase(e.rid);
     batch.push_back(std::move(e));

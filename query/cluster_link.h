@@ -1,4 +1,5 @@
-// One connection from a cluster client to a shard server: connects and
+// One connection from a cluster client to a shard server (ServerLink), or
+// to a replica served in this process (query/local_shards.h): connects and
 // handshakes on demand (Hello/Welcome, docs/PROTOCOL.md), writes Query and
 // Cancel frames, reads Results/BinStats/Done/Started frames and hands them to the
 // client's event queue. A failure (network, garbage, wrong index) fails
@@ -25,6 +26,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/status.h"
@@ -67,17 +69,32 @@ struct LinkContext {
   std::function<Status(const std::string& address, const Welcome&)> on_welcome;
 };
 
-class ServerLink : public std::enable_shared_from_this<ServerLink> {
+// Decodes one frame a server sends a client into *e. Corruption for a
+// frame that makes no sense (InvalidArgument is kept for refusals).
+Status DecodeLinkEvent(FrameType type, std::string_view payload, LinkEvent* e);
+
+// What the cluster client asks of a connection; the client's network
+// thread calls every method.
+class Link {
+ public:
+  virtual ~Link() = default;
+  // Connects now if idle; `on_ready` learns the outcome.
+  virtual void Connect(std::function<void(const Status&)> on_ready) = 0;
+  // Sends a Query frame for request `rid` (connecting first if needed).
+  virtual void Submit(uint64_t rid, std::string frame) = 0;
+  // Asks the server to stop request `rid` (its Done frame still comes).
+  virtual void Cancel(uint64_t rid) = 0;
+  virtual void Close() = 0;
+};
+
+class ServerLink final : public Link, public std::enable_shared_from_this<ServerLink> {
  public:
   ServerLink(const LinkContext* context, std::string address);
 
-  // Connects now if idle; `on_ready` learns the outcome.
-  void Connect(std::function<void(const Status&)> on_ready);
-  // Sends a Query frame for request `rid` (connecting first if needed).
-  void Submit(uint64_t rid, std::string frame);
-  // Asks the server to stop request `rid` (its Done frame still comes).
-  void Cancel(uint64_t rid);
-  void Close();
+  void Connect(std::function<void(const Status&)> on_ready) override;
+  void Submit(uint64_t rid, std::string frame) override;
+  void Cancel(uint64_t rid) override;
+  void Close() override;
 
  private:
   enum State { kIdle, kConnecting, kReady };

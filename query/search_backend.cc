@@ -1,9 +1,11 @@
 #include "query/search_backend.h"
 
 #include <cstdlib>
+#include <random>
 
 #include "query/cluster_client.h"
 #include "query/coordinator.h"
+#include "query/local_shards.h"
 #include "shards/delay.h"
 
 namespace dps {
@@ -42,6 +44,21 @@ class LocalBackend final : public SearchBackend {
   unsigned threads_;
 };
 
+// In-process replicas: each searcher a cluster client of the same replicas.
+class ReplicaBackend final : public SearchBackend {
+ public:
+  ReplicaBackend(std::string dir, ClusterOptions options) : dir_(std::move(dir)), options_(std::move(options)) {}
+  Result<std::unique_ptr<Searcher>> NewSearcher() override {
+    DPS_ASSIGN_OR_RETURN(auto client, ClusterClient::Connect(options_.local->ranges(), options_));
+    return std::unique_ptr<Searcher>(std::move(client));
+  }
+  std::string name() const override { return dir_; }
+
+ private:
+  std::string dir_;
+  ClusterOptions options_;  // holds the replicas, which hold the index
+};
+
 class ClusterBackend final : public SearchBackend {
  public:
   ClusterBackend(std::string file, std::vector<ClusterRange> ranges, ClusterOptions options)
@@ -59,34 +76,8 @@ class ClusterBackend final : public SearchBackend {
   ClusterOptions options_;
 };
 
-}  // namespace
-
-Result<std::unique_ptr<SearchBackend>> SearchBackend::Open(const SearchTarget& t) {
-  if (t.index_dir.empty() == t.cluster_file.empty()) {
-    return Status::InvalidArgument("give --index DIR or --cluster FILE");
-  }
-  if (!t.index_dir.empty()) {
-    if (!t.token.empty() || t.deadline_ms > 0 || !t.hedge_after.empty() || t.allow_partial ||
-        !t.replica_policy.empty() || t.tied || !t.tied_delay.empty()) {
-      return Status::InvalidArgument(
-          "--token-file, --deadline, --hedge-after, --replica-policy, --tied and --allow-partial need --cluster");
-    }
-    std::unique_ptr<DelayInjector> delays;
-    if (!t.inject_delay.empty()) {
-      std::vector<DelayRule> rules;
-      for (const auto& spec : t.inject_delay) {
-        DPS_ASSIGN_OR_RETURN(DelayRule rule, ParseDelayRule(spec));
-        rules.push_back(rule);
-      }
-      delays = std::make_unique<DelayInjector>(std::move(rules));
-    }
-    DPS_ASSIGN_OR_RETURN(std::unique_ptr<IndexReader> index, IndexReader::Open(t.index_dir));
-    return std::unique_ptr<SearchBackend>(new LocalBackend(std::move(index), std::move(delays), t.threads));
-  }
-  if (!t.inject_delay.empty()) {
-    return Status::InvalidArgument("--inject-delay applies to --index; give it to dpsearch serve");
-  }
-  if (t.threads != 0) return Status::InvalidArgument("--threads applies to --index; give it to dpsearch serve");
+// The fan-out options shared by a cluster and in-process replicas.
+Result<ClusterOptions> FanOutOptions(const SearchTarget& t) {
   ClusterOptions options;
   options.token = t.token;
   options.deadline_ms = t.deadline_ms;
@@ -101,6 +92,76 @@ Result<std::unique_ptr<SearchBackend>> SearchBackend::Open(const SearchTarget& t
   if (!t.replica_policy.empty()) {
     DPS_ASSIGN_OR_RETURN(options.replica_policy, ParseReplicaPolicy(t.replica_policy));
   }
+  return options;
+}
+
+// --inject-delay specs by replica: "R/WHO:P:MS" for replica R, a spec
+// without "R/" for every one (by_replica has `replicas` entries; with no
+// replicas, one, and a replica named is an error).
+Status ReplicaDelayRules(const std::vector<std::string>& specs, size_t replicas,
+                         std::vector<std::vector<DelayRule>>* by_replica) {
+  by_replica->assign(std::max<size_t>(1, replicas), {});
+  for (const std::string& spec : specs) {
+    const size_t slash = spec.find('/');
+    std::string rule_text = spec;
+    size_t only = SIZE_MAX;
+    if (slash != std::string::npos) {
+      const std::string who = spec.substr(0, slash);
+      char* end = nullptr;
+      const unsigned long r = std::strtoul(who.c_str(), &end, 10);
+      if (who.empty() || *end != '\0' || who[0] == '-' || r >= replicas) {
+        return Status::InvalidArgument(
+            "--inject-delay " + spec + ": " +
+            (replicas == 0 ? std::string("REPLICA/ needs --replicas")
+                           : "no replica " + who + " (replicas are 0-" + std::to_string(replicas - 1) + ")"));
+      }
+      only = r;
+      rule_text = spec.substr(slash + 1);
+    }
+    DPS_ASSIGN_OR_RETURN(DelayRule rule, ParseDelayRule(rule_text));
+    for (size_t r = 0; r < by_replica->size(); ++r) {
+      if (only == SIZE_MAX || only == r) (*by_replica)[r].push_back(rule);
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<SearchBackend>> SearchBackend::Open(const SearchTarget& t) {
+  if (t.index_dir.empty() == t.cluster_file.empty()) {
+    return Status::InvalidArgument("give --index DIR or --cluster FILE");
+  }
+  if (!t.index_dir.empty()) {
+    if (!t.token.empty() || t.allow_partial) {
+      return Status::InvalidArgument("--token-file and --allow-partial need --cluster");
+    }
+    const bool fan_out = t.deadline_ms > 0 || !t.hedge_after.empty() || !t.replica_policy.empty() || t.tied ||
+                         !t.tied_delay.empty();
+    if (fan_out && t.replicas == 0) {
+      return Status::InvalidArgument(
+          "--deadline, --hedge-after, --replica-policy and --tied need --cluster, or --index with --replicas");
+    }
+    std::vector<std::vector<DelayRule>> rules;
+    DPS_RETURN_IF_ERROR(ReplicaDelayRules(t.inject_delay, t.replicas, &rules));
+    DPS_ASSIGN_OR_RETURN(std::unique_ptr<IndexReader> index, IndexReader::Open(t.index_dir));
+    if (t.replicas > 0) {
+      DPS_ASSIGN_OR_RETURN(ClusterOptions options, FanOutOptions(t));
+      const std::string dir = index->dir();
+      DPS_ASSIGN_OR_RETURN(options.local, LocalShards::Start(std::move(index), t.replicas, t.threads, rules,
+                                                             std::random_device{}()));
+      return std::unique_ptr<SearchBackend>(new ReplicaBackend(dir, std::move(options)));
+    }
+    std::unique_ptr<DelayInjector> delays;
+    if (!rules.front().empty()) delays = std::make_unique<DelayInjector>(std::move(rules.front()));
+    return std::unique_ptr<SearchBackend>(new LocalBackend(std::move(index), std::move(delays), t.threads));
+  }
+  if (!t.inject_delay.empty()) {
+    return Status::InvalidArgument("--inject-delay applies to --index; give it to dpsearch serve");
+  }
+  if (t.threads != 0) return Status::InvalidArgument("--threads applies to --index; give it to dpsearch serve");
+  if (t.replicas != 0) return Status::InvalidArgument("--replicas applies to --index; a cluster file lists its replicas");
+  DPS_ASSIGN_OR_RETURN(ClusterOptions options, FanOutOptions(t));
   DPS_ASSIGN_OR_RETURN(std::vector<ClusterRange> ranges, ReadClusterFile(t.cluster_file));
   return std::unique_ptr<SearchBackend>(new ClusterBackend(t.cluster_file, std::move(ranges), std::move(options)));
 }

@@ -22,14 +22,18 @@ struct SearchTarget {
   std::string cluster_file;  // shard servers listed in this cluster file
   // --index only:
   unsigned threads = 0;                   // workers per searcher; 0: all cores
-  std::vector<std::string> inject_delay;  // WHO:PROBABILITY:MS specs
-  // --cluster only:
-  std::string token;         // the servers' shared secret
+  std::vector<std::string> inject_delay;  // [REPLICA/]WHO:PROBABILITY:MS specs
+  // > 0: that many replicas of the index in this process, asked as a
+  // cluster is (query/local_shards.h), so the options below apply too.
+  size_t replicas = 0;
+  // --cluster, or --index with replicas:
   uint32_t deadline_ms = 0;  // 0: wait for every tablet
   std::string hedge_after;   // "pNN" (a percentile of recent latencies) or milliseconds
   std::string replica_policy;  // "first", "random" or "adaptive" (the default when empty)
   bool tied = false;           // tied requests: each range asked of two replicas, the later starter cancelled
   std::string tied_delay;      // "pNN" or milliseconds: the second twin after this, unless the first started
+  // --cluster only:
+  std::string token;           // the servers' shared secret
   bool allow_partial = false;  // tablets no range covers: partial answers, not an error
   // Warnings (an unreachable server, a failover); may be empty.
   std::function<void(const std::string&)> log;

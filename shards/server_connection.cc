@@ -105,11 +105,8 @@ Status ServerConnection::Dispatch(FrameType type, std::string_view payload) {
       return Status::InvalidArgument("wrong token");
     }
     greeted_ = true;
-    const Manifest& m = host_->queries.index->manifest();
-    Welcome w{kWireVersion, m.index_id, m.generation, m.bins, static_cast<uint32_t>(m.tablets.size()),
-              host_->queries.first_tablet, host_->queries.last_tablet, m.analyzer, m.fields};
     std::string frame;
-    EncodeWelcome(w, &frame);
+    EncodeWelcome(WelcomeOf(host_->queries), &frame);
     Send(std::move(frame));
     return Status::OK();
   }

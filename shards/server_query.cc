@@ -25,6 +25,12 @@ void SendDone(FrameSink* sink, uint64_t id, DoneCode code, const std::string& me
 
 }  // namespace
 
+Welcome WelcomeOf(const QueryHost& host) {
+  const Manifest& m = host.index->manifest();
+  return Welcome{kWireVersion, m.index_id, m.generation, m.bins, static_cast<uint32_t>(m.tablets.size()),
+                 host.first_tablet, host.last_tablet, m.analyzer, m.fields};
+}
+
 std::shared_ptr<ServerQuery> ServerQuery::Start(const QueryHost* host, QueryRequest q,
                                                 std::shared_ptr<FrameSink> sink) {
   if (q.first_tablet < host->first_tablet || q.last_tablet > host->last_tablet) {

@@ -45,6 +45,10 @@ struct QueryHost {
   boost::asio::thread_pool* workers = nullptr;
 };
 
+// The Welcome a server of `host` answers a Hello with: its index and the
+// tablets it hosts.
+Welcome WelcomeOf(const QueryHost& host);
+
 // Where a query's frames go (its connection). Network thread only.
 class FrameSink {
  public:

@@ -147,11 +147,39 @@ q "partial bench" 0 bench --cluster "$work/incomplete.txt" --allow-partial --que
 has "partial bench: every query partial" "$work/out" "\"partial_results\":$(wc -l < "$work/queries.tsv")"
 q "--allow-partial with --index" 2 query --index "$work/idx" --allow-partial --count w1
 same "--allow-partial with --index message" \
-  "dpsearch: Invalid argument: --token-file, --deadline, --hedge-after, --replica-policy, --tied and --allow-partial need --cluster" "$(cat "$work/err")"
+  "dpsearch: Invalid argument: --token-file and --allow-partial need --cluster" "$(cat "$work/err")"
 q "--replica-policy with --index" 2 query --index "$work/idx" --replica-policy first --count w1
-has "--replica-policy with --index message" "$work/err" "--replica-policy, --tied and --allow-partial need --cluster"
+same "--replica-policy with --index message" \
+  "dpsearch: Invalid argument: --deadline, --hedge-after, --replica-policy and --tied need --cluster, or --index with --replicas" \
+  "$(cat "$work/err")"
 q "--tied with --index" 2 bench --index "$work/idx" --tied --queries "$work/queries.tsv"
-has "--tied with --index message" "$work/err" "--tied and --allow-partial need --cluster"
+has "--tied with --index message" "$work/err" "--tied need --cluster, or --index with --replicas"
+q "--replicas with --cluster" 2 query --cluster "$work/incomplete.txt" --replicas 2 --count w1
+has "--replicas with --cluster message" "$work/err" "--replicas applies to --index; a cluster file lists its replicas"
+# In-process replicas (--index --replicas R): the cluster's fan-out over
+# copies of the index in this process; answers equal plain --index ones.
+for flags in "--replicas 1" "--replicas 2 --hedge-after 1 --inject-delay 0/*:0.5:5" \
+             "--replicas 3 --tied --replica-policy random --inject-delay 1/2:1:20"; do
+  q "replicas '$flags' batch" 0 query --index "$work/idx" $flags --queries "$work/queries.tsv"
+  cut -f1,2 "$work/out" > "$work/replicas.tsv"
+  "$bin" query --index "$work/idx" --queries "$work/queries.tsv" | cut -f1,2 > "$work/plain.tsv"
+  same "replicas '$flags' counts = --index" "$(cat "$work/plain.tsv")" "$(cat "$work/replicas.tsv")"
+  q "replicas '$flags' top 5" 0 query --index "$work/idx" $flags --top 5 --format tsv "w2 OR w7"
+  same "replicas '$flags' top 5 = --index" "$("$bin" query --index "$work/idx" --top 5 --format tsv "w2 OR w7")" \
+    "$(cat "$work/out")"
+done
+q "replicas stalled under a deadline" 4 query --index "$work/idx" --replicas 1 --inject-delay '0/3:1:5000' \
+  --deadline 200 --count w1
+has "replicas stalled under a deadline: tablet 3 named" "$work/err" "tablets 0-7 missing"
+q "replicas: a delay for a replica not there" 2 query --index "$work/idx" --replicas 2 --inject-delay '2/*:1:5' --count w1
+same "replicas: a delay for a replica not there message" \
+  "dpsearch: Invalid argument: --inject-delay 2/*:1:5: no replica 2 (replicas are 0-1)" "$(cat "$work/err")"
+q "a replica's delay without --replicas" 2 query --index "$work/idx" --inject-delay '0/*:1:5' --count w1
+same "a replica's delay without --replicas message" \
+  "dpsearch: Invalid argument: --inject-delay 0/*:1:5: REPLICA/ needs --replicas" "$(cat "$work/err")"
+q "bench over in-process replicas" 0 bench --index "$work/idx" --replicas 2 --inject-delay '0/*:0.3:20' \
+  --hedge-after p90 --queries "$work/queries.tsv" --repeat 3
+has "bench over in-process replicas: requests by replica" "$work/out" "requests by server: local/"
 q "--tied-delay without --tied" 2 query --cluster "$work/incomplete.txt" --allow-partial --tied-delay 1 --count w1
 has "--tied-delay without --tied message" "$work/err" "dpsearch: Invalid argument: --tied-delay applies to tied requests: give --tied"
 q "--tied-delay negative" 2 query --cluster "$work/incomplete.txt" --allow-partial --tied --tied-delay -1 --count w1
