@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cinttypes>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <queue>
@@ -80,7 +81,20 @@ Result<std::unique_ptr<IndexWriter>> IndexWriter::Open(const std::string& dir,
   w->lock_fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (w->lock_fd_ < 0) return Status::IOError(lock + ": cannot open lock file");
   if (::flock(w->lock_fd_, LOCK_EX | LOCK_NB) != 0) {
-    return Status::IOError(lock + ": another process is writing to this index");
+    // The holder wrote its pid once it had the lock (it may not have yet).
+    char pid[24] = {};
+    const ssize_t n = ::pread(w->lock_fd_, pid, sizeof(pid) - 1, 0);
+    const long holder = n > 0 ? std::strtol(pid, nullptr, 10) : 0;
+    return Status::IOError(dir + ": index is locked by " +
+                           (holder > 0 ? "pid " + std::to_string(holder) : std::string("another process")) +
+                           " (another process is writing to this index)");
+  }
+  // Who holds it, for the next writer's message. The kernel drops the lock
+  // when this process ends, however it ends: a stale pid in the file never
+  // locks anyone out.
+  const std::string me = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(w->lock_fd_, 0) != 0 || ::pwrite(w->lock_fd_, me.data(), me.size(), 0) != static_cast<ssize_t>(me.size())) {
+    return Status::IOError(lock + ": cannot write the lock holder's pid: " + std::strerror(errno));
   }
   auto manifest = ReadManifest(dir);
   if (manifest.ok()) {

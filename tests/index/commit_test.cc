@@ -4,6 +4,8 @@
 // positions, refs to the replaced ones come from the new file).
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <random>
 
 #include "common/file.h"
@@ -41,6 +43,27 @@ TEST(Commit, TermListsAreGoneAfterCommitAndStraysAreRemoved) {
   EXPECT_EQ(CountWithSuffix(dir.path(), ".dic"), 0u);
   CheckReport report;
   EXPECT_TRUE(CheckIndex(dir.path(), &report).ok());
+}
+
+// One writer at a time: a second writer (another open file description,
+// as another process has) is refused naming the holder's pid, and gets the
+// lock once the first is gone; readers open meanwhile.
+TEST(Commit, ASecondWriterIsRefusedNamingTheHolder) {
+  std::mt19937_64 rng(4);
+  testing::TempDir dir;
+  IndexOptions options;
+  options.bins = 2;
+  options.tablets = 1;
+  auto first = IndexWriter::Open(dir.path(), options);
+  ASSERT_TRUE(first.ok());
+  ASSERT_TRUE((*first)->Commit(testing::ToAnalyzed(testing::RandomCorpus(rng, 20, 10, 5))).ok());
+  auto second = IndexWriter::Open(dir.path(), options);
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().message(), dir.path() + ": index is locked by pid " + std::to_string(::getpid()) +
+                                           " (another process is writing to this index)");
+  EXPECT_TRUE(IndexReader::Open(dir.path()).ok()) << "a reader was blocked by the lock";
+  first->reset();
+  EXPECT_TRUE(IndexWriter::Open(dir.path(), options).ok());
 }
 
 TEST(Commit, SuffixCompactionKeepsRefsOfOlderFiles) {
