@@ -9,6 +9,7 @@
 #include "cli/validators.h"
 #include "common/file.h"
 #include "index/index_reader.h"
+#include "shards/protocol.h"
 #include "shards/server.h"
 
 namespace dps::cli {
@@ -65,6 +66,10 @@ Result<std::string> ReadTokenFile(const std::string& path) {
   std::string token = std::move(read).value();
   while (!token.empty() && (token.back() == '\n' || token.back() == '\r')) token.pop_back();
   if (token.empty()) return Status::InvalidArgument(path + ": empty token file");
+  if (token.size() > kMaxTokenBytes) {
+    return Status::InvalidArgument(path + ": a token of " + std::to_string(token.size()) + " bytes (at most " +
+                                   std::to_string(kMaxTokenBytes) + ")");
+  }
   return token;
 }
 
@@ -73,6 +78,7 @@ void RegisterServe(CLI::App& app) {
     std::string index, tablets, listen = "127.0.0.1:7701", token_file;
     std::vector<std::string> delays;
     unsigned threads = 0;
+    ServerOptions limits;  // the resource limits' flags land here
   };
   auto a = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("serve", "Serve tablets of an index to query coordinators (docs/PROTOCOL.md)");
@@ -87,8 +93,19 @@ void RegisterServe(CLI::App& app) {
       ->type_name("WHO:PROB:MS")
       ->default_str("none");
   cmd->add_option("--threads", a->threads, "Evaluation threads")->check(WholeNumber(1, 1024))->default_str("all cores");
+  ServerOptions& l = a->limits;
+  cmd->add_option("--max-connections", l.max_connections, "Connections open at once; more are closed as they come")
+      ->type_name("N")->check(WholeNumber(1, 1'000'000))->default_str(std::to_string(l.max_connections));
+  cmd->add_option("--handshake-timeout", l.handshake_timeout_ms, "Close a connection that sends no Hello within MS ms")
+      ->type_name("MS")->check(WholeNumber(1))->default_str(std::to_string(l.handshake_timeout_ms));
+  cmd->add_option("--idle-timeout", l.idle_timeout_ms,
+                  "Close a connection with nothing in flight and nothing received for MS ms (clients reconnect)")
+      ->type_name("MS")->check(WholeNumber(1))->default_str(std::to_string(l.idle_timeout_ms));
+  cmd->add_option("--max-requests-per-connection", l.max_requests_per_connection,
+                  "Requests in flight on one connection; more are refused (Done: invalid query)")
+      ->type_name("N")->check(WholeNumber(1, 1'000'000))->default_str(std::to_string(l.max_requests_per_connection));
   cmd->callback([a] {
-    ServerOptions options;
+    ServerOptions options = a->limits;
     if (Status s = ParseListen(a->listen, &options); !s.ok()) return (void)Fail(s);
     if (!a->token_file.empty()) {
       auto token = ReadTokenFile(a->token_file);

@@ -71,7 +71,7 @@ Status BinExecutor::Execute(const QueryPlan& plan, const BinTask& task, BinResul
       m.docs.resize(std::min<size_t>(m.docs.size(), r->count));
       r->docs = std::move(m.docs);
     }
-    r->truncated = r->count < m.count;
+    r->truncated = r->count < m.count || m.limited;
     if (!task.count_only && task.fetch != Fetch::kNone) {
       DocBlockCache cache;
       DPS_RETURN_IF_ERROR(FetchStored(task.bin, r->docs, task.fetch, plan.snippet_words(), plan.snippet_prefixes(),

@@ -143,7 +143,8 @@ Status TryFastPath(const Tablet& tablet, const BinQuery& req, BinMatches* resp, 
 
 }  // namespace
 
-Status SearchBin(const Tablet& tablet, const BinQuery& req, BinMatches* resp) {
+// The bin's matches, up to req.limit.
+static Status SearchBinUpTo(const Tablet& tablet, const BinQuery& req, BinMatches* resp) {
   const QueryPlan& plan = *req.plan;
   if ((plan.pure_and || plan.phrase_and) && !plan.and_entries.empty()) {
     bool done = false;
@@ -165,6 +166,23 @@ Status SearchBin(const Tablet& tablet, const BinQuery& req, BinMatches* resp) {
     }
   }
   return it->status();
+}
+
+// One match past the limit is sought, so that a bin cut by the limit says
+// so (BinStats' truncated flag) and one holding exactly `limit` does not.
+Status SearchBin(const Tablet& tablet, const BinQuery& req, BinMatches* resp) {
+  if (req.limit == 0) return SearchBinUpTo(tablet, req, resp);
+  BinQuery one_more = req;
+  one_more.limit = req.limit + 1;
+  DPS_RETURN_IF_ERROR(SearchBinUpTo(tablet, one_more, resp));
+  if (resp->count <= req.limit) return Status::OK();
+  resp->limited = true;
+  resp->count = req.limit;
+  if (resp->docs.size() > req.limit) resp->docs.resize(req.limit);
+  for (auto& occurrences : resp->phrase_occurrences) {
+    if (occurrences.size() > req.limit) occurrences.resize(req.limit);
+  }
+  return Status::OK();
 }
 
 }  // namespace dps

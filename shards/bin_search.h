@@ -31,6 +31,7 @@ struct BinMatches {
   uint64_t count = 0;
   bool fast_path = false;  // evaluated by the kernel, not the iterator tree
   bool cancelled = false;  // stopped by `cancel`: not every match was seen
+  bool limited = false;    // the bin holds more matches than the query's limit let through
   // When asked and the fast path found them: per plan phrase, each of
   // docs' occurrences of it (its tf). Empty otherwise.
   std::vector<std::vector<uint32_t>> phrase_occurrences;

@@ -27,6 +27,11 @@ inline constexpr uint32_t kWireMagic = 0x57535044;  // bytes "DPSW"
 inline constexpr uint16_t kWireVersion = 7;
 inline constexpr uint32_t kMaxFrameSize = 16u << 20;
 inline constexpr size_t kFrameHeaderSize = 5;
+// A token file's secret is at most this long, so a Hello frame (length
+// field) is at most kMaxHelloFrame: all a server accepts before the
+// handshake is done.
+inline constexpr size_t kMaxTokenBytes = 1024;
+inline constexpr size_t kMaxHelloFrame = 2048;
 // Query trees deeper or larger than this are refused (a hostile peer must
 // not make the decoder recurse without bound).
 inline constexpr size_t kMaxQueryDepth = 64;

@@ -36,6 +36,7 @@ struct ShardServer::Impl {
   std::optional<BinExecutor> executor;
   ConnectionHost host;
   std::atomic<uint64_t> connections{0};
+  std::atomic<uint64_t> refused{0};
   std::once_flag stop_once;
 
   asio::awaitable<void> AcceptLoop();
@@ -51,8 +52,18 @@ asio::awaitable<void> ShardServer::Impl::AcceptLoop() {
       host.Log(std::string("accept failed: ") + ec.message());
       continue;
     }
-    socket.set_option(tcp::no_delay(true), ec);
     connections.fetch_add(1);
+    if (host.open_connections.load() >= options.max_connections) {
+      // Refused before anything is read: one line for the first and every
+      // thousandth, not one per connection of a flood.
+      if (refused.fetch_add(1) % 1000 == 0) {
+        host.Log("refusing connections: " + std::to_string(options.max_connections) + " are open (" +
+                 std::to_string(refused.load()) + " refused so far)");
+      }
+      socket.close(ec);
+      continue;
+    }
+    socket.set_option(tcp::no_delay(true), ec);
     host.open_connections.fetch_add(1);
     auto conn = std::make_shared<ServerConnection>(&host, std::move(socket));
     host.live[conn.get()] = conn;
@@ -120,6 +131,9 @@ Result<std::unique_ptr<ShardServer>> ShardServer::Start(const IndexReader* index
   host.token = impl->options.token;
   host.max_unread_output = impl->options.max_unread_output;
   host.max_client_frame = impl->options.max_client_frame;
+  host.handshake_timeout_ms = impl->options.handshake_timeout_ms;
+  host.idle_timeout_ms = impl->options.idle_timeout_ms;
+  host.max_requests_per_connection = impl->options.max_requests_per_connection;
   host.log = impl->options.log;
   boost::system::error_code ec;
   const auto address = asio::ip::make_address(impl->options.host, ec);
@@ -146,7 +160,7 @@ uint16_t ShardServer::port() const {
 ServerCounters ShardServer::counters() const {
   const ConnectionHost& h = impl_->host;
   return {impl_->connections.load(), h.open_connections.load(), h.queries_started.load(),
-          h.protocol_errors.load()};
+          h.protocol_errors.load(), impl_->refused.load(), h.timed_out.load()};
 }
 
 void ShardServer::Stop() {

@@ -30,6 +30,18 @@ struct ServerOptions {
   std::vector<DelayRule> delays;   // --inject-delay
   size_t max_unread_output = 64u << 20;
   size_t max_client_frame = 1u << 20;  // clients only send small frames
+  // Resources are bounded before any token is checked (issue 21): a
+  // connection past max_connections is closed at once; one that has not
+  // sent its Hello within handshake_timeout_ms, or sends a frame bigger
+  // than a Hello first, is closed; a greeted one with nothing in flight
+  // and nothing received for idle_timeout_ms is closed (clients reconnect
+  // on demand); a Query past max_requests_per_connection in flight on one
+  // connection is refused with a Done frame. Payload memory grows with the
+  // bytes received, never with the length a header claims.
+  size_t max_connections = 1024;
+  uint32_t handshake_timeout_ms = 5000;
+  uint32_t idle_timeout_ms = 600'000;
+  size_t max_requests_per_connection = 256;
   // One line per connection fault or lifecycle event; may be empty (the
   // library never writes to stderr itself).
   std::function<void(const std::string&)> log;
@@ -40,6 +52,8 @@ struct ServerCounters {
   uint64_t open_connections = 0;
   uint64_t queries = 0;
   uint64_t protocol_errors = 0;     // connections closed for a bad frame
+  uint64_t refused_connections = 0; // closed at once: max_connections were open
+  uint64_t timed_out = 0;           // closed for no Hello in time, or idle
 };
 
 class ShardServer {

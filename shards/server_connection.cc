@@ -4,6 +4,8 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 
+#include <algorithm>
+#include <chrono>
 #include <vector>
 
 namespace dps {
@@ -21,14 +23,39 @@ bool ConstantTimeEqual(const std::string& a, const std::string& b) {
 }  // namespace
 
 ServerConnection::ServerConnection(ConnectionHost* host, tcp::socket socket)
-    : host_(host), socket_(std::move(socket)) {
+    : host_(host), socket_(std::move(socket)), timer_(socket_.get_executor()) {
   boost::system::error_code ec;
   auto ep = socket_.remote_endpoint(ec);
   peer_ = ec ? std::string("?") : ep.address().to_string() + ":" + std::to_string(ep.port());
 }
 
 asio::awaitable<void> ServerConnection::Serve(std::shared_ptr<ServerConnection> self) {
+  self->ArmTimer();
   co_await self->ReadLoop();
+}
+
+void ServerConnection::ArmTimer() {
+  const uint32_t ms = greeted_ ? host_->idle_timeout_ms : host_->handshake_timeout_ms;
+  if (ms == 0 || closed_) return (void)timer_.cancel();
+  timer_.expires_after(std::chrono::milliseconds(ms));  // cancels the wait before
+  timer_.async_wait([self = shared_from_this(), ms](const boost::system::error_code& ec) {
+    if (ec || self->closed_) return;  // re-armed, or closed
+    if (self->greeted_ && (!self->queries_.empty() || self->writing_)) return self->ArmTimer();  // busy, not idle
+    self->host_->timed_out.fetch_add(1);
+    self->Close(self->greeted_ ? "idle for " + std::to_string(ms) + " ms"
+                               : "no Hello within " + std::to_string(ms) + " ms");
+  });
+}
+
+asio::awaitable<void> ServerConnection::ReadPayload(uint32_t len, std::string* payload) {
+  constexpr size_t kChunk = 64 << 10;
+  payload->clear();
+  while (payload->size() < len) {
+    const size_t at = payload->size();
+    const size_t n = std::min<size_t>(len - at, kChunk);
+    payload->resize(at + n);
+    co_await asio::async_read(socket_, asio::buffer(payload->data() + at, n), asio::use_awaitable);
+  }
 }
 
 asio::awaitable<void> ServerConnection::ReadLoop() {
@@ -39,7 +66,10 @@ asio::awaitable<void> ServerConnection::ReadLoop() {
       uint32_t len = 0;
       FrameType type{};
       Status s = DecodeFrameHeader(header, &len, &type);
-      if (s.ok() && len + 1 > host_->max_client_frame) {
+      if (s.ok() && !greeted_ && len + 1 > kMaxHelloFrame) {
+        s = Status::InvalidArgument("frame of " + std::to_string(len + 1) + " bytes before the handshake (a Hello is at most " +
+                                    std::to_string(kMaxHelloFrame) + ")");
+      } else if (s.ok() && len + 1 > host_->max_client_frame) {
         s = Status::InvalidArgument("frame of " + std::to_string(len + 1) + " bytes exceeds the " +
                                     std::to_string(host_->max_client_frame) +
                                     "-byte limit for client frames");
@@ -48,14 +78,15 @@ asio::awaitable<void> ServerConnection::ReadLoop() {
         ProtocolError(s.message());
         co_return;
       }
-      std::string payload(len, '\0');
-      co_await asio::async_read(socket_, asio::buffer(payload), asio::use_awaitable);
+      std::string payload;
+      co_await ReadPayload(len, &payload);
       s = Dispatch(type, payload);
       if (!s.ok()) {
         ProtocolError(s.message());
         co_return;
       }
       if (closed_) co_return;
+      ArmTimer();  // a frame came: the idle clock starts again
     }
   } catch (const boost::system::system_error& e) {
     // The peer went away (EOF, reset) or Stop() closed the socket.
@@ -68,6 +99,7 @@ asio::awaitable<void> ServerConnection::ReadLoop() {
 void ServerConnection::Close(const std::string& reason) {
   if (closed_) return;
   closed_ = true;
+  timer_.cancel();
   if (!reason.empty()) host_->Log(peer_ + ": closing connection: " + reason);
   CancelAll();
   // The queries hold this connection (their frame sink) until their last
@@ -134,6 +166,14 @@ void ServerConnection::StartQuery(QueryRequest q) {
   if (queries_.count(q.request_id)) {
     std::string frame;
     EncodeDone({q.request_id, DoneCode::kInvalidQuery, "request id already in flight"}, &frame);
+    return Send(std::move(frame));
+  }
+  if (queries_.size() >= host_->max_requests_per_connection) {
+    std::string frame;
+    EncodeDone({q.request_id, DoneCode::kInvalidQuery,
+                "too many requests in flight on one connection (the server's limit is " +
+                    std::to_string(host_->max_requests_per_connection) + ")"},
+               &frame);
     return Send(std::move(frame));
   }
   const uint64_t id = q.request_id;

@@ -3,7 +3,8 @@
 // queries (ServerQuery), and writes their frames back in gathered writes.
 // Every malformed, oversized or unexpected frame closes only this
 // connection, with one logged line; a client that stops reading is cut off
-// once its unread output passes a limit.
+// once its unread output passes a limit; one that sends no Hello in time,
+// or stays idle too long, is closed (ServerOptions says which limits).
 //
 // Network thread only. A connection lives while its read loop or a query
 // holds it.
@@ -13,6 +14,7 @@
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
 
 #include <atomic>
 #include <deque>
@@ -33,8 +35,11 @@ struct ConnectionHost {
   std::string token;
   size_t max_unread_output = 0;
   size_t max_client_frame = 0;
+  uint32_t handshake_timeout_ms = 0;  // 0: none
+  uint32_t idle_timeout_ms = 0;       // 0: none
+  size_t max_requests_per_connection = SIZE_MAX;
   std::function<void(const std::string&)> log;  // may be empty
-  std::atomic<uint64_t> open_connections{0}, queries_started{0}, protocol_errors{0};
+  std::atomic<uint64_t> open_connections{0}, queries_started{0}, protocol_errors{0}, timed_out{0};
   // The open connections, for Stop (network thread only).
   std::unordered_map<class ServerConnection*, std::weak_ptr<class ServerConnection>> live;
   void Log(const std::string& line) const {
@@ -61,6 +66,11 @@ class ServerConnection final : public FrameSink, public std::enable_shared_from_
 
  private:
   boost::asio::awaitable<void> ReadLoop();
+  // Reads a payload of `len` bytes a chunk at a time: memory follows what
+  // arrives, not what the header claims.
+  boost::asio::awaitable<void> ReadPayload(uint32_t len, std::string* payload);
+  // (Re)starts the handshake or idle clock.
+  void ArmTimer();
   Status Dispatch(FrameType type, std::string_view payload);
   void StartQuery(QueryRequest q);
   void ProtocolError(const std::string& why);
@@ -69,6 +79,7 @@ class ServerConnection final : public FrameSink, public std::enable_shared_from_
   ConnectionHost* host_;
   boost::asio::ip::tcp::socket socket_;
   std::string peer_;
+  boost::asio::steady_timer timer_;
   bool greeted_ = false;
   bool closed_ = false;
   bool writing_ = false;

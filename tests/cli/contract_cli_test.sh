@@ -113,6 +113,11 @@ for cmd in "query --index $work/idx --queries $work/nosuch.tsv" "bench --index $
   has "missing file named: $cmd" "$work/err" "$work/nosuch"
 done
 
+# A token longer than a Hello may carry is refused where it is read.
+head -c 1025 /dev/zero | tr '\0' 'k' > "$work/long.token"
+q "a 1,025-byte token" 2 serve --index "$work/idx" --token-file "$work/long.token"
+err_is "a 1,025-byte token message" "dpsearch: Invalid argument: $work/long.token: a token of 1025 bytes (at most 1024)"
+
 # --- --count is the exact total, or refused ----------------------------------
 q "--count" 0 query --index "$work/idx" --count common
 same "--count is every match" 3000 "$(cat "$work/out")"

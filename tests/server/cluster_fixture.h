@@ -7,7 +7,10 @@
 #include <utility>  // before Asio (common.md)
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/read.hpp>
 #include <boost/asio/write.hpp>
+
+#include <sys/socket.h>
 
 #include <atomic>
 #include <thread>
@@ -155,5 +158,48 @@ class FakeServer {
   std::atomic<bool> stop_{false};
   std::vector<boost::asio::ip::tcp::socket> sockets_;
 };
+
+// A raw connection for sending arbitrary bytes.
+struct RawClient {
+  boost::asio::io_context io;
+  boost::asio::ip::tcp::socket socket{io};
+  explicit RawClient(uint16_t port) { socket.connect(boost::asio::ip::tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), port)); }
+  void Send(const std::string& bytes) { boost::asio::write(socket, boost::asio::buffer(bytes)); }
+  // The next frame from the server within ten seconds; false on a timeout
+  // or a closed connection.
+  bool ReadFrame(FrameType* type, std::string* payload) {
+    socket.non_blocking(false);
+    struct timeval tv = {10, 0};
+    setsockopt(socket.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    uint8_t header[kFrameHeaderSize];
+    boost::system::error_code ec;
+    boost::asio::read(socket, boost::asio::buffer(header), ec);
+    uint32_t len = 0;
+    if (ec || !DecodeFrameHeader(header, &len, type).ok()) return false;
+    payload->resize(len);
+    boost::asio::read(socket, boost::asio::buffer(*payload), ec);
+    return !ec;
+  }
+  // True when the server closed the connection (read hits EOF or reset)
+  // within ten seconds (a bound only a connection left open waits out).
+  bool Closed() {
+    socket.non_blocking(false);
+    struct timeval tv = {10, 0};
+    setsockopt(socket.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    char buf[4096];
+    boost::system::error_code ec;
+    for (;;) {
+      socket.read_some(boost::asio::buffer(buf), ec);
+      if (ec == boost::asio::error::eof || ec == boost::asio::error::connection_reset) return true;
+      if (ec) return false;  // timeout: still open
+    }
+  }
+};
+
+inline std::string HelloFrame(const std::string& token = "") {
+  std::string f;
+  EncodeHello({kWireVersion, token}, &f);
+  return f;
+}
 
 }  // namespace dps::cluster_testing

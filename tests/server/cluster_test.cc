@@ -220,33 +220,6 @@ TEST(Cluster, HedgeAsksOnlyForTabletsStillOwed) {
 
 // ---- hostile peers ----
 
-// A raw connection for sending arbitrary bytes.
-struct RawClient {
-  asio::io_context io;
-  tcp::socket socket{io};
-  explicit RawClient(uint16_t port) { socket.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port)); }
-  void Send(const std::string& bytes) { asio::write(socket, asio::buffer(bytes)); }
-  // True when the server closed the connection (read hits EOF or reset)
-  // within ten seconds (a bound only a connection left open waits out).
-  bool Closed() {
-    socket.non_blocking(false);
-    struct timeval tv = {10, 0};
-    setsockopt(socket.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    char buf[4096];
-    boost::system::error_code ec;
-    for (;;) {
-      socket.read_some(asio::buffer(buf), ec);
-      if (ec == asio::error::eof || ec == asio::error::connection_reset) return true;
-      if (ec) return false;  // timeout: still open
-    }
-  }
-};
-
-std::string HelloFrame(const std::string& token = "") {
-  std::string f;
-  EncodeHello({kWireVersion, token}, &f);
-  return f;
-}
 
 TEST(Server, MalformedTrafficClosesOnlyThatConnection) {
   Fixture f(8);
