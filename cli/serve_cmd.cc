@@ -1,5 +1,6 @@
 // `dpsearch serve`: a shard server for a tablet range of an index.
 #include <signal.h>
+#include <sys/resource.h>
 
 #include <cstdio>
 #include <memory>
@@ -73,6 +74,28 @@ Result<std::string> ReadTokenFile(const std::string& path) {
   return token;
 }
 
+namespace {
+// Each connection is a descriptor: raise the soft limit to the hard one
+// (Debian's soft default, 1,024, is below --max-connections' default plus
+// the index's files), and refuse a connection cap the system cannot give.
+Status RaiseDescriptorLimit(size_t max_connections) {
+  constexpr rlim_t kSpare = 128;  // index files, the listener, the client side of tests
+  struct rlimit limit;
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) return Status::OK();
+  if (limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &limit);
+    ::getrlimit(RLIMIT_NOFILE, &limit);
+  }
+  if (limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur < max_connections + kSpare) {
+    return Status::InvalidArgument("--max-connections " + std::to_string(max_connections) + " needs " +
+                                   std::to_string(max_connections + kSpare) + " file descriptors; this process may open " +
+                                   std::to_string(limit.rlim_cur) + " (ulimit -n)");
+  }
+  return Status::OK();
+}
+}  // namespace
+
 void RegisterServe(CLI::App& app) {
   struct Args {
     std::string index, tablets, listen = "127.0.0.1:7701", token_file;
@@ -117,6 +140,7 @@ void RegisterServe(CLI::App& app) {
       if (!rule.ok()) return (void)Fail(rule.status());
       options.delays.push_back(*rule);
     }
+    if (Status s = RaiseDescriptorLimit(options.max_connections); !s.ok()) return (void)Fail(s);
     options.workers = a->threads;
     options.log = [](const std::string& line) { std::fprintf(stderr, "dpsearch serve: %s\n", line.c_str()); };
     auto index = IndexReader::Open(a->index);

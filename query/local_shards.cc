@@ -81,6 +81,7 @@ class LocalLink final : public Link, public FrameSink, public std::enable_shared
   void Drop() {
     auto queries = std::move(queries_);
     queries_.clear();
+    shards_->in_flight.fetch_sub(queries.size());
     for (auto& [rid, q] : queries) q->Cancel();
   }
 
@@ -112,8 +113,7 @@ class LocalLink final : public Link, public FrameSink, public std::enable_shared
     context_->events->PushAll(&batch);
   }
   void QueryDone(uint64_t rid) override {
-    queries_.erase(rid);
-    shards_->in_flight.fetch_sub(1);
+    if (queries_.erase(rid) > 0) shards_->in_flight.fetch_sub(1);
   }
 
  private:

@@ -7,6 +7,7 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
@@ -50,6 +51,10 @@ asio::awaitable<void> ShardServer::Impl::AcceptLoop() {
     if (ec) {
       if (ec == asio::error::operation_aborted || !acceptor.is_open()) co_return;
       host.Log(std::string("accept failed: ") + ec.message());
+      // Out of descriptors (or another transient failure): the connection
+      // waits in the backlog, and accepting again at once would spin.
+      asio::steady_timer pause(io, std::chrono::milliseconds(50));
+      co_await pause.async_wait(asio::redirect_error(asio::use_awaitable, ec));
       continue;
     }
     connections.fetch_add(1);
@@ -130,6 +135,7 @@ Result<std::unique_ptr<ShardServer>> ShardServer::Start(const IndexReader* index
                            impl->delays.get(), &impl->io, impl->workers.get()};
   host.token = impl->options.token;
   host.max_unread_output = impl->options.max_unread_output;
+  host.max_unread_total = impl->options.max_unread_output_total;
   host.max_client_frame = impl->options.max_client_frame;
   host.handshake_timeout_ms = impl->options.handshake_timeout_ms;
   host.idle_timeout_ms = impl->options.idle_timeout_ms;

@@ -28,7 +28,8 @@ struct ServerOptions {
   std::string token;               // non-empty: clients must present it
   unsigned workers = 0;            // evaluation threads; 0: all cores
   std::vector<DelayRule> delays;   // --inject-delay
-  size_t max_unread_output = 64u << 20;
+  size_t max_unread_output = 64u << 20;        // per connection
+  size_t max_unread_output_total = 1u << 30;   // over all connections
   size_t max_client_frame = 1u << 20;  // clients only send small frames
   // Resources are bounded before any token is checked (issue 21): a
   // connection past max_connections is closed at once; one that has not

@@ -100,6 +100,9 @@ void ServerConnection::Close(const std::string& reason) {
   if (closed_) return;
   closed_ = true;
   timer_.cancel();
+  host_->unread_total -= unread_;  // no longer this server's to send
+  unread_ = 0;
+  if (!writing_) out_.clear();  // a write in progress still reads its buffers
   if (!reason.empty()) host_->Log(peer_ + ": closing connection: " + reason);
   CancelAll();
   // The queries hold this connection (their frame sink) until their last
@@ -188,8 +191,15 @@ void ServerConnection::StartQuery(QueryRequest q) {
 void ServerConnection::Send(std::string bytes) {
   if (closed_) return;
   unread_ += bytes.size();
+  host_->unread_total += bytes.size();
   if (unread_ > host_->max_unread_output) {
     return Close("client is not reading (" + std::to_string(unread_) + " bytes unread)");
+  }
+  // Many slow readers together: the one whose output tips the server past
+  // its total goes (each may hold up to max_unread_output).
+  if (host_->unread_total > host_->max_unread_total) {
+    return Close("the server's unread output passed " + std::to_string(host_->max_unread_total) +
+                 " bytes over all connections (" + std::to_string(unread_) + " of them this client's)");
   }
   out_.push_back(std::move(bytes));
   WriteNext();
@@ -207,7 +217,9 @@ void ServerConnection::WriteNext() {
   auto self = shared_from_this();
   asio::async_write(socket_, buffers, [self](const boost::system::error_code& ec, size_t n) {
     self->writing_ = false;
+    if (self->closed_) return self->out_.clear();  // Close counted its output out
     self->unread_ -= n;
+    self->host_->unread_total -= n;
     for (size_t i = 0; i < self->in_flight_ && !self->out_.empty(); ++i) self->out_.pop_front();
     if (ec) return self->Close(ec == asio::error::operation_aborted ? "" : "write failed: " + ec.message());
     self->WriteNext();

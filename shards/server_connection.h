@@ -34,6 +34,8 @@ struct ConnectionHost {
   QueryHost queries;
   std::string token;
   size_t max_unread_output = 0;
+  size_t max_unread_total = SIZE_MAX;
+  size_t unread_total = 0;  // queued output of every connection (network thread)
   size_t max_client_frame = 0;
   uint32_t handshake_timeout_ms = 0;  // 0: none
   uint32_t idle_timeout_ms = 0;       // 0: none

@@ -31,6 +31,26 @@ Welcome WelcomeOf(const QueryHost& host) {
                  host.first_tablet, host.last_tablet, m.analyzer, m.fields};
 }
 
+namespace {
+
+// Planning looks every term up in the global index and expands prefixes: a
+// query with many terms or any prefix is planned on a worker, so that one
+// client's heavy queries cannot hold the network thread (and with it every
+// other client); a small one is planned here, where two hand-offs would
+// cost more than the plan.
+constexpr size_t kInlinePlanTerms = 32;
+
+bool PlanIsCheap(const QueryNode& n, size_t* terms) {
+  if (n.kind == QueryNode::Kind::kPrefix) return false;
+  if (n.kind == QueryNode::Kind::kTerm) return ++*terms <= kInlinePlanTerms;
+  for (const QueryNode& c : n.children) {
+    if (!PlanIsCheap(c, terms)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 std::shared_ptr<ServerQuery> ServerQuery::Start(const QueryHost* host, QueryRequest q,
                                                 std::shared_ptr<FrameSink> sink) {
   if (q.first_tablet < host->first_tablet || q.last_tablet > host->last_tablet) {
@@ -53,49 +73,71 @@ std::shared_ptr<ServerQuery> ServerQuery::Start(const QueryHost* host, QueryRequ
   r.received_ = Clock::now();
   if (q.deadline_ms > 0) r.deadline_ = r.received_ + std::chrono::milliseconds(q.deadline_ms);
   if (q.limit > 0 && !q.limit_per_bin) r.budget_.emplace(q.limit);
-  auto plan = PlanQuery(std::move(q.root), host->index->global(), host->index->bins(), q.max_expansions);
+  QueryNode root = std::move(q.root);
+  r.request_ = std::move(q);
+  size_t terms = 0;
+  if (PlanIsCheap(root, &terms)) {
+    auto plan = PlanQuery(std::move(root), host->index->global(), host->index->bins(), r.request_.max_expansions);
+    // Done when answered at once or every bin ran inline: nothing to track.
+    return r.Planned(std::move(plan)) ? query : nullptr;
+  }
+  asio::post(*host->workers, [query, root = std::move(root)]() mutable {
+    const IndexReader& index = *query->host_->index;
+    auto plan = PlanQuery(std::move(root), index.global(), index.bins(), query->request_.max_expansions);
+    asio::post(*query->host_->io, [query, plan = std::move(plan)]() mutable {
+      if (!query->Planned(std::move(plan))) query->sink_->QueryDone(query->id_);
+    });
+  });
+  return query;  // tracked (and cancellable) while it is planned
+}
+
+bool ServerQuery::Planned(Result<QueryPlan> plan) {
+  if (cancel_.load()) {
+    SendDone(sink_.get(), id_, DoneCode::kCancelled, "");
+    return false;
+  }
   if (!plan.ok()) {
     // A query over the expansion cap is the query's fault, the same on
     // every replica (one index generation); anything else is the index's.
     const DoneCode code = plan.status().IsInvalidArgument() ? DoneCode::kInvalidQuery : DoneCode::kIndexError;
-    SendDone(sink.get(), r.id_, code, plan.status().message());
-    return nullptr;
+    SendDone(sink_.get(), id_, code, plan.status().message());
+    return false;
   }
-  r.plan_ = std::move(plan).value();
+  plan_ = std::move(plan).value();
+  const QueryRequest& q = request_;
   if (q.top_k > 0) {
-    const CollectionStats& stats = host->index->collection_stats();
-    r.rank_.emplace(r.plan_, stats, q.bm25);
+    const CollectionStats& stats = host_->index->collection_stats();
+    rank_.emplace(plan_, stats, q.bm25);
     // No bin holds more documents than the index: a larger K (a hostile
     // or huge one) would only size the bins' collectors.
-    r.top_k_ = static_cast<size_t>(std::min<uint64_t>(q.top_k, std::max<uint64_t>(1, stats.documents)));
-    r.threshold_.KeepBest(r.top_k_);  // the request's K best over its bins
+    top_k_ = static_cast<size_t>(std::min<uint64_t>(q.top_k, std::max<uint64_t>(1, stats.documents)));
+    threshold_.KeepBest(top_k_);  // the request's K best over its bins
   }
-  const Manifest& manifest = host->index->manifest();
+  const Manifest& manifest = host_->index->manifest();
   std::vector<BinId> bins;
-  if (!r.plan_.empty) {
-    for (BinId bin : r.plan_.bins) {
+  if (!plan_.empty) {
+    for (BinId bin : plan_.bins) {
       const size_t t = manifest.TabletOf(bin.value);
       if (t >= q.first_tablet && t <= q.last_tablet) bins.push_back(bin);
     }
   }
   if (bins.empty()) {
-    SendDone(sink.get(), r.id_, DoneCode::kOk, "");
-    return nullptr;
+    SendDone(sink_.get(), id_, DoneCode::kOk, "");
+    return false;
   }
-  r.pending_bins_ = bins.size();
-  for (BinId bin : bins) ++r.pending_of_tablet_[static_cast<uint32_t>(manifest.TabletOf(bin.value))];
+  pending_bins_ = bins.size();
+  for (BinId bin : bins) ++pending_of_tablet_[static_cast<uint32_t>(manifest.TabletOf(bin.value))];
   TabletDelays delays;
-  delays.Draw(host->delays, manifest, bins);
-  r.tied_ = q.tied;
-  if (r.tied_) {  // counted before any bin runs: an inline bin must not report Started too soon
-    for (BinId bin : bins) r.held_ += delays.of(static_cast<uint32_t>(manifest.TabletOf(bin.value))) > 0 ? 1 : 0;
+  delays.Draw(host_->delays, manifest, bins);
+  tied_ = q.tied;
+  if (tied_) {  // counted before any bin runs: an inline bin must not report Started too soon
+    for (BinId bin : bins) held_ += delays.of(static_cast<uint32_t>(manifest.TabletOf(bin.value))) > 0 ? 1 : 0;
   }
   for (BinId bin : bins) {
     const uint32_t tablet = static_cast<uint32_t>(manifest.TabletOf(bin.value));
-    r.Schedule(bin, tablet, delays.of(tablet));
+    Schedule(bin, tablet, delays.of(tablet));
   }
-  // Done when every bin ran inline: the caller has nothing to track.
-  return r.pending_bins_ > 0 ? query : nullptr;
+  return pending_bins_ > 0;
 }
 
 void ServerQuery::Cancel() {

@@ -1,5 +1,6 @@
 // One Query request on a shard server, apart from sockets: validated and
-// planned against the server's index, its bins scheduled (cheap plans on
+// planned against the server's index (small queries on the network thread,
+// big ones and prefixes on a worker), its bins scheduled (cheap plans on
 // the network thread, others on the worker pool, injected delays as
 // cancellable timers), each bin run by the BinExecutor and turned into
 // Results and BinStats frames, then a Done frame (docs/PROTOCOL.md).
@@ -7,8 +8,9 @@
 // (every server of one index generation has the same N, avgdl and df, so
 // the same scores) and its bins share one threshold.
 //
-// Threads: everything runs on the network thread except bin evaluation,
-// which runs on a worker and hands its outcome back to the network thread.
+// Threads: everything runs on the network thread except bin evaluation and
+// the planning of big queries, which run on a worker and hand their
+// outcome back to the network thread.
 #pragma once
 
 #include <boost/asio/io_context.hpp>
@@ -77,6 +79,10 @@ class ServerQuery : public std::enable_shared_from_this<ServerQuery> {
     std::string error;
   };
 
+  // The plan is made (network thread): schedules the bins. False when the
+  // request was answered at once (refused, cancelled, no bin, or every bin
+  // ran inline): its Done frame is sent.
+  bool Planned(Result<QueryPlan> plan);
   void Schedule(BinId bin, uint32_t tablet, int64_t delay_us);
   // Tied requests: a bin begins (worker or network thread); the last
   // injected delay ends (network thread). Started goes out once both hold.
@@ -96,6 +102,7 @@ class ServerQuery : public std::enable_shared_from_this<ServerQuery> {
   size_t top_k_ = 0;  // ranked: each bin's K best (0: unranked)
   std::optional<RankContext> rank_;  // ranked: built with the plan
   SharedThreshold threshold_;        // ranked: the request's bins prune together
+  QueryRequest request_;  // as received, its root moved to the planner
   std::chrono::steady_clock::time_point received_;
   std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
   QueryPlan plan_;  // read-only once bins are scheduled

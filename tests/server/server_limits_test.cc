@@ -133,5 +133,28 @@ TEST(ServerLimits, RequestsPastThePerConnectionCapAreRefused) {
   EXPECT_EQ(finished, 2);
 }
 
+// Slow readers together are bounded by the server's total of unread
+// output, not only one by one.
+TEST(ServerLimits, UnreadOutputIsBoundedOverAllConnections) {
+  Fixture f(65, 3000);
+  ServerOptions o;
+  o.max_unread_output_total = 128 << 10;  // the per-connection limit stays 64 MiB
+  auto server = f.Serve(0, 3, o);
+  RawClient lazy(server->port());
+  lazy.socket.set_option(boost::asio::socket_base::receive_buffer_size(4096));
+  std::string bytes = HelloFrame();
+  for (uint64_t id = 1; id <= 200; ++id) bytes += QueryFrame(id, 3);
+  lazy.Send(bytes);
+  const auto until = Clock::now() + std::chrono::seconds(10);
+  while (server->counters().open_connections > 0 && Clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_EQ(server->counters().open_connections, 0u) << "a slow reader held more than the server's total";
+  auto good = Client({{0, 3, {Addr(server->port())}}});
+  ASSERT_NE(good, nullptr);
+  const QueryNode q = QueryNode::Term(testing::VocabTerm(1));
+  EXPECT_EQ(Ask(good.get(), q).ids, f.Want(q));
+}
+
 }  // namespace
 }  // namespace dps
