@@ -140,6 +140,9 @@ Result<std::unique_ptr<ShardServer>> ShardServer::Start(const IndexReader* index
   host.handshake_timeout_ms = impl->options.handshake_timeout_ms;
   host.idle_timeout_ms = impl->options.idle_timeout_ms;
   host.max_requests_per_connection = impl->options.max_requests_per_connection;
+  // Enough to keep every worker busy, little queued ahead of other clients.
+  host.max_pooled_bins = 2 * n;
+  host.max_pooled_total = 4 * n;
   host.log = impl->options.log;
   boost::system::error_code ec;
   const auto address = asio::ip::make_address(impl->options.host, ec);
@@ -166,7 +169,7 @@ uint16_t ShardServer::port() const {
 ServerCounters ShardServer::counters() const {
   const ConnectionHost& h = impl_->host;
   return {impl_->connections.load(), h.open_connections.load(), h.queries_started.load(),
-          h.protocol_errors.load(), impl_->refused.load(), h.timed_out.load()};
+          h.protocol_errors.load(), impl_->refused.load(), h.timed_out.load(), h.unread_peak.load()};
 }
 
 void ShardServer::Stop() {

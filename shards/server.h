@@ -54,7 +54,8 @@ struct ServerCounters {
   uint64_t queries = 0;
   uint64_t protocol_errors = 0;     // connections closed for a bad frame
   uint64_t refused_connections = 0; // closed at once: max_connections were open
-  uint64_t timed_out = 0;           // closed for no Hello in time, or idle
+  uint64_t timed_out = 0;           // closed for no Hello in time, idle, or not reading
+  uint64_t unread_output_peak = 0;  // the most output queued, unread, over all connections
 };
 
 class ShardServer {

@@ -40,10 +40,15 @@ void ServerConnection::ArmTimer() {
   timer_.expires_after(std::chrono::milliseconds(ms));  // cancels the wait before
   timer_.async_wait([self = shared_from_this(), ms](const boost::system::error_code& ec) {
     if (ec || self->closed_) return;  // re-armed, or closed
-    if (self->greeted_ && (!self->queries_.empty() || self->writing_)) return self->ArmTimer();  // busy, not idle
+    // Busy is not idle, unless its output has not moved for as long: a
+    // client that stopped reading holds its parked work (and the socket).
+    const bool stalled = self->writing_ && std::chrono::steady_clock::now() - self->last_write_ >=
+                                               std::chrono::milliseconds(ms);
+    if (self->greeted_ && !stalled && (!self->queries_.empty() || self->writing_)) return self->ArmTimer();
     self->host_->timed_out.fetch_add(1);
-    self->Close(self->greeted_ ? "idle for " + std::to_string(ms) + " ms"
-                               : "no Hello within " + std::to_string(ms) + " ms");
+    self->Close(!self->greeted_ ? "no Hello within " + std::to_string(ms) + " ms"
+                : stalled  ? "not reading: no output taken for " + std::to_string(ms) + " ms"
+                           : "idle for " + std::to_string(ms) + " ms");
   });
 }
 
@@ -118,6 +123,70 @@ void ServerConnection::Close(const std::string& reason) {
 
 void ServerConnection::CancelAll() {
   for (auto& [id, query] : queries_) query->Cancel();
+  ReleaseParked();  // cancelled bins end at once and send their Done frames
+}
+
+bool ServerConnection::MayStart(const Parked& p) const {
+  if (closed_) return true;
+  // Past a quarter of the server's total, every connection with output
+  // still unread waits for it to leave: slow readers together stop early.
+  const bool server_full = host_->unread_total > host_->max_unread_total / 4 && unread_ > 0;
+  return unread_ <= kCongestedBytes && !server_full && (!p.pooled || PoolHasRoom());
+}
+
+bool ServerConnection::PoolHasRoom() const {
+  return pooled_ < host_->max_pooled_bins && host_->pooled_total < host_->max_pooled_total;
+}
+
+void ServerConnection::Admit(std::function<void()> start, bool pooled) {
+  parked_.push_back(Parked{std::move(start), pooled});
+  ReleaseParked();
+}
+
+void ServerConnection::PooledBinEnded() {
+  if (pooled_ > 0) {
+    --pooled_;
+    --host_->pooled_total;
+  }
+  ReleaseParked();
+  host_->ReleaseWaiting();
+}
+
+// In order, as long as the first may start (a bin started inline may come
+// back here through its Done: the loop takes one at a time). A pooled bin
+// held back only by the server-wide pool limit puts this connection in
+// line for the next free slot (ConnectionHost::ReleaseWaiting).
+void ServerConnection::ReleaseParked(size_t at_most) {
+  for (size_t started = 0; started < at_most && !parked_.empty() && MayStart(parked_.front()); ++started) {
+    Parked p = std::move(parked_.front());
+    parked_.pop_front();
+    if (p.pooled && !closed_) {
+      ++pooled_;
+      ++host_->pooled_total;
+    }
+    p.start();
+  }
+  if (!closed_ && !waiting_ && !parked_.empty() && parked_.front().pooled && pooled_ < host_->max_pooled_bins &&
+      host_->pooled_total >= host_->max_pooled_total) {
+    waiting_ = true;
+    host_->waiting.push_back(weak_from_this());
+  }
+}
+
+bool ServerConnection::TakeTurn() {
+  waiting_ = false;
+  ReleaseParked(/*at_most=*/1);
+  return waiting_;
+}
+
+// Free pool slots go to the waiting connections in turn, one bin each, so
+// a client with one query is not queued behind one with hundreds.
+void ConnectionHost::ReleaseWaiting() {
+  for (size_t turns = waiting.size(); turns > 0 && pooled_total < max_pooled_total && !waiting.empty(); --turns) {
+    auto c = waiting.front().lock();
+    waiting.pop_front();
+    if (c) c->TakeTurn();
+  }
 }
 
 void ServerConnection::ProtocolError(const std::string& why) {
@@ -192,6 +261,9 @@ void ServerConnection::Send(std::string bytes) {
   if (closed_) return;
   unread_ += bytes.size();
   host_->unread_total += bytes.size();
+  if (host_->unread_total > host_->unread_peak.load(std::memory_order_relaxed)) {
+    host_->unread_peak.store(host_->unread_total, std::memory_order_relaxed);
+  }
   if (unread_ > host_->max_unread_output) {
     return Close("client is not reading (" + std::to_string(unread_) + " bytes unread)");
   }
@@ -210,6 +282,7 @@ void ServerConnection::Send(std::string bytes) {
 void ServerConnection::WriteNext() {
   if (writing_ || out_.empty() || closed_) return;
   writing_ = true;
+  last_write_ = std::chrono::steady_clock::now();  // a write stalls from its start
   in_flight_ = out_.size();
   std::vector<asio::const_buffer> buffers;
   buffers.reserve(in_flight_);
@@ -223,6 +296,7 @@ void ServerConnection::WriteNext() {
     for (size_t i = 0; i < self->in_flight_ && !self->out_.empty(); ++i) self->out_.pop_front();
     if (ec) return self->Close(ec == asio::error::operation_aborted ? "" : "write failed: " + ec.message());
     self->WriteNext();
+    if (self->unread_ <= kCongestedBytes) self->ReleaseParked();
   });
 }
 

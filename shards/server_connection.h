@@ -17,12 +17,14 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <deque>
 #include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "common/status.h"
 #include "shards/server_query.h"
@@ -36,10 +38,18 @@ struct ConnectionHost {
   size_t max_unread_output = 0;
   size_t max_unread_total = SIZE_MAX;
   size_t unread_total = 0;  // queued output of every connection (network thread)
+  std::atomic<uint64_t> unread_peak{0};  // the most unread_total has been
   size_t max_client_frame = 0;
   uint32_t handshake_timeout_ms = 0;  // 0: none
   uint32_t idle_timeout_ms = 0;       // 0: none
   size_t max_requests_per_connection = SIZE_MAX;
+  size_t max_pooled_bins = SIZE_MAX;  // a connection's bins on the workers at once
+  size_t max_pooled_total = SIZE_MAX;  // every connection's
+  size_t pooled_total = 0;             // network thread
+  // Connections with a pooled bin held back only by max_pooled_total, in
+  // the order they came; served one bin each as slots free up.
+  std::deque<std::weak_ptr<class ServerConnection>> waiting;
+  void ReleaseWaiting();
   std::function<void(const std::string&)> log;  // may be empty
   std::atomic<uint64_t> open_connections{0}, queries_started{0}, protocol_errors{0}, timed_out{0};
   // The open connections, for Stop (network thread only).
@@ -61,10 +71,15 @@ class ServerConnection final : public FrameSink, public std::enable_shared_from_
   // Cancels the requests in flight; their Done frames still go out.
   void CancelAll();
   bool idle() const { return queries_.empty() && !writing_; }
+  // ConnectionHost::ReleaseWaiting: starts this connection's next bin if it
+  // may; true when it waits again.
+  bool TakeTurn();
 
   // FrameSink.
   void Send(std::string bytes) override;
   void QueryDone(uint64_t request_id) override { queries_.erase(request_id); }
+  void Admit(std::function<void()> start, bool pooled) override;
+  void PooledBinEnded() override;
 
  private:
   boost::asio::awaitable<void> ReadLoop();
@@ -86,6 +101,21 @@ class ServerConnection final : public FrameSink, public std::enable_shared_from_
   bool closed_ = false;
   bool writing_ = false;
   size_t unread_ = 0;
+  // Bins waiting to begin (Admit), in order: while the client has more
+  // than kCongestedBytes unread, or (pooled ones) while host_->max_pooled_bins
+  // of this connection's bins are on the workers.
+  static constexpr size_t kCongestedBytes = 1u << 20;
+  struct Parked {
+    std::function<void()> start;
+    bool pooled;
+  };
+  std::deque<Parked> parked_;
+  size_t pooled_ = 0;  // this connection's bins on the workers
+  std::chrono::steady_clock::time_point last_write_;  // when the write in progress began
+  bool MayStart(const Parked& p) const;
+  bool PoolHasRoom() const;
+  void ReleaseParked(size_t at_most = SIZE_MAX);
+  bool waiting_ = false;  // in host_->waiting
   size_t in_flight_ = 0;  // frames of out_ in the current write
   std::deque<std::string> out_;
   std::unordered_map<uint64_t, std::shared_ptr<ServerQuery>> queries_;

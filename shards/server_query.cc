@@ -73,34 +73,49 @@ std::shared_ptr<ServerQuery> ServerQuery::Start(const QueryHost* host, QueryRequ
   r.received_ = Clock::now();
   if (q.deadline_ms > 0) r.deadline_ = r.received_ + std::chrono::milliseconds(q.deadline_ms);
   if (q.limit > 0 && !q.limit_per_bin) r.budget_.emplace(q.limit);
-  QueryNode root = std::move(q.root);
+  auto tree = std::make_shared<QueryNode>(std::move(q.root));
   r.request_ = std::move(q);
+  // Planned once admitted (a request queued behind its client's unread
+  // answers holds its tree, not its plan). A small query is planned here,
+  // a big one (or any prefix) as a pooled task: a client's plans queue
+  // behind its own work.
   size_t terms = 0;
-  if (PlanIsCheap(root, &terms)) {
-    auto plan = PlanQuery(std::move(root), host->index->global(), host->index->bins(), r.request_.max_expansions);
-    // Done when answered at once or every bin ran inline: nothing to track.
-    return r.Planned(std::move(plan)) ? query : nullptr;
+  if (PlanIsCheap(*tree, &terms)) {
+    r.sink_->Admit(
+        [query, tree] {
+          const IndexReader& index = *query->host_->index;
+          auto plan = PlanQuery(std::move(*tree), index.global(), index.bins(), query->request_.max_expansions);
+          if (!query->Planned(std::move(plan))) query->sink_->QueryDone(query->id_);
+        },
+        /*pooled=*/false);
+    // Answered already (refused, no bin, or every bin inline): nothing to track.
+    return r.answered_ ? nullptr : query;
   }
-  asio::post(*host->workers, [query, root = std::move(root)]() mutable {
-    const IndexReader& index = *query->host_->index;
-    auto plan = PlanQuery(std::move(root), index.global(), index.bins(), query->request_.max_expansions);
-    asio::post(*query->host_->io, [query, plan = std::move(plan)]() mutable {
-      if (!query->Planned(std::move(plan))) query->sink_->QueryDone(query->id_);
-    });
-  });
+  r.sink_->Admit(
+      [query, tree] {
+        asio::post(*query->host_->workers, [query, tree] {
+          const IndexReader& index = *query->host_->index;
+          auto plan = PlanQuery(std::move(*tree), index.global(), index.bins(), query->request_.max_expansions);
+          asio::post(*query->host_->io, [query, plan = std::move(plan)]() mutable {
+            if (!query->Planned(std::move(plan))) query->sink_->QueryDone(query->id_);
+            query->sink_->PooledBinEnded();
+          });
+        });
+      },
+      /*pooled=*/true);
   return query;  // tracked (and cancellable) while it is planned
 }
 
 bool ServerQuery::Planned(Result<QueryPlan> plan) {
   if (cancel_.load()) {
-    SendDone(sink_.get(), id_, DoneCode::kCancelled, "");
+    Answer( DoneCode::kCancelled, "");
     return false;
   }
   if (!plan.ok()) {
     // A query over the expansion cap is the query's fault, the same on
     // every replica (one index generation); anything else is the index's.
     const DoneCode code = plan.status().IsInvalidArgument() ? DoneCode::kInvalidQuery : DoneCode::kIndexError;
-    SendDone(sink_.get(), id_, code, plan.status().message());
+    Answer( code, plan.status().message());
     return false;
   }
   plan_ = std::move(plan).value();
@@ -122,7 +137,7 @@ bool ServerQuery::Planned(Result<QueryPlan> plan) {
     }
   }
   if (bins.empty()) {
-    SendDone(sink_.get(), id_, DoneCode::kOk, "");
+    Answer( DoneCode::kOk, "");
     return false;
   }
   pending_bins_ = bins.size();
@@ -140,25 +155,40 @@ bool ServerQuery::Planned(Result<QueryPlan> plan) {
   return pending_bins_ > 0;
 }
 
+void ServerQuery::Answer(DoneCode code, const std::string& message) {
+  answered_ = true;
+  SendDone(sink_.get(), id_, code, message);
+}
+
 void ServerQuery::Cancel() {
   cancel_.store(true);
   for (auto& t : timers_) t->cancel();
 }
 
 void ServerQuery::Schedule(BinId bin, uint32_t tablet, int64_t delay_us) {
+  auto self = shared_from_this();
   // Cheap plans run right here: two thread hand-offs would cost more than
   // the bin (kInlinePlanPostings).
   if (delay_us <= 0 && plan_.estimated_postings < kInlinePlanPostings) {
-    BinBegins(/*on_network_thread=*/true);
-    return BinFinished(Evaluate(bin, tablet));
+    return sink_->Admit(
+        [self, bin, tablet] {
+          self->BinBegins(/*on_network_thread=*/true);
+          self->BinFinished(self->Evaluate(bin, tablet));
+        },
+        /*pooled=*/false);
   }
-  auto self = shared_from_this();
   auto run = [self, bin, tablet] {
-    asio::post(*self->host_->workers, [self, bin, tablet] {
-      self->BinBegins(/*on_network_thread=*/false);
-      BinOutcome out = self->Evaluate(bin, tablet);
-      asio::post(*self->host_->io, [self, out = std::move(out)]() mutable { self->BinFinished(std::move(out)); });
-    });
+    self->sink_->Admit(
+        [self, bin, tablet] {
+          asio::post(*self->host_->workers, [self, bin, tablet] {
+            self->BinBegins(/*on_network_thread=*/false);
+            BinOutcome out = self->Evaluate(bin, tablet);
+            out.pooled = true;
+            asio::post(*self->host_->io,
+                       [self, out = std::move(out)]() mutable { self->BinFinished(std::move(out)); });
+          });
+        },
+        /*pooled=*/true);
   };
   if (delay_us <= 0) return run();
   auto timer = std::make_shared<asio::steady_timer>(*host_->io, std::chrono::microseconds(delay_us));
@@ -273,6 +303,14 @@ Status ServerQuery::FetchRanked(BinId bin, Fetch fetch, BinResult* r) {
 }
 
 void ServerQuery::BinFinished(BinOutcome out) {
+  // Last: a bin it lets into the pool may finish inline and come back here.
+  struct Ended {
+    FrameSink* sink;
+    bool pooled;
+    ~Ended() {
+      if (pooled) sink->PooledBinEnded();
+    }
+  } ended{sink_.get(), out.pooled};
   if (!out.error.empty() && error_.empty()) error_ = out.error;
   BinStats& stats = out.stats;
   if (stats.cancelled || !out.error.empty()) tablets_not_whole_.insert(stats.tablet);
@@ -281,13 +319,13 @@ void ServerQuery::BinFinished(BinOutcome out) {
   if (!out.frames.empty()) sink_->Send(std::move(out.frames));
   if (--pending_bins_ > 0) return;
   if (!error_.empty()) {
-    SendDone(sink_.get(), id_, DoneCode::kIndexError, error_);
+    Answer( DoneCode::kIndexError, error_);
   } else if (deadline_hit_.load()) {
-    SendDone(sink_.get(), id_, DoneCode::kDeadline, "deadline passed");
+    Answer( DoneCode::kDeadline, "deadline passed");
   } else if (cancel_.load() && !(budget_ && budget_->exhausted())) {
-    SendDone(sink_.get(), id_, DoneCode::kCancelled, "");
+    Answer( DoneCode::kCancelled, "");
   } else {
-    SendDone(sink_.get(), id_, DoneCode::kOk, "");
+    Answer( DoneCode::kOk, "");
   }
   sink_->QueryDone(id_);
 }

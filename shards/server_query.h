@@ -20,6 +20,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -58,6 +59,15 @@ class FrameSink {
   virtual void Send(std::string frames) = 0;
   // The request's Done frame has been sent (or the connection closed).
   virtual void QueryDone(uint64_t request_id) = 0;
+  // Runs `start` (a bin to begin: on this thread, or `pooled` on the
+  // workers) now, or later: a connection lets a few of its bins into the
+  // worker pool at a time (so one client's many requests cannot queue
+  // ahead of everyone else's), and none while its client has not read
+  // what it was sent (backpressure). After a close, at once (the bin sees
+  // the cancel). Network thread.
+  virtual void Admit(std::function<void()> start, bool pooled) { start(); }
+  // A pooled bin admitted here has ended (network thread).
+  virtual void PooledBinEnded() {}
 };
 
 class ServerQuery : public std::enable_shared_from_this<ServerQuery> {
@@ -74,6 +84,7 @@ class ServerQuery : public std::enable_shared_from_this<ServerQuery> {
 
  private:
   struct BinOutcome {
+    bool pooled = false;  // ran on a worker (admitted as pooled)
     std::string frames;  // Results frames
     BinStats stats;      // encoded after them on the network thread, unless error
     std::string error;
@@ -83,6 +94,8 @@ class ServerQuery : public std::enable_shared_from_this<ServerQuery> {
   // request was answered at once (refused, cancelled, no bin, or every bin
   // ran inline): its Done frame is sent.
   bool Planned(Result<QueryPlan> plan);
+  // Sends the request's Done frame.
+  void Answer(DoneCode code, const std::string& message);
   void Schedule(BinId bin, uint32_t tablet, int64_t delay_us);
   // Tied requests: a bin begins (worker or network thread); the last
   // injected delay ends (network thread). Started goes out once both hold.
@@ -103,6 +116,7 @@ class ServerQuery : public std::enable_shared_from_this<ServerQuery> {
   std::optional<RankContext> rank_;  // ranked: built with the plan
   SharedThreshold threshold_;        // ranked: the request's bins prune together
   QueryRequest request_;  // as received, its root moved to the planner
+  bool answered_ = false;  // its Done frame went out (network thread)
   std::chrono::steady_clock::time_point received_;
   std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
   QueryPlan plan_;  // read-only once bins are scheduled

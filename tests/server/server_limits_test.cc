@@ -134,26 +134,67 @@ TEST(ServerLimits, RequestsPastThePerConnectionCapAreRefused) {
 }
 
 // Slow readers together are bounded by the server's total of unread
-// output, not only one by one.
+// output, not only one by one: past a quarter of it no connection with
+// output waiting gets more work, and none passes the whole.
 TEST(ServerLimits, UnreadOutputIsBoundedOverAllConnections) {
   Fixture f(65, 3000);
   ServerOptions o;
   o.max_unread_output_total = 128 << 10;  // the per-connection limit stays 64 MiB
+  o.idle_timeout_ms = 1500;
   auto server = f.Serve(0, 3, o);
-  RawClient lazy(server->port());
-  lazy.socket.set_option(boost::asio::socket_base::receive_buffer_size(4096));
-  std::string bytes = HelloFrame();
-  for (uint64_t id = 1; id <= 200; ++id) bytes += QueryFrame(id, 3);
-  lazy.Send(bytes);
+  std::vector<std::unique_ptr<RawClient>> lazy;
+  for (int c = 0; c < 3; ++c) {
+    lazy.push_back(std::make_unique<RawClient>(server->port()));
+    lazy.back()->socket.set_option(boost::asio::socket_base::receive_buffer_size(4096));
+    std::string bytes = HelloFrame();
+    for (uint64_t id = 1; id <= 200; ++id) bytes += QueryFrame(id, 3);
+    lazy.back()->Send(bytes);
+  }
+  FrameType type{};
+  std::string payload;
+  for (auto& c : lazy) ASSERT_TRUE(c->ReadFrame(&type, &payload));  // the Welcome: accepted
   const auto until = Clock::now() + std::chrono::seconds(10);
   while (server->counters().open_connections > 0 && Clock::now() < until) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  EXPECT_EQ(server->counters().open_connections, 0u) << "a slow reader held more than the server's total";
+  EXPECT_EQ(server->counters().open_connections, 0u) << "slow readers were kept";
+  EXPECT_GT(server->counters().unread_output_peak, 0u);
+  EXPECT_LE(server->counters().unread_output_peak, o.max_unread_output_total);
   auto good = Client({{0, 3, {Addr(server->port())}}});
   ASSERT_NE(good, nullptr);
   const QueryNode q = QueryNode::Term(testing::VocabTerm(1));
   EXPECT_EQ(Ask(good.get(), q).ids, f.Want(q));
+}
+
+// Backpressure: a client that does not read gets no more work done for it
+// once about 1 MiB of its answers wait, so it neither grows the server's
+// output to its limit nor takes the workers; once its output has not moved
+// for the idle time, it is closed.
+TEST(ServerLimits, AClientThatDoesNotReadGetsNoMoreWorkAndIsThenClosed) {
+  Fixture f(66, 3000);
+  ServerOptions o;
+  o.max_unread_output = 4 << 20;  // below what the 400 answers come to
+  o.idle_timeout_ms = 1500;
+  auto server = f.Serve(0, 3, o);
+  RawClient lazy(server->port());
+  lazy.socket.set_option(boost::asio::socket_base::receive_buffer_size(4096));
+  std::string bytes = HelloFrame();
+  for (uint64_t id = 1; id <= 400; ++id) bytes += QueryFrame(id, 3);
+  lazy.Send(bytes);
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  EXPECT_EQ(server->counters().open_connections, 1u) << "the work went on until the output limit cut it off";
+  auto good = Client({{0, 3, {Addr(server->port())}}});
+  ASSERT_NE(good, nullptr);
+  const QueryNode q = QueryNode::Term(testing::VocabTerm(1));
+  EXPECT_EQ(Ask(good.get(), q).ids, f.Want(q));
+  good.reset();
+  // Reading nothing (Closed() would read): the server's counters say.
+  const auto until = Clock::now() + std::chrono::seconds(10);
+  while (server->counters().open_connections > 0 && Clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_EQ(server->counters().open_connections, 0u) << "a client that does not read was kept";
+  EXPECT_EQ(server->counters().timed_out, 1u);
 }
 
 }  // namespace
