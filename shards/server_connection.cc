@@ -53,11 +53,13 @@ void ServerConnection::ArmTimer() {
 }
 
 asio::awaitable<void> ServerConnection::ReadPayload(uint32_t len, std::string* payload) {
-  constexpr size_t kChunk = 64 << 10;
+  // 4 KiB first, then as much again as has arrived: the buffer is never
+  // more than twice the bytes received (plus 4 KiB).
   payload->clear();
+  size_t chunk = 4096;
   while (payload->size() < len) {
     const size_t at = payload->size();
-    const size_t n = std::min<size_t>(len - at, kChunk);
+    const size_t n = std::min<size_t>(len - at, std::max(chunk, at));
     payload->resize(at + n);
     co_await asio::async_read(socket_, asio::buffer(payload->data() + at, n), asio::use_awaitable);
   }
