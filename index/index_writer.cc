@@ -46,6 +46,13 @@ struct Posting {
 }  // namespace
 
 IndexWriter::~IndexWriter() {
+  // A failed commit's files go now, not at the next writer's Open: on a
+  // full disk they hold the space the user is about to free. The MANIFEST
+  // on disk, not ours, says what is live (best effort: Open does it again).
+  if (lock_fd_ >= 0 && !abandoned_) {
+    auto on_disk = ReadManifest(dir_);
+    if (on_disk.ok()) (void)RemoveStrays(dir_, *on_disk);
+  }
   // An abandoned index loses its LOCK before the lock is released: no other
   // writer can have taken it meanwhile (flock is tried, never waited for).
   if (abandoned_) (void)RemoveFile(dir_ + "/LOCK");
@@ -74,6 +81,7 @@ Result<std::unique_ptr<IndexWriter>> IndexWriter::Open(const std::string& dir,
   }
   if (::mkdir(dir.c_str(), 0755) == 0) {
     w->created_dir_ = true;
+    DPS_RETURN_IF_ERROR(SyncDir(ParentDir(dir)));  // the new index's own name
   } else if (errno != EEXIST) {
     return Status::IOError(dir + ": mkdir: " + std::strerror(errno));
   }
@@ -93,9 +101,10 @@ Result<std::unique_ptr<IndexWriter>> IndexWriter::Open(const std::string& dir,
   // when this process ends, however it ends: a stale pid in the file never
   // locks anyone out.
   const std::string me = std::to_string(::getpid()) + "\n";
-  if (::ftruncate(w->lock_fd_, 0) != 0 || ::pwrite(w->lock_fd_, me.data(), me.size(), 0) != static_cast<ssize_t>(me.size())) {
+  if (::ftruncate(w->lock_fd_, 0) != 0) {
     return Status::IOError(lock + ": cannot write the lock holder's pid: " + std::strerror(errno));
   }
+  DPS_RETURN_IF_ERROR(WriteAt(w->lock_fd_, lock, 0, me));
   auto manifest = ReadManifest(dir);
   if (manifest.ok()) {
     w->manifest_ = std::move(manifest).value();
@@ -127,7 +136,7 @@ Result<std::unique_ptr<IndexWriter>> IndexWriter::Open(const std::string& dir,
   } else {
     return manifest.status();
   }
-  DPS_RETURN_IF_ERROR(w->RemoveStrayFiles());
+  DPS_RETURN_IF_ERROR(RemoveStrays(dir, w->manifest_));
   DPS_RETURN_IF_ERROR(w->Reopen());
   return w;
 }
@@ -137,15 +146,15 @@ Status IndexWriter::Reopen() {
   return Status::OK();
 }
 
-Status IndexWriter::RemoveStrayFiles() {
+Status IndexWriter::RemoveStrays(const std::string& dir, const Manifest& manifest) {
   std::set<std::string> live = {kManifestName, "LOCK"};
-  if (!manifest_.global_index.empty()) live.insert(manifest_.global_index);
-  for (const auto& t : manifest_.tablets) live.insert(t.files.begin(), t.files.end());
-  DPS_ASSIGN_OR_RETURN(auto names, ListDir(dir_));
+  if (!manifest.global_index.empty()) live.insert(manifest.global_index);
+  for (const auto& t : manifest.tablets) live.insert(t.files.begin(), t.files.end());
+  DPS_ASSIGN_OR_RETURN(auto names, ListDir(dir));
   for (const auto& name : names) {
     const bool ours = name.ends_with(".tab") || name.ends_with(".gix") || name.ends_with(".tmp") ||
                       name.ends_with(".dic");
-    if (ours && !live.count(name)) DPS_RETURN_IF_ERROR(RemoveFile(dir_ + "/" + name));
+    if (ours && !live.count(name)) DPS_RETURN_IF_ERROR(RemoveFile(dir + "/" + name));
   }
   return Status::OK();
 }
