@@ -7,6 +7,7 @@
 // gone; the run that goes through must answer like the model.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <random>
@@ -42,6 +43,7 @@ uint64_t FailEachCallInTurn(FaultedIndex& index, Op op, const std::function<Stat
     if (s.ok()) {
       EXPECT_EQ(failures, 0u);
       EXPECT_EQ(calls, n) << "the calls counted differ from the failures seen";
+      std::printf("%s: %llu calls, each failed in turn\n", faults::OpName(op), static_cast<unsigned long long>(n));
       return calls;
     }
     EXPECT_EQ(failures, 1u) << s.ToString();
@@ -123,6 +125,7 @@ TEST(CommitFaults, ACommitOnAFullDiskLeavesThePreviousIndex) {
     ASSERT_FALSE(::testing::Test::HasFailure());
   }
   EXPECT_GE(failed, 10u) << "the commit wrote less than 1 KB";
+  std::printf("a full disk failed the commit %llu times\n", static_cast<unsigned long long>(failed));
   index.Apply(docs, {});
   index.ExpectLikeModel();
 }
