@@ -129,6 +129,8 @@ class IndexWriter {
 
  private:
   IndexWriter() = default;
+  Status OpenDir(const std::string& dir, const IndexOptions& options);
+  void RemoveAllButLock();
   // Deletes the files of `dir` an interrupted or failed commit left: ours
   // by their names (*.tab, *.gix, *.dic, *.tmp), not named by `manifest`.
   static Status RemoveStrays(const std::string& dir, const Manifest& manifest);
@@ -151,6 +153,8 @@ class IndexWriter {
   std::string dir_;
   int lock_fd_ = -1;
   bool created_dir_ = false, created_index_ = false, abandoned_ = false;
+  bool locked_ = false;    // this writer holds the lock
+  bool creating_ = false;  // Open found no index and is making one
   Manifest manifest_;
   std::unique_ptr<IndexReader> current_;  // the committed index, for lookups
 };

@@ -5,8 +5,9 @@
 # directory, and a failed rename, fail `ingest`, `delete` and `compact`
 # (exit 3, one line naming the file, never reported as success); the index
 # stays at its generation, `check` passes, the answers are as before, and
-# the next writer leaves no stray. A failed read is an error naming the
-# file and offset for `query` and `check` (exit 3), never an answer.
+# the next writer leaves no stray; a first ingest that fails leaves no
+# directory. A failed read is an error naming the file and offset for
+# `query` and `check` (exit 3), never an answer.
 # Usage: io_error_test.sh path/to/dpsearch
 set -uo pipefail
 bin=$(realpath "$1")
@@ -57,6 +58,16 @@ fails "read,path=.run.tmp,skip=5" "$work/idx/[0-9]+\.run\.tmp: read at offset [0
   ingest --index DIR --memory 1M "$work/a.jsonl"
 fails "read,path=.spill.tmp" "$work/idx/[0-9]+\.spill\.tmp: read at offset [0-9]+: $eio" \
   ingest --index DIR --memory 1M "$work/a.jsonl"
+
+# A first ingest that fails, creating the index included, leaves nothing.
+for spec in "write,path=LOCK" "syncdir" "write,path=MANIFEST" "sync,path=.tab" "write,path=.spill.tmp" \
+            "syncdir,skip=2" "rename,skip=1"; do
+  rm -rf "$work/new"
+  DPS_FAULTS="$spec" "$bin" ingest --index "$work/new" "$work/a.jsonl" > /dev/null 2> "$work/err"
+  status=$?
+  [ $status -eq 3 ] && [ "$(wc -l < "$work/err")" -eq 1 ] || flunk "first ingest under '$spec': exit $status: $(cat "$work/err")"
+  [ ! -e "$work/new" ] || flunk "first ingest under '$spec' left $(ls -A "$work/new" | tr '\n' ' ')"
+done
 
 # Reads: an error naming file and offset, never an answer.
 for spec in "read,path=.tab" "read,path=.gix" "read,path=.tab,skip=20"; do

@@ -33,10 +33,7 @@ uint64_t FailEachCallInTurn(FaultedIndex& index, Op op, const std::function<Stat
     auto writer = IndexWriter::Open(index.dir(), index.options());
     EXPECT_TRUE(writer.ok()) << writer.status().ToString();
     if (!writer.ok()) return 0;
-    faults::Rule rule;
-    rule.op = op;
-    rule.skip = n;
-    faults::Arm(rule);
+    testing::FailCall(op, n);
     const Status s = change(writer->get());
     const uint64_t calls = faults::Calls(op), failures = faults::Failures();
     faults::Disarm();

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <random>
 
@@ -65,10 +66,7 @@ TEST_P(IngestFaults, AnIngestFailingAtAnyCallLeavesThePreviousIndex) {
   const auto before = index.Take();
   for (uint64_t n = 0;; ++n) {
     SCOPED_TRACE(std::string(faults::OpName(op)) + " call " + std::to_string(n + 1));
-    faults::Rule rule;
-    rule.op = op;
-    rule.skip = n;
-    faults::Arm(rule);
+    testing::FailCall(op, n);
     IngestStats stats;
     const Status s = Ingest(index.dir(), {inputs.path() + "/in.jsonl"}, options, &stats);
     const uint64_t calls = faults::Calls(op);
@@ -86,6 +84,34 @@ TEST_P(IngestFaults, AnIngestFailingAtAnyCallLeavesThePreviousIndex) {
   }
   index.Apply(docs, {});
   index.ExpectLikeModel();
+}
+
+// A first ingest that fails anywhere, creating the index included (its
+// directory's name, the LOCK, the first MANIFEST), leaves no directory.
+TEST_P(IngestFaults, AFailedFirstIngestLeavesNoIndexBehind) {
+  const Op op = GetParam();
+  std::mt19937_64 rng(44);
+  testing::TempDir root;
+  WriteInput(rng, 300, root.path() + "/in.jsonl");
+  IngestOptions options;
+  options.index.bins = 4;
+  options.index.tablets = 2;
+  options.memory_budget = 64 << 10;
+  const std::string index = root.path() + "/index";
+  for (uint64_t n = 0;; ++n) {
+    SCOPED_TRACE(std::string(faults::OpName(op)) + " call " + std::to_string(n + 1));
+    testing::FailCall(op, n);
+    IngestStats stats;
+    const Status s = Ingest(index, {root.path() + "/in.jsonl"}, options, &stats);
+    faults::Disarm();
+    if (s.ok()) {
+      EXPECT_EQ(stats.documents, 300u);
+      std::printf("%s: %llu failed first ingests\n", faults::OpName(op), static_cast<unsigned long long>(n));
+      break;
+    }
+    ExpectFailureNamesAFile(s, root.path(), op == Op::kWrite ? ENOSPC : EIO);
+    ASSERT_FALSE(std::filesystem::exists(index)) << "left behind: " << s.ToString();
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(EachCall, IngestFaults, ::testing::Values(Op::kWrite, Op::kSync, Op::kSyncDir, Op::kRename),
@@ -127,9 +153,7 @@ TEST(IngestFaults, ACompactionWithNoRoomLeavesTheCommitStanding) {
     SCOPED_TRACE("write " + std::to_string(n + 1));
     auto index = base.Clone();
     const auto before = index->Take();
-    faults::Rule rule;
-    rule.skip = n;
-    faults::Arm(rule);
+    testing::FailCall(Op::kWrite, n);
     IngestStats stats;
     const Status s = Ingest(index->dir(), {inputs.path() + "/in.jsonl"}, SpillingOptions(*index), &stats);
     faults::Disarm();

@@ -12,6 +12,13 @@
 
 namespace dps::testing {
 
+void FailCall(faults::Op op, uint64_t n) {
+  faults::Rule rule;
+  rule.op = op;
+  rule.skip = n;
+  faults::Arm(rule);
+}
+
 std::vector<std::string> Strays(const std::string& dir) {
   std::vector<std::string> strays;
   auto manifest = ReadManifest(dir);

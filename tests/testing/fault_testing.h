@@ -12,11 +12,15 @@
 #include <string>
 #include <vector>
 
+#include "common/fault_injection.h"
 #include "index/index_writer.h"
 #include "index/query_node.h"
 #include "tests/testing/test_util.h"
 
 namespace dps::testing {
+
+// Arms a rule failing the (n+1)-th `op` call, on any path.
+void FailCall(faults::Op op, uint64_t n);
 
 // Files of `dir` its MANIFEST does not name (besides LOCK).
 std::vector<std::string> Strays(const std::string& dir);
