@@ -134,6 +134,10 @@ void RegisterIngest(CLI::App& app) {
     if (tty) std::fprintf(stderr, "\r\033[K");
     if (!s.ok()) return (void)Fail(s);
     for (const auto& m : stats.skipped_examples) std::fprintf(stderr, "dpsearch: skipped: %s\n", m.c_str());
+    if (!stats.compaction_error.empty()) {
+      std::fprintf(stderr, "dpsearch: warning: documents committed, compaction put off: %s\n",
+                   stats.compaction_error.c_str());
+    }
     std::fprintf(stderr, "%s\n", FormatIngestSummary(stats).c_str());
   });
 }

@@ -6,10 +6,22 @@
 // 2 usage or input error, 3 index or I/O error, 4 partial cluster answer.
 #include <CLI/CLI.hpp>
 
+#include <cstdio>
+#include <cstdlib>
+
 #include "cli/app.h"
 #include "cli/commands.h"
+#include "common/fault_injection.h"
 
 int main(int argc, char** argv) {
+  // A test hook (README "Testing failures"): rules that make file calls
+  // fail as a full disk or a dying device would. It only ever adds errors.
+  if (const char* spec = std::getenv("DPS_FAULTS"); spec != nullptr && *spec != '\0') {
+    if (dps::Status s = dps::faults::ArmFromSpec(spec); !s.ok()) {
+      std::fprintf(stderr, "dpsearch: DPS_FAULTS: %s\n", s.message().c_str());
+      return dps::cli::kExitUsage;
+    }
+  }
   CLI::App app;
   dps::cli::BuildApp(app);
   try {

@@ -46,9 +46,18 @@ struct Posting {
 }  // namespace
 
 IndexWriter::~IndexWriter() {
+  // A failed commit's files go now, not at the next writer's Open: on a
+  // full disk they hold the space the user is about to free. The MANIFEST
+  // on disk, not ours, says what is live (best effort: Open does it again).
+  // Only the lock's holder: a refused writer must not touch the files of
+  // the commit the holder is writing.
+  if (locked_ && !abandoned_) {
+    auto on_disk = ReadManifest(dir_);
+    if (on_disk.ok()) (void)RemoveStrays(dir_, *on_disk);
+  }
   // An abandoned index loses its LOCK before the lock is released: no other
   // writer can have taken it meanwhile (flock is tried, never waited for).
-  if (abandoned_) (void)RemoveFile(dir_ + "/LOCK");
+  if (abandoned_ && locked_) (void)RemoveFile(dir_ + "/LOCK");
   if (lock_fd_ >= 0) ::close(lock_fd_);
   if (abandoned_ && created_dir_) ::rmdir(dir_.c_str());  // fails harmlessly if anything is left
 }
@@ -56,49 +65,69 @@ IndexWriter::~IndexWriter() {
 void IndexWriter::AbandonNewIndex() {
   if (!created_index_ || !manifest_.global_index.empty()) return;
   current_.reset();
+  RemoveAllButLock();
+  abandoned_ = true;
+}
+
+void IndexWriter::RemoveAllButLock() {
   auto names = ListDir(dir_);
   if (names.ok()) {
     for (const auto& name : *names) {
       if (name != "LOCK") (void)RemoveFile(dir_ + "/" + name);
     }
   }
-  abandoned_ = true;
 }
 
 Result<std::unique_ptr<IndexWriter>> IndexWriter::Open(const std::string& dir,
                                                        const IndexOptions& options) {
   std::unique_ptr<IndexWriter> w(new IndexWriter());
-  w->dir_ = dir;
+  const Status s = w->OpenDir(dir, options);
+  if (!s.ok()) {
+    // An index that failed to come to be (a full disk, a failed fsync)
+    // leaves nothing: not what it wrote, nor its LOCK, nor the directory
+    // made for it (README: a failed first ingest leaves no index behind).
+    if (w->creating_) w->RemoveAllButLock();
+    w->abandoned_ = w->creating_ || w->created_dir_;
+    return s;
+  }
+  return w;
+}
+
+Status IndexWriter::OpenDir(const std::string& dir, const IndexOptions& options) {
+  dir_ = dir;
   if (!options.create_if_missing && !FileExists(dir + "/" + kManifestName)) {
     return Status::NotFound(dir + ": no index here (no MANIFEST)");
   }
   if (::mkdir(dir.c_str(), 0755) == 0) {
-    w->created_dir_ = true;
+    created_dir_ = true;
+    DPS_RETURN_IF_ERROR(SyncDir(ParentDir(dir)));  // the new index's own name
   } else if (errno != EEXIST) {
     return Status::IOError(dir + ": mkdir: " + std::strerror(errno));
   }
   const std::string lock = dir + "/LOCK";
-  w->lock_fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (w->lock_fd_ < 0) return Status::IOError(lock + ": cannot open lock file");
-  if (::flock(w->lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+  lock_fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock_fd_ < 0) return Status::IOError(lock + ": cannot open lock file");
+  if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
     // The holder wrote its pid once it had the lock (it may not have yet).
     char pid[24] = {};
-    const ssize_t n = ::pread(w->lock_fd_, pid, sizeof(pid) - 1, 0);
+    const ssize_t n = ::pread(lock_fd_, pid, sizeof(pid) - 1, 0);
     const long holder = n > 0 ? std::strtol(pid, nullptr, 10) : 0;
     return Status::IOError(dir + ": index is locked by " +
                            (holder > 0 ? "pid " + std::to_string(holder) : std::string("another process")) +
                            " (another process is writing to this index)");
   }
+  locked_ = true;
   // Who holds it, for the next writer's message. The kernel drops the lock
   // when this process ends, however it ends: a stale pid in the file never
   // locks anyone out.
   const std::string me = std::to_string(::getpid()) + "\n";
-  if (::ftruncate(w->lock_fd_, 0) != 0 || ::pwrite(w->lock_fd_, me.data(), me.size(), 0) != static_cast<ssize_t>(me.size())) {
+  if (::ftruncate(lock_fd_, 0) != 0) {
     return Status::IOError(lock + ": cannot write the lock holder's pid: " + std::strerror(errno));
   }
+  DPS_RETURN_IF_ERROR(WriteAt(lock_fd_, lock, 0, me));
   auto manifest = ReadManifest(dir);
   if (manifest.ok()) {
-    w->manifest_ = std::move(manifest).value();
+    manifest_ = std::move(manifest).value();
   } else if (manifest.status().IsNotFound()) {
     DPS_ASSIGN_OR_RETURN(auto names, ListDir(dir));
     for (const auto& name : names) {
@@ -107,12 +136,13 @@ Result<std::unique_ptr<IndexWriter>> IndexWriter::Open(const std::string& dir,
                                        "): an index is created only in a new or empty directory");
       }
     }
+    creating_ = true;  // the directory holds nothing but our LOCK
     if (options.bins == 0 || options.tablets == 0 || options.tablets > options.bins) {
       return Status::InvalidArgument("need bins >= tablets >= 1 (bins " +
                                      std::to_string(options.bins) + ", tablets " +
                                      std::to_string(options.tablets) + ")");
     }
-    Manifest& m = w->manifest_;
+    Manifest& m = manifest_;
     m.index_id = RandomIndexId();
     m.bins = options.bins;
     m.store_text = options.store_text;
@@ -123,13 +153,12 @@ Result<std::unique_ptr<IndexWriter>> IndexWriter::Open(const std::string& dir,
     m.fields = options.fields;
     m.tablets = SplitBins(options.bins, options.tablets);
     DPS_RETURN_IF_ERROR(WriteManifest(dir, m));
-    w->created_index_ = true;
+    created_index_ = true;
   } else {
     return manifest.status();
   }
-  DPS_RETURN_IF_ERROR(w->RemoveStrayFiles());
-  DPS_RETURN_IF_ERROR(w->Reopen());
-  return w;
+  DPS_RETURN_IF_ERROR(RemoveStrays(dir, manifest_));
+  return Reopen();
 }
 
 Status IndexWriter::Reopen() {
@@ -137,15 +166,15 @@ Status IndexWriter::Reopen() {
   return Status::OK();
 }
 
-Status IndexWriter::RemoveStrayFiles() {
+Status IndexWriter::RemoveStrays(const std::string& dir, const Manifest& manifest) {
   std::set<std::string> live = {kManifestName, "LOCK"};
-  if (!manifest_.global_index.empty()) live.insert(manifest_.global_index);
-  for (const auto& t : manifest_.tablets) live.insert(t.files.begin(), t.files.end());
-  DPS_ASSIGN_OR_RETURN(auto names, ListDir(dir_));
+  if (!manifest.global_index.empty()) live.insert(manifest.global_index);
+  for (const auto& t : manifest.tablets) live.insert(t.files.begin(), t.files.end());
+  DPS_ASSIGN_OR_RETURN(auto names, ListDir(dir));
   for (const auto& name : names) {
     const bool ours = name.ends_with(".tab") || name.ends_with(".gix") || name.ends_with(".tmp") ||
                       name.ends_with(".dic");
-    if (ours && !live.count(name)) DPS_RETURN_IF_ERROR(RemoveFile(dir_ + "/" + name));
+    if (ours && !live.count(name)) DPS_RETURN_IF_ERROR(RemoveFile(dir + "/" + name));
   }
   return Status::OK();
 }

@@ -4,7 +4,10 @@
 // docid in its bin), writes one new tablet file per touched tablet, rebuilds
 // the global index, and swaps the MANIFEST atomically. A crash at any point
 // leaves the previous or the new index; stray files of an interrupted commit
-// are removed when the next writer opens the index.
+// are removed when the next writer opens the index. A commit that fails (a
+// full disk, a failed write or fsync) returns the error and leaves the
+// previous index, whose MANIFEST the writer still holds; its files are
+// removed when the writer goes.
 //
 // Whole-batch in memory: the bounded-memory spilling pipeline of ingest/
 // feeds the same tablet and global-index writers. One writer per index at a
@@ -126,7 +129,11 @@ class IndexWriter {
 
  private:
   IndexWriter() = default;
-  Status RemoveStrayFiles();
+  Status OpenDir(const std::string& dir, const IndexOptions& options);
+  void RemoveAllButLock();
+  // Deletes the files of `dir` an interrupted or failed commit left: ours
+  // by their names (*.tab, *.gix, *.dic, *.tmp), not named by `manifest`.
+  static Status RemoveStrays(const std::string& dir, const Manifest& manifest);
   Status Reopen();
   struct AddedFile {
     size_t tablet;
@@ -146,6 +153,8 @@ class IndexWriter {
   std::string dir_;
   int lock_fd_ = -1;
   bool created_dir_ = false, created_index_ = false, abandoned_ = false;
+  bool locked_ = false;    // this writer holds the lock
+  bool creating_ = false;  // Open found no index and is making one
   Manifest manifest_;
   std::unique_ptr<IndexReader> current_;  // the committed index, for lookups
 };

@@ -116,6 +116,9 @@ Status PagedFileReader::Verify(uint64_t offset, uint64_t len) const {
                               std::to_string(body_size_) + " bytes)");
   }
   if (len == 0) return Status::OK();
+  // Before the verified-page shortcut: a page read once can still fail
+  // later (the page cache dropped it, the device died).
+  if (faults::Armed()) DPS_RETURN_IF_ERROR(file_->CheckRead(offset, len));
   const uint64_t first = offset / kPageSize;
   const uint64_t last = (offset + len - 1) / kPageSize;
   for (uint64_t page = first; page <= last; ++page) {

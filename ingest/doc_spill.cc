@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "common/coding.h"
+#include "common/file.h"
 
 namespace dps {
 
@@ -52,21 +53,9 @@ Status DocSpill::Add(uint32_t bin, DocId docid, std::string_view id, std::string
 Status DocSpill::FlushBin(uint32_t bin) {
   Bin& b = bins_data_[bin];
   if (b.buffer.empty()) return Status::OK();
-  const char* p = b.buffer.data();
-  size_t left = b.buffer.size();
-  uint64_t at = size_;
-  while (left > 0) {
-    ssize_t n = ::pwrite(fd_, p, left, static_cast<off_t>(at));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return Status::IOError(path_ + ": write: " + std::strerror(errno));
-    }
-    p += n;
-    left -= static_cast<size_t>(n);
-    at += static_cast<uint64_t>(n);
-  }
+  DPS_RETURN_IF_ERROR(WriteAt(fd_, path_, size_, b.buffer));
   b.chunks.push_back(Chunk{size_, static_cast<uint32_t>(b.buffer.size())});
-  size_ = at;
+  size_ += b.buffer.size();
   buffered_ -= b.buffer.size();
   std::string().swap(b.buffer);
   return Status::OK();
@@ -81,16 +70,7 @@ Status DocSpill::ReadBin(uint32_t bin, const DocSink& emit) const {
   std::string chunk;
   for (const Chunk& c : bins_data_[bin].chunks) {
     chunk.resize(c.len);
-    size_t got = 0;
-    while (got < c.len) {
-      ssize_t n = ::pread(fd_, chunk.data() + got, c.len - got, static_cast<off_t>(c.offset + got));
-      if (n <= 0) {
-        if (n < 0 && errno == EINTR) continue;
-        return Status::IOError(path_ + ": read at offset " + std::to_string(c.offset + got) +
-                               ": " + (n < 0 ? std::strerror(errno) : "unexpected end of file"));
-      }
-      got += static_cast<size_t>(n);
-    }
+    DPS_RETURN_IF_ERROR(ReadAt(fd_, path_, c.offset, c.len, chunk.data()));
     auto* p = reinterpret_cast<const uint8_t*>(chunk.data());
     auto* end = p + chunk.size();
     while (p < end) {

@@ -64,6 +64,9 @@ struct IngestStats {
   uint64_t bytes_written = 0;
   uint64_t index_bytes = 0;  // whole index after the commit
   uint64_t compacted_tablets = 0;  // by the ratio rule after the commit
+  // The I/O error (a full disk) that stopped that compaction; the commit
+  // stands and the next ingest or `dpsearch compact` compacts. Empty: none.
+  std::string compaction_error;
   double seconds = 0;
 };
 

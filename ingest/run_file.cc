@@ -102,17 +102,7 @@ Status RunReader::ReadExact(uint64_t offset, size_t len, char* out) {
   if (offset > file_size_ || len > file_size_ - offset) {
     return Status::Corruption(Where(offset) + ": truncated spill run");
   }
-  size_t got = 0;
-  while (got < len) {
-    const ssize_t n = ::pread(fd_, out + got, len - got, static_cast<off_t>(offset + got));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      return Status::IOError(Where(offset + got) + ": read: " +
-                             (n < 0 ? std::strerror(errno) : "unexpected end of file"));
-    }
-    got += static_cast<size_t>(n);
-  }
-  return Status::OK();
+  return ReadAt(fd_, path_, offset, len, out);
 }
 
 Status RunReader::ReadBlock() {

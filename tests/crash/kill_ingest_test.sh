@@ -13,6 +13,7 @@ bin=$(realpath "$1")
 kills=${2:-24}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+source "$(dirname "$0")/helpers.sh"  # strays; answers is this test's own
 
 python3 - "$work" <<'PY'
 import json, random, sys
@@ -47,13 +48,6 @@ answers() {
     [ $? -le 1 ] || return 1  # 1: no match
     cut -f1 "$work/ids.out" | sort
   done
-}
-# strays INDEX: the files of INDEX its MANIFEST does not name (besides LOCK).
-strays() {
-  comm -23 <(ls -A "$1" | sort) <({
-    echo MANIFEST; echo LOCK
-    awk '$1 == "global" && $2 != "-" { print $2 } $1 == "tablet" { for (i = 3; i <= NF; ++i) print $i }' "$1/MANIFEST"
-  } | sort)
 }
 
 # A small memory budget makes the ingest spill runs, so kills land there too.

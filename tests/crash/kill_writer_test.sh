@@ -15,8 +15,7 @@ bin=$(realpath "$1")
 kills=${2:-12}
 work=$(mktemp -d)
 trap 'kill -9 $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
-fail=0
-flunk() { echo "FAIL: $1"; fail=1; }
+source "$(dirname "$0")/helpers.sh"
 
 python3 - "$work" <<'PY'
 import json, random, sys
@@ -37,13 +36,6 @@ with open(f"{work}/queries.tsv", "w") as f:
         f.write(f"q{q}\t{' '.join(rng.sample(vocab[:300], rng.randint(1, 3)))}\n")
     f.write("t3\tt3\n")
 PY
-answers() { "$bin" query --index "$1" --queries "$work/queries.tsv" --threads 1 | cut -f1,2; }
-strays() {
-  comm -23 <(ls -A "$1" | sort) <({
-    echo MANIFEST; echo LOCK
-    awk '$1 == "global" && $2 != "-" { print $2 } $1 == "tablet" { for (i = 3; i <= NF; ++i) print $i }' "$1/MANIFEST"
-  } | sort)
-}
 
 for part in 0 1 2 3; do
   "$bin" ingest --index "$work/base" --bins 8 --tablets 4 "$work/part$part.jsonl" 2>/dev/null || { echo "FAIL: ingest"; exit 1; }

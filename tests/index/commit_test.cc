@@ -66,6 +66,26 @@ TEST(Commit, ASecondWriterIsRefusedNamingTheHolder) {
   EXPECT_TRUE(IndexWriter::Open(dir.path(), options).ok());
 }
 
+// A writer deletes what the MANIFEST does not name when it closes, but
+// only the lock's holder: a refused writer must leave alone the files of
+// the commit the holder is still writing.
+TEST(Commit, ARefusedWriterLeavesTheHoldersFilesAlone) {
+  std::mt19937_64 rng(5);
+  testing::TempDir dir;
+  IndexOptions options;
+  options.bins = 2;
+  options.tablets = 1;
+  auto holder = IndexWriter::Open(dir.path(), options);
+  ASSERT_TRUE(holder.ok());
+  ASSERT_TRUE((*holder)->Commit(testing::ToAnalyzed(testing::RandomCorpus(rng, 20, 10, 5))).ok());
+  const std::string in_progress = dir.path() + "/" + (*holder)->AllocateFileName(".run.tmp");
+  ASSERT_TRUE(WriteFileAtomically(in_progress, "a spill run being written").ok());
+  EXPECT_FALSE(IndexWriter::Open(dir.path(), options).ok());
+  EXPECT_TRUE(FileExists(in_progress)) << "the refused writer deleted the holder's file";
+  holder->reset();
+  EXPECT_FALSE(FileExists(in_progress)) << "the holder's own stray survived it";
+}
+
 TEST(Commit, SuffixCompactionKeepsRefsOfOlderFiles) {
   for (uint64_t seed = 1; seed <= 4; ++seed) {
     std::mt19937_64 rng(seed);

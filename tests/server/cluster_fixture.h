@@ -202,4 +202,16 @@ inline std::string HelloFrame(const std::string& token = "") {
   return f;
 }
 
+// A Query frame for tablets 0..last_tablet (the most common term by default).
+inline std::string QueryFrame(uint64_t id, uint32_t last_tablet,
+                              QueryNode root = QueryNode::Term(testing::VocabTerm(0))) {
+  QueryRequest q;
+  q.request_id = id;
+  q.last_tablet = last_tablet;
+  q.root = std::move(root);
+  std::string frame;
+  EncodeQuery(q, &frame);
+  return frame;
+}
+
 }  // namespace dps::cluster_testing

@@ -14,16 +14,6 @@ namespace {
 
 using namespace cluster_testing;
 
-std::string QueryFrame(uint64_t id, uint32_t last_tablet) {
-  QueryRequest q;
-  q.request_id = id;
-  q.last_tablet = last_tablet;
-  q.root = QueryNode::Term(testing::VocabTerm(0));
-  std::string frame;
-  EncodeQuery(q, &frame);
-  return frame;
-}
-
 TEST(ServerLimits, AFrameBiggerThanAHelloBeforeTheHandshakeIsRefused) {
   Fixture f(61);
   auto server = f.Serve(0, 3);
