@@ -5,9 +5,10 @@
 // or InvalidArgument; the lines reader with the default limit must give
 // exactly the model's documents: one per line that is not blank (spaces,
 // tabs, CRs), id its 1-based line number, text the line without its "\n"
-// or "\r\n" and with invalid UTF-8 replaced, a leading byte order mark
-// dropped. Input: flags (u8; bit 0: JSONL instead of lines; bit 1:
-// skip_bad; bit 2: a 32-byte record limit) | the input. Seeds in
+// or "\r\n" (a last line without "\n" loses a final "\r" too) and with
+// invalid UTF-8 replaced, a leading byte order mark dropped. Input: flags
+// (u8; bit 0: JSONL instead of lines; bit 1: skip_bad; bit 2: a 32-byte
+// record limit) | the input. Seeds in
 // tests/fuzz/corpus/lines_reader_fuzz/ are the golden corpus
 // (tests/golden/corpus-a.jsonl) and a few plain text lines, CRLF, blank
 // lines and invalid UTF-8 under each flag (tests/fuzz/make_seeds.cc).
@@ -35,7 +36,7 @@ std::vector<dps::RawDocument> Model(std::string_view input) {
     std::string_view line = input.substr(0, nl);
     input.remove_prefix(nl == std::string_view::npos ? input.size() : nl + 1);
     ++number;
-    if (!line.empty() && line.back() == '\r' && nl != std::string_view::npos) line.remove_suffix(1);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);  // also ending the last line
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
     dps::RawDocument d;
     d.id = std::to_string(number);

@@ -47,7 +47,7 @@ std::string Framed(std::string_view payloads) {
     dps::PutFixed64(&file, dps::Checksum64(payload));
     file.append(payload);
   };
-  while (!payloads.empty()) {
+  while (payloads.size() >= 2) {
     const std::string_view payload = payloads.substr(0, dps::fuzz::TakeLE(&payloads, 2));
     payloads.remove_prefix(payload.size());
     if (!payload.empty()) block(payload);

@@ -105,6 +105,9 @@ void Decode(std::string_view region) {
     return;
   }
   if (entries.empty() || dict.block_count() == 0) return;
+  for (size_t i = 1; i < entries.size(); ++i) {
+    if (entries[i - 1].first >= entries[i].first) return;  // not as written: keys ascend
+  }
   const size_t per_block = (entries.size() + dict.block_count() - 1) / dict.block_count();
   if (per_block == 0 || Build(entries, per_block, dps::fuzz::ScratchPath("dict.canonical")) != region) return;
   CheckLookups(dict, entries);
