@@ -374,6 +374,7 @@ void Texts() {
   const char* queries[] = {"white house -senate", "(a OR b) c", "netw* AND NOT kernel", "\"new york\"~2 city",
                            "title:apple OR author:(ann lee)", "title:\"banana boat\"", "白宫 新闻", "café -Été",
                            "a b OR c NOT d", "-a", "apple^2", "running runs ran"};
+  Seed("query_parser_fuzz", "deep_groups", Byte(0) + std::string(70, '(') + "a" + std::string(70, ')'));
   for (size_t i = 0; i < sizeof queries / sizeof *queries; ++i) {
     std::string name = std::to_string(i);
     name.insert(name.begin(), 'q');  // (not "q" + ...: GCC 12 -Wrestrict false positive)
