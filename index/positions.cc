@@ -65,6 +65,9 @@ void AppendInlinePositions(std::span<const uint32_t> weights, std::span<const ui
 const uint8_t* ParseInlinePositions(const uint8_t* p, const uint8_t* end, std::span<const uint32_t> weights,
                                     std::vector<uint32_t>* positions) {
   for (uint32_t tf : weights) {
+    // A varint is a byte at least: a weight the bytes cannot hold must not
+    // size the output (a damaged 2^31 would allocate 8 GB).
+    if (tf > static_cast<uint64_t>(end - p)) return nullptr;
     const size_t at = positions->size();
     positions->resize(at + tf);
     for (uint32_t i = 0; i < tf; ++i) {
@@ -274,7 +277,8 @@ Status PostingPositions::OpenInline(std::string_view bytes, std::span<const uint
   inline_values_.clear();
   const auto* p = reinterpret_cast<const uint8_t*>(bytes.data());
   const auto* end = p + bytes.size();
-  if (ParseInlinePositions(p, end, weights, &inline_values_) != end) {
+  const uint8_t* parsed = ParseInlinePositions(p, end, weights, &inline_values_);
+  if (parsed == nullptr || parsed != end) {  // (an empty view with no data ends at nullptr)
     return Status::Corruption(where + ": positions: malformed inline positions");
   }
   return Status::OK();

@@ -105,7 +105,10 @@ DocId PostingCursor::Fail(const char* what, size_t block) {
                                std::to_string(file_offset_) + ": block " + std::to_string(block) +
                                ": " + what);
   block_ = num_blocks_;
-  block_len_ = 0;
+  // block_size_ too: a block_len_ below it is a partly decoded block, whose
+  // next part Next() would decode (through a skip table a one-block list
+  // does not have).
+  block_len_ = block_size_ = 0;
   pos_ = 0;
   docs_[0] = kEndDoc;
   return kEndDoc;
@@ -198,9 +201,11 @@ Status PostingCursor::InitInline(std::string_view payload, uint32_t df, bool has
   file_ = nullptr;  // errors name no file: the bytes are the dictionary's
   file_offset_ = 0;
   const auto* p = reinterpret_cast<const uint8_t*>(payload.data());
-  if (df < 2 || df > kMaxInlineDfRead ||
-      ParseInlinePostings(p, p + payload.size(), df, has_weights, docs_, weights_) !=
-          p + payload.size()) {
+  const uint8_t* end = p + payload.size();
+  // Refused is nullptr, which an empty view with no data also ends at.
+  const uint8_t* parsed =
+      df < 2 || df > kMaxInlineDfRead ? nullptr : ParseInlinePostings(p, end, df, has_weights, docs_, weights_);
+  if (parsed == nullptr || parsed != end) {
     Fail("malformed inline postings", 0);
     return status_;
   }

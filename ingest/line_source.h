@@ -6,7 +6,8 @@
 // kLinePadding readable bytes, which is what simdjson needs to parse the line
 // where it lies. The buffer grows for long lines, up to max_line_bytes.
 //
-// Line ends are "\n" or "\r\n"; a last line without a newline is still a line.
+// Line ends are "\n" or "\r\n"; a last line without a newline is still a
+// line (a "\r" ending it is dropped, as a cut-short "\r\n").
 // A UTF-8 byte order mark at the start of the input is dropped.
 // Owns its ByteSource; one thread.
 #pragma once

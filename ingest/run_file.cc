@@ -112,6 +112,8 @@ Status RunReader::ReadBlock() {
   const uint32_t len = DecodeFixed32(h);
   if (len > kMaxBlock) return Status::Corruption(Where(next_block_) + ": block length " + std::to_string(len));
   block_offset_ = next_block_ + kBlockHeaderSize;
+  // Before the buffer grows: a damaged length must not cost a gigabyte.
+  if (len > file_size_ - block_offset_) return Status::Corruption(Where(block_offset_) + ": truncated spill run");
   block_.resize(len);
   DPS_RETURN_IF_ERROR(ReadExact(block_offset_, len, block_.data()));
   if (Checksum64(block_) != DecodeFixed64(h + 4)) {

@@ -247,8 +247,14 @@ class Parser {
     }
     if (Peek().kind == Token::Kind::kField) return ParseField();
     if (Peek().kind == Token::Kind::kOpen) {
+      // Each group is a recursion: bound it, or deep nesting overflows the stack.
+      if (groups_ == kMaxGroupDepth) {
+        return Error("groups nested more than " + std::to_string(kMaxGroupDepth) + " deep");
+      }
       ++pos_;
+      ++groups_;
       DPS_ASSIGN_OR_RETURN(QueryNode q, ParseOr());
+      --groups_;
       if (Peek().kind != Token::Kind::kClose) return Error("missing ')'");
       ++pos_;
       return q;
@@ -364,6 +370,7 @@ class Parser {
   const FieldSet* fields_;
   std::string field_;  // the field the terms being parsed belong to, or empty
   size_t pos_ = 0;
+  size_t groups_ = 0;  // the groups open around pos_
   std::vector<std::string> tokens_buf_;
 };
 

@@ -16,6 +16,7 @@
 // `a b OR c` is `(a AND b) OR c`.
 #pragma once
 
+#include <cstddef>
 #include <string_view>
 
 #include "common/status.h"
@@ -24,6 +25,11 @@
 #include "ingest/analyzer.h"
 
 namespace dps {
+
+// Parentheses nest at most this deep (deeper is an InvalidArgument): the
+// parser recurses once per group, and no deeper tree crosses the wire
+// (shards/protocol.h kMaxQueryDepth).
+inline constexpr size_t kMaxGroupDepth = 64;
 
 // `fields`: the index's fields (Searcher::fields()); `NAME:` before a
 // word, phrase, prefix or group searches field NAME (index/field_key.h),

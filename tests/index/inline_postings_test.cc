@@ -107,5 +107,14 @@ TEST(InlinePostings, MalformedPayloadsAreRefused) {
   EXPECT_TRUE(c.InitInline("\x05\x00\x07"s, 2, false).IsCorruption());  // bytes left over
 }
 
+// Found by inline_postings_fuzz: an empty view with no data (the parser's
+// "refused" nullptr equals its end) opened a cursor of df unread postings.
+TEST(InlinePostings, EmptyPayloadWithoutDataIsRefused) {
+  PostingCursor c;
+  EXPECT_TRUE(c.InitInline(std::string_view(), 59, false).IsCorruption());
+  EXPECT_EQ(c.doc(), kEndDoc);
+  EXPECT_TRUE(c.InitInline(std::string_view(), 2, true).IsCorruption());
+}
+
 }  // namespace
 }  // namespace dps

@@ -4,6 +4,7 @@
 #include "index/positions.h"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <random>
@@ -262,6 +263,26 @@ TEST(Positions, TruncatedOrFlippedListsAreErrorsNeverCrashes) {
   const std::string past = "\xff\xff\xff\xff\x0f"s;  // 2^32 - 1: past kMaxPosition
   const auto* p = reinterpret_cast<const uint8_t*>(past.data());
   EXPECT_EQ(ParseInlinePositions(p, p + past.size(), std::vector<uint32_t>{1}, &back), nullptr);
+}
+
+// Found by run_file_fuzz: a spill run's singleton of weight 2^31 with a few
+// bytes of inline positions made the parser size its output by the weight
+// (8 GB) before reading a byte. Now the bytes bound it; and an empty view
+// with no data (nullptr, which is also the parser's refusal) is refused.
+TEST(Positions, InlineWeightsPastTheBytesAreRefusedBeforeAllocating) {
+  const std::string bytes("\x03\x03\x00", 3);
+  const auto* p = reinterpret_cast<const uint8_t*>(bytes.data());
+  const std::vector<uint32_t> weights = {2, 1u << 26};  // 256 MB of positions
+  rusage before{}, after{};
+  getrusage(RUSAGE_SELF, &before);
+  std::vector<uint32_t> out;
+  EXPECT_EQ(ParseInlinePositions(p, p + bytes.size(), weights, &out), nullptr);
+  getrusage(RUSAGE_SELF, &after);
+  EXPECT_LT(after.ru_maxrss - before.ru_maxrss, 64 * 1024) << "peak RSS grew by " << after.ru_maxrss - before.ru_maxrss << " KB";
+  PostingPositions positions;
+  const std::vector<uint32_t> one = {1};
+  EXPECT_TRUE(positions.OpenInline(std::string_view(), one, "t").IsCorruption());
+  EXPECT_TRUE(positions.OpenInline(bytes, std::vector<uint32_t>{2, 1}, "t").ok());  // FORMAT.md's example
 }
 
 }  // namespace

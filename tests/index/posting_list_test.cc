@@ -330,5 +330,32 @@ TEST(PostingCursor, CorruptBytesGiveAnErrorNotAWrongList) {
   }
 }
 
+// Found by term_list_fuzz: after a weight block failed to decode, the next
+// Next() took the cursor for one in the middle of a block and decoded its
+// next part through the skip table (null in a one-block list: a crash).
+TEST(PostingCursor, MovesAfterABadWeightBlockEndTheList) {
+  for (size_t n : {11, 300}) {
+    std::vector<DocId> docs;
+    std::vector<uint32_t> weights;
+    for (uint32_t i = 0; i < n; ++i) {
+      docs.push_back(3 + 11 * i);
+      weights.push_back(i % 3 == 1 ? 300 : 1);
+    }
+    std::string bytes;
+    EncodePostingList(docs, weights, /*lengths=*/weights, /*score_avgdl=*/1.0, &bytes);
+    bytes.pop_back();  // the last weight block cut short
+    PostingCursor c;
+    ASSERT_TRUE(Open(&c, bytes, n).ok()) << n;
+    size_t seen = 0;
+    for (DocId d = c.doc(); d != kEndDoc; d = c.Next()) {
+      ASSERT_LT(seen++, n) << n;
+      c.weight();
+    }
+    EXPECT_TRUE(c.status().IsCorruption()) << n;
+    EXPECT_EQ(c.Next(), kEndDoc) << n;
+    EXPECT_EQ(c.Seek(docs.back()), kEndDoc) << n;
+  }
+}
+
 }  // namespace
 }  // namespace dps

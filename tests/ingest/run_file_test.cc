@@ -5,9 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
+
 #include <fstream>
 #include <random>
 
+#include "common/coding.h"
+#include "common/file_header.h"
 #include "tests/testing/test_util.h"
 
 namespace dps {
@@ -115,6 +119,30 @@ TEST(RunFile, DamageIsDetected) {
     EXPECT_FALSE(s.ok()) << "trial " << trial;
     EXPECT_NE(s.ToString().find("d.run.tmp"), std::string::npos) << s.ToString();
   }
+}
+
+// Found while writing run_file_fuzz: a block header claiming 1 GiB in a
+// file of 28 bytes made the reader allocate (and zero) the gigabyte before
+// finding the file too short.
+TEST(RunFile, ALengthPastTheFileIsRefusedBeforeAllocating) {
+  testing::TempDir dir;
+  const std::string path = dir.path() + "/big.run.tmp";
+  {
+    std::string bytes;
+    EncodeFileHeader({kRunMagic, kRunVersion, 0}, &bytes);
+    PutFixed32(&bytes, 1u << 30);  // the largest length a block may have
+    PutFixed64(&bytes, 0);
+    std::ofstream out(path, std::ios::binary);
+    out << bytes;
+  }
+  rusage before{}, after{};
+  getrusage(RUSAGE_SELF, &before);
+  auto r = RunReader::Open(path);
+  getrusage(RUSAGE_SELF, &after);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.status().IsCorruption()) << r.status().ToString();
+  EXPECT_NE(r.status().message().find("truncated spill run"), std::string::npos) << r.status().ToString();
+  EXPECT_LT(after.ru_maxrss - before.ru_maxrss, 256 * 1024) << "peak RSS grew by " << after.ru_maxrss - before.ru_maxrss << " KB";
 }
 
 }  // namespace

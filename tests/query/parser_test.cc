@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <string>
 
 namespace dps {
 namespace {
@@ -53,6 +54,18 @@ TEST_F(ParserTest, ErrorsNamePositions) {
   EXPECT_EQ(P("(a b"), "ERROR query syntax error at position 4: missing ')'");
   EXPECT_EQ(P("a )"), "ERROR query syntax error at position 2: unexpected ')'");
   EXPECT_EQ(P("... ,,,"), "ERROR the query has no searchable words");
+}
+
+// Found while writing query_parser_fuzz (its inputs, a few KB at most, are
+// too short to reach it): 100,000 nested groups overflowed the stack.
+TEST_F(ParserTest, GroupsNestAtMost64Deep) {
+  auto nested = [](size_t depth) { return std::string(depth, '(') + "a" + std::string(depth, ')'); };
+  EXPECT_EQ(P(nested(kMaxGroupDepth)), "a");
+  EXPECT_EQ(P(nested(kMaxGroupDepth + 1)), "ERROR query syntax error at position 64: groups nested more than 64 deep");
+  EXPECT_EQ(G(nested(100000)), "ERROR query syntax error at position 64: groups nested more than 64 deep");
+  std::string alternating;
+  for (int i = 0; i < 100000; ++i) alternating += "(a OR ";
+  EXPECT_EQ(P(alternating + "b"), "ERROR query syntax error at position 384: groups nested more than 64 deep");
 }
 
 // A negation needs a positive term beside it; the message says where the
