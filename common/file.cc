@@ -64,18 +64,21 @@ Status WritableFile::Append(std::string_view data) {
   size_ += data.size();
   if (buffer_.size() + data.size() > kWriteBufferSize) {
     DPS_RETURN_IF_ERROR(FlushBuffer());
-    if (data.size() >= kWriteBufferSize) {
-      buffer_.assign(data.data(), data.size());
-      return FlushBuffer();
-    }
+    if (data.size() >= kWriteBufferSize) return WriteAll(data);  // not copied: the buffer stays small
   }
   buffer_.append(data.data(), data.size());
   return Status::OK();
 }
 
 Status WritableFile::FlushBuffer() {
-  const char* p = buffer_.data();
-  size_t left = buffer_.size();
+  DPS_RETURN_IF_ERROR(WriteAll(buffer_));
+  buffer_.clear();
+  return Status::OK();
+}
+
+Status WritableFile::WriteAll(std::string_view data) {
+  const char* p = data.data();
+  size_t left = data.size();
   while (left > 0) {
     ssize_t n = ::write(fd_, p, left);
     if (n < 0) {
@@ -85,7 +88,6 @@ Status WritableFile::FlushBuffer() {
     p += n;
     left -= static_cast<size_t>(n);
   }
-  buffer_.clear();
   return Status::OK();
 }
 
