@@ -75,10 +75,7 @@ Status WritableFile::Append(std::string_view data) {
   size_ += data.size();
   if (buffer_.size() + data.size() > kWriteBufferSize) {
     DPS_RETURN_IF_ERROR(FlushBuffer());
-    if (data.size() >= kWriteBufferSize) {
-      buffer_.assign(data.data(), data.size());
-      return FlushBuffer();
-    }
+    if (data.size() >= kWriteBufferSize) return WriteAll(data);  // not copied: the buffer stays small
   }
   buffer_.append(data.data(), data.size());
   return Status::OK();
@@ -86,9 +83,14 @@ Status WritableFile::Append(std::string_view data) {
 
 Status WritableFile::FlushBuffer() {
   if (buffer_.empty()) return Status::OK();
-  DPS_RETURN_IF_ERROR(WriteAt(fd_, path_, written_, buffer_));
-  written_ += buffer_.size();
+  DPS_RETURN_IF_ERROR(WriteAll(buffer_));
   buffer_.clear();
+  return Status::OK();
+}
+
+Status WritableFile::WriteAll(std::string_view data) {
+  DPS_RETURN_IF_ERROR(WriteAt(fd_, path_, written_, data));
+  written_ += data.size();
   return Status::OK();
 }
 

@@ -73,6 +73,7 @@ class WritableFile {
  private:
   WritableFile(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
   Status FlushBuffer();
+  Status WriteAll(std::string_view data);
   std::string path_;
   int fd_;
   uint64_t size_ = 0;     // bytes appended

@@ -165,6 +165,8 @@ class GlobalIndexReader {
   const std::string& path() const { return file_->path(); }
   Status ParseValue(std::string_view value, GlobalTermInfo* info) const;
   bool positions() const { return positions_; }
+  // Its mapped pages stop counting in RSS (they are read again on use).
+  void DropResidentPages() const { file_->DropResidentPages(); }
 
  private:
   GlobalIndexReader() = default;

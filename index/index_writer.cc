@@ -497,7 +497,17 @@ Status IndexWriter::RebuildGlobalIndex(Manifest* next, const std::vector<AddedFi
     return writer->Add(term, info);
   };
   bool have_term = false;
+  // The sources are read through their mappings, whose touched pages count
+  // in RSS: drop them now and then, or the whole of every term list (and
+  // the old global index) stays resident until the commit ends.
+  constexpr uint64_t kDropEvery = 1 << 16;
+  uint64_t entries = 0;
   while (!heap.empty()) {
+    if (++entries % kDropEvery == 0) {
+      if (old != nullptr) old->DropResidentPages();
+      for (const auto& list : lists) list->DropResidentPages();
+      for (const auto& file : files) file->file().DropResidentPages();
+    }
     const size_t top = heap.top();
     heap.pop();
     Source& src = sources[top];

@@ -39,18 +39,31 @@ bool ToPositions(const uint32_t* v, uint32_t tf, uint32_t* out) {
 
 void EncodePositionList(std::span<const uint32_t> weights, std::span<const uint32_t> positions,
                         std::string* out) {
-  std::vector<uint32_t> values;
-  ToValues(weights, positions, &values);
-  PutVarint64(out, values.size());
+  PutVarint64(out, positions.size());
   uint64_t sum = 0;
   for (size_t j = 0; j < weights.size(); ++j) {
     if (j > 0 && j % kBlockSize == 0) PutFixed32(out, static_cast<uint32_t>(sum));
     sum += weights[j];
   }
+  // The value stream (as ToValues) a block at a time: a frequent term's
+  // positions are many megabytes, and a copy of them all was the largest
+  // allocation of a small-budget ingest's merge.
   std::string chunks;
-  for (size_t at = 0; at < values.size(); at += kBlockSize) {
+  uint32_t block[kBlockSize];
+  size_t posting = 0, in_posting = 0;
+  for (size_t at = 0; at < positions.size(); at += kBlockSize) {
+    const size_t n = std::min(kBlockSize, positions.size() - at);
+    for (size_t k = 0; k < n; ++k) {
+      const size_t i = at + k;
+      while (posting < weights.size() && in_posting == weights[posting]) {
+        ++posting;
+        in_posting = 0;
+      }
+      block[k] = in_posting == 0 ? positions[i] : positions[i] - positions[i - 1] - 1;
+      ++in_posting;
+    }
     if (at > 0) PutFixed32(out, static_cast<uint32_t>(chunks.size()));
-    EncodeValueBlock(values.data() + at, std::min(kBlockSize, values.size() - at), &chunks);
+    EncodeValueBlock(block, n, &chunks);
   }
   out->append(chunks);
 }

@@ -13,7 +13,7 @@
 
 namespace dps {
 
-TabletWriter::TabletWriter(std::unique_ptr<PagedFileWriter> file,
+TabletWriter::TabletWriter(std::unique_ptr<PagedFileWriter> file, const std::string& path,
                            const TabletWriterOptions& options)
     : file_(std::move(file)),
       options_(options),
@@ -21,12 +21,13 @@ TabletWriter::TabletWriter(std::unique_ptr<PagedFileWriter> file,
       lengths_(options.fields.columns()),
       doc_lengths_(options.fields.columns()),
       given_lengths_(options.fields.columns(), nullptr),
-      field_score_avgdl_(options.fields.columns(), 0) {}
+      field_score_avgdl_(options.fields.columns(), 0),
+      positions_region_(path + ".pos.tmp") {}
 
 Result<std::unique_ptr<TabletWriter>> TabletWriter::Create(const std::string& path,
                                                            const TabletWriterOptions& options) {
   DPS_ASSIGN_OR_RETURN(auto file, PagedFileWriter::Create(path));
-  std::unique_ptr<TabletWriter> w(new TabletWriter(std::move(file), options));
+  std::unique_ptr<TabletWriter> w(new TabletWriter(std::move(file), path, options));
   DPS_ASSIGN_OR_RETURN(w->term_list_, TermListWriter::Create(TermListPathFor(path), options.positions));
   std::string header;
   const uint32_t flags = (options.store_text ? kTabletFlagStoredText : 0) | (options.positions ? kTabletFlagPositions : 0);
@@ -117,7 +118,8 @@ Status TabletWriter::AddPostingList(std::string_view term, std::span<const DocId
     if (docs.size() > kBlockSize) PutFixed16(&scratch_, static_cast<uint16_t>(max_score));
     if (options_.positions) {
       PutVarint64(&scratch_, positions_region_.size());
-      EncodePositionList(weights, positions, &positions_region_);
+      EncodePositionList(weights, positions, positions_region_.tail());
+      DPS_RETURN_IF_ERROR(positions_region_.Spill());
     }
     DPS_RETURN_IF_ERROR(Append(list));
   }
@@ -150,9 +152,7 @@ Status TabletWriter::WritePositionsRegion() {
   if (positions_region_.empty()) return Status::OK();
   bin_.positions_offset = file_->offset();
   bin_.positions_len = positions_region_.size();
-  DPS_RETURN_IF_ERROR(Append(positions_region_));
-  positions_region_.clear();
-  return Status::OK();
+  return positions_region_.Drain([this](std::string_view bytes) { return Append(bytes); });
 }
 
 Status TabletWriter::AddDocument(DocId docid, std::string_view id, std::string_view title,

@@ -18,6 +18,7 @@
 #include "index/field_key.h"
 #include "index/paged_file.h"
 #include "index/posting_list.h"
+#include "index/spill_buffer.h"
 #include "index/tablet_format.h"
 #include "index/term_dict.h"
 #include "index/term_list.h"
@@ -80,7 +81,7 @@ class TabletWriter {
   uint64_t inline_postings() const { return inline_postings_; }
 
  private:
-  TabletWriter(std::unique_ptr<PagedFileWriter> file, const TabletWriterOptions& options);
+  TabletWriter(std::unique_ptr<PagedFileWriter> file, const std::string& path, const TabletWriterOptions& options);
   Status Append(std::string_view bytes) { return file_->Append(bytes); }
   Status CheckPositions(std::string_view term, std::span<const uint32_t> weights,
                         std::span<const uint32_t> positions) const;
@@ -110,7 +111,7 @@ class TabletWriter {
   uint32_t bins_ = 0;
   std::string scratch_;
   std::string payload_;
-  std::string positions_region_;  // the bin's, written after its postings
+  SpillBuffer positions_region_;  // the bin's, written after its postings (to a temporary file past 1 MiB)
   PostingSizes sizes_;
   uint64_t inline_postings_ = 0;
 };

@@ -59,6 +59,8 @@ class TermListReader {
   const TermDictReader& dict(size_t i) const { return dicts_[i]; }
   const std::string& path() const { return file_->path(); }
   bool positions() const { return positions_; }
+  // Its mapped pages stop counting in RSS (they are read again on use).
+  void DropResidentPages() const { file_->DropResidentPages(); }
 
  private:
   TermListReader() = default;

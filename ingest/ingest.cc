@@ -25,6 +25,7 @@
 #include "ingest/document_reader.h"
 #include "ingest/ingest_buffer.h"
 #include "ingest/ingest_request.h"
+#include "ingest/memory_plan.h"
 #include "ingest/tablet_build.h"
 
 namespace dps {
@@ -32,13 +33,6 @@ namespace dps {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// Raw text per pipeline batch: large enough to amortize task overhead,
-// small enough that the batches in flight (2 per thread, each about three
-// times its text once analyzed) stay a small part of the budget.
-size_t BatchBytes(uint64_t budget, unsigned threads) {
-  return static_cast<size_t>(std::clamp<uint64_t>(budget / (64 * threads), 16 << 10, 1 << 20));
-}
 
 // An external id's identity within an ingest: placed documents are keyed by
 // it, and the committed index's stored ids are matched against it.
@@ -177,6 +171,10 @@ void AddFieldTerms(const FieldSet& fields, const RawDocument& raw, const std::ve
   if (with_positions) out->positions.insert(out->positions.end(), f->positions.begin(), f->positions.end());
 }
 
+unsigned Threads(const IngestOptions& options) {
+  return options.threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : options.threads;
+}
+
 class IngestRun {
  public:
   IngestRun(IndexWriter* writer, const IngestOptions& options, IngestStats* stats)
@@ -189,7 +187,8 @@ class IngestRun {
         seen_(bins_),
         tombstones_(bins_),
         next_doc_(bins_),
-        runs_(writer->manifest().tablets.size()) {
+        runs_(writer->manifest().tablets.size()),
+        plan_(PlanMemory({options.memory_budget, Threads(options), bins_, writer->manifest().tablets.size()})) {
     for (uint32_t b = 0; b < bins_; ++b) next_doc_[b] = writer->NextDocId(b);
   }
 
@@ -201,6 +200,7 @@ class IngestRun {
     return buffer_.memory_bytes() + spill_.memory_bytes() + seen_entries_ * 48;
   }
   Status FlushRun();
+  Status NarrowRuns();
   Status TombstoneReplaced();
   Status WriteFinal();
 
@@ -215,6 +215,8 @@ class IngestRun {
   std::vector<std::vector<DocId>> tombstones_;
   std::vector<uint64_t> next_doc_;
   std::vector<std::vector<std::string>> runs_;  // by tablet, oldest first
+  const MemoryPlan plan_;
+  std::mutex names_mu_;  // AllocateFileName from parallel merges
 };
 
 Status IngestRun::Place(RawDocument& raw, AnalyzedDoc& doc) {
@@ -282,6 +284,42 @@ Status IngestRun::FlushRun() {
   return Status::OK();
 }
 
+// Each run read at once costs a block of memory, and a small budget spills
+// many runs: a tablet with more than the plan's fan-in has its runs merged
+// in consecutive groups (oldest first, so docids still ascend) until it
+// has no more.
+Status IngestRun::NarrowRuns() {
+  const auto& tablets = writer_->manifest().tablets;
+  const size_t fan_in = plan_.merge_fan_in;
+  std::vector<Status> results(tablets.size());
+  tbb::parallel_for(size_t{0}, tablets.size(), [&](size_t t) {
+    std::vector<std::string>& runs = runs_[t];
+    while (runs.size() > fan_in && results[t].ok()) {
+      std::vector<std::string> merged;
+      for (size_t from = 0; from < runs.size() && results[t].ok(); from += fan_in) {
+        const size_t to = std::min(runs.size(), from + fan_in);
+        if (to - from == 1) {
+          merged.push_back(runs[from]);
+          continue;
+        }
+        std::string path;
+        {
+          std::lock_guard<std::mutex> lock(names_mu_);
+          path = writer_->dir() + "/" + writer_->AllocateFileName(".run.tmp");
+        }
+        results[t] = MergeRunFiles(std::span<const std::string>(runs).subspan(from, to - from), path,
+                                   tablets[t].first_bin, tablets[t].last_bin);
+        if (!results[t].ok()) break;  // what is left is removed as strays by the next writer
+        for (size_t i = from; i < to; ++i) (void)RemoveFile(runs[i]);
+        merged.push_back(path);
+      }
+      runs.swap(merged);
+    }
+  });
+  for (const Status& s : results) DPS_RETURN_IF_ERROR(s);
+  return Status::OK();
+}
+
 // Documents of earlier commits that this ingest brings again: one scan of
 // the stored ids of each bin it touched, joined against the ids it placed
 // (their 128-bit hashes, as within the ingest).
@@ -306,9 +344,11 @@ Status IngestRun::TombstoneReplaced() {
 Status IngestRun::WriteFinal() {
   DPS_RETURN_IF_ERROR(spill_.Finish());
   DPS_RETURN_IF_ERROR(TombstoneReplaced());
+  decltype(seen_)().swap(seen_);  // the ids placed are not needed any more
   const bool spilled = stats_->runs > 0;
   if (spilled) {
     DPS_RETURN_IF_ERROR(FlushRun());
+    DPS_RETURN_IF_ERROR(NarrowRuns());
   } else {
     buffer_.Seal();
   }
@@ -356,6 +396,7 @@ Status IngestRun::WriteFinal() {
     }
     results[t] = BuildTabletFile(build, has, &built[t]);
   });
+  malloc_trim(0);  // the writers' buffers, before the commit reads the new files
   std::vector<std::pair<size_t, std::string>> files;
   for (size_t t = 0; t < tablets.size(); ++t) {
     DPS_RETURN_IF_ERROR(results[t]);
@@ -395,9 +436,9 @@ Status IngestRun::Run(const std::vector<std::string>& inputs, const ProgressFn& 
   };
 
   tbb::enumerable_thread_specific<std::unique_ptr<Analyzer>> analyzers;
-  // Budget share for buffers: the rest covers batches in flight, sorting at
-  // flush time and the process itself.
-  const uint64_t flush_at = options_.memory_budget * 6 / 10;
+  // Budget share for buffers (ingest/memory_plan.h): the rest covers the
+  // process, batches in flight and sorting at flush time.
+  const uint64_t flush_at = plan_.flush_at;
   // Logs hold most of the buffer: room for a fair share of flush_at each,
   // plus a quarter for skew, entries of 16 bytes; with positions, about
   // 1.5 positions of 4 bytes a posting beside them (natural text), whose
@@ -409,9 +450,8 @@ Status IngestRun::Run(const std::vector<std::string>& inputs, const ProgressFn& 
   } else {
     buffer_.SetReservation(static_cast<size_t>(flush_at / 16 / bins_ * 5 / 4));
   }
-  const unsigned threads = options_.threads == 0 ? std::max(1u, std::thread::hardware_concurrency())
-                                                 : options_.threads;
-  const size_t batch_bytes = BatchBytes(options_.memory_budget, threads);
+  const unsigned threads = Threads(options_);
+  const size_t batch_bytes = plan_.batch_bytes;
 
   tbb::parallel_pipeline(
       threads * 2,

@@ -125,7 +125,7 @@ bool IngestBuffer::ForEachList(uint32_t bin, const ListSink& emit) {
   // 16-bit passes, O(n), with one scratch array of the same size (16 bytes
   // an entry: the flush must fit in the memory budget too).
   {
-    std::vector<Entry> tmp(log.size());
+    Log tmp(log.size());
     std::vector<size_t> count(1 << 16);
     for (int shift = 0; shift < 32 && rank_.size() > (size_t{1} << shift); shift += 16) {
       std::fill(count.begin(), count.end(), 0);
@@ -142,7 +142,7 @@ bool IngestBuffer::ForEachList(uint32_t bin, const ListSink& emit) {
   }
   std::vector<DocId> docs;
   std::vector<uint32_t> weights, positions;
-  const std::vector<uint32_t>& pos = positions_[bin];
+  const Positions& pos = positions_[bin];
   bool more = true;
   for (size_t i = 0; i < log.size() && more;) {
     const uint32_t term = log[i].term;
@@ -158,18 +158,18 @@ bool IngestBuffer::ForEachList(uint32_t bin, const ListSink& emit) {
     more = emit(terms_[term], docs, weights, positions);
     i = j;
   }
-  std::vector<Entry>().swap(log);  // consumed: its memory goes back now
-  std::vector<uint32_t>().swap(positions_[bin]);  // consumed too; Clear reserves again
+  Log().swap(log);  // consumed: its memory goes back now
+  Positions().swap(positions_[bin]);  // consumed too; Clear reserves again
   return more;
 }
 
 void IngestBuffer::Clear() {
   for (auto& log : logs_) {
-    std::vector<Entry>().swap(log);
+    Log().swap(log);
     log.reserve(reserved_);
   }
   for (auto& pos : positions_) {
-    std::vector<uint32_t>().swap(pos);
+    Positions().swap(pos);
     pos.reserve(reserved_positions_);
   }
   arena_.clear();

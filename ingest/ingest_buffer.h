@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "index/types.h"
+#include "ingest/page_allocator.h"
 
 namespace dps {
 
@@ -36,8 +37,8 @@ class IngestBuffer {
   // Reserves each bin's log up front (now and after every Clear), so logs
   // never grow by copying: a doubling vector briefly holds its old and new
   // arrays, 1.5x its size, which the budget cannot see. Reserved pages
-  // cost nothing until written, so memory_bytes() counts entries, not
-  // capacity, within the reservation.
+  // cost nothing until written (PageAllocator maps them fresh), so
+  // memory_bytes() counts entries, not capacity, within the reservation.
   // positions_per_bin: the same for each bin's positions (0 without).
   void SetReservation(size_t entries_per_bin, size_t positions_per_bin = 0);
 
@@ -67,8 +68,10 @@ class IngestBuffer {
   };
   uint32_t Intern(std::string_view term, uint64_t hash);  // hash: XXH3-64 of term
 
-  std::vector<std::vector<Entry>> logs_;
-  std::vector<std::vector<uint32_t>> positions_;  // by bin, in Add order
+  using Log = std::vector<Entry, PageAllocator<Entry>>;
+  using Positions = std::vector<uint32_t, PageAllocator<uint32_t>>;
+  std::vector<Log> logs_;
+  std::vector<Positions> positions_;  // by bin, in Add order
   size_t reserved_ = 0;  // entries per bin
   size_t reserved_positions_ = 0;
   // Interned term bytes live in arena blocks that never move.

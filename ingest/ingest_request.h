@@ -17,10 +17,6 @@ namespace dps {
 // below it).
 inline constexpr uint32_t kMaxBins = 65536;
 
-// The smallest --memory: below it ingest would spill a run every few
-// documents (and merge thousands of them), which no one asks for on purpose.
-inline constexpr uint64_t kMinMemoryBudget = 1ull << 20;
-
 // InvalidArgument for a shape no index can have (bins or tablets out of
 // range, more tablets than bins), an analyzer no index can have (options
 // that do not go together, a stemmer libstemmer lacks) and for an input

@@ -56,6 +56,7 @@ class RunReader {
   // Appends the current record's positions, given its postings' weights in
   // list order (none when the run has none).
   Status ReadPositions(std::span<const uint32_t> weights, std::vector<uint32_t>* out) const;
+  bool has_positions() const { return !positions_.empty(); }
   // Moves to the next record; at the end Valid() turns false.
   Status Next();
   const std::string& path() const { return path_; }

@@ -18,6 +18,7 @@ Status RunSet::ForEachList(uint32_t bin, const IngestBuffer::ListSink& emit) {
   std::vector<uint32_t> weights, positions;
   std::string term;
   PostingCursor cursor;
+  std::vector<std::pair<RunReader*, size_t>> starts;  // the term's runs, where their postings begin
   for (;;) {
     // Smallest current term; runs are few, so a linear scan beats a heap.
     const RunReader* best = nullptr;
@@ -31,9 +32,15 @@ Status RunSet::ForEachList(uint32_t bin, const IngestBuffer::ListSink& emit) {
     docs.clear();
     weights.clear();
     positions.clear();
+    // Postings first, then the positions into one exact reservation: a
+    // frequent term's positions are the merge's largest array, and a
+    // doubling vector would hold up to twice them.
+    starts.clear();
+    bool with_positions = false;
     for (auto& run : runs_) {  // oldest run first: docids ascend
       if (!run->Valid() || run->bin() != bin || run->term() != term) continue;
       DPS_RETURN_IF_ERROR(run->OpenList(&cursor));
+      starts.emplace_back(run.get(), docs.size());
       for (DocId d = cursor.doc(); d != kEndDoc; d = cursor.Next()) {
         if (!docs.empty() && d <= docs.back()) {
           return Status::Corruption(run->path() + ": docids of '" + term + "' overlap an older run");
@@ -42,8 +49,14 @@ Status RunSet::ForEachList(uint32_t bin, const IngestBuffer::ListSink& emit) {
         weights.push_back(cursor.weight());
       }
       DPS_RETURN_IF_ERROR(cursor.status());
-      const size_t from = docs.size() - cursor.df();
-      DPS_RETURN_IF_ERROR(run->ReadPositions(std::span(weights).subspan(from), &positions));
+      with_positions |= run->has_positions();
+    }
+    if (with_positions) positions.reserve(std::accumulate(weights.begin(), weights.end(), size_t{0}));
+    for (size_t i = 0; i < starts.size(); ++i) {
+      const size_t from = starts[i].second;
+      const size_t to = i + 1 < starts.size() ? starts[i + 1].second : docs.size();
+      RunReader* run = starts[i].first;
+      DPS_RETURN_IF_ERROR(run->ReadPositions(std::span(weights).subspan(from, to - from), &positions));
       DPS_RETURN_IF_ERROR(run->Next());
     }
     if (!positions.empty() && positions.size() != std::accumulate(weights.begin(), weights.end(), uint64_t{0})) {
@@ -74,6 +87,17 @@ Status WriteRunFile(const std::string& path, uint32_t first_bin, uint32_t last_b
   DPS_RETURN_IF_ERROR(writer->Finish());
   *written = true;
   return Status::OK();
+}
+
+Status MergeRunFiles(std::span<const std::string> runs, const std::string& path, uint32_t first_bin,
+                     uint32_t last_bin) {
+  RunSet set;
+  for (const std::string& run : runs) DPS_RETURN_IF_ERROR(set.Add(run));
+  const std::vector<uint8_t> has(static_cast<size_t>(last_bin) + 1, 1);
+  bool written = false;
+  return WriteRunFile(
+      path, first_bin, last_bin, has,
+      [&set](uint32_t bin, const IngestBuffer::ListSink& emit) { return set.ForEachList(bin, emit); }, &written);
 }
 
 Status BuildTabletFile(const TabletBuild& build, const std::vector<uint8_t>& bin_has_data,

@@ -42,6 +42,11 @@ Status WriteRunFile(const std::string& path, uint32_t first_bin, uint32_t last_b
                     const std::vector<uint8_t>& bin_has_data, const ListSource& lists,
                     bool* written);
 
+// Merges spill runs of one tablet (oldest first) into one run at `path`,
+// which holds their lists in the same order.
+Status MergeRunFiles(std::span<const std::string> runs, const std::string& path, uint32_t first_bin,
+                     uint32_t last_bin);
+
 struct TabletBuild {
   std::string path;
   uint32_t first_bin = 0;

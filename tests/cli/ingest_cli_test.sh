@@ -77,4 +77,12 @@ sed -i 1d "$work/err"
 summary "skip-bad summary counts it" 'ingested 3 documents \(0 replaced, 2 skipped\)' \
   '[0-9]+ postings, 0 runs spilled'
 
+# --memory below the floor (ingest/memory_plan.h): one line naming the
+# smallest budget that holds for the threads given, exit 2, no index made.
+q "memory below the floor" 2 ingest --index "$work/idx-floor" --threads 2 --memory 8M "$work/one.jsonl"
+has "floor named" "$work/err" "--memory 8M: below 47M, the smallest budget that holds with 2 threads"
+same "refusal is one line" 1 "$(wc -l <"$work/err")"
+same "no index made" "" "$(ls "$work/idx-floor" 2>/dev/null)"
+q "memory at the floor" 0 ingest --index "$work/idx-floor" --threads 2 --memory 47M "$work/one.jsonl"
+
 exit $fail

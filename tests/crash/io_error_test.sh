@@ -28,7 +28,7 @@ fails() {
   rm -rf "$work/idx"
   cp -r "$work/base" "$work/idx"
   local gen=$(generation "$work/idx")
-  DPS_FAULTS="$spec" "$bin" "${@//DIR/$work/idx}" > /dev/null 2> "$work/err" < /dev/null
+  DPS_INGEST_BELOW_FLOOR=1 DPS_FAULTS="$spec" "$bin" "${@//DIR/$work/idx}" > /dev/null 2> "$work/err" < /dev/null
   local status=$? what="$1 under '$spec'"
   [ $status -eq 3 ] || flunk "$what: exit $status, want 3: $(cat "$work/err")"
   [ "$(wc -l < "$work/err")" -eq 1 ] || flunk "$what: stderr is not one line: $(cat "$work/err")"

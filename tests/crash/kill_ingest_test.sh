@@ -50,12 +50,13 @@ answers() {
   done
 }
 
-# A small memory budget makes the ingest spill runs, so kills land there too.
+# The smallest memory budget (2 threads: the floor is theirs) makes the
+# ingest spill runs, so kills land there too.
 "$bin" ingest --index "$work/base" --tablets 3 --bins 6 "$work/a.jsonl" 2>/dev/null || { echo "FAIL: base ingest"; exit 1; }
 answers "$work/base" > "$work/before.txt" || { echo "FAIL: queries on the base index"; exit 1; }
 cp -r "$work/base" "$work/full"
 start=$(date +%s%N)
-"$bin" ingest --index "$work/full" --memory 8M "$work/b.jsonl" 2>/dev/null || { echo "FAIL: full ingest"; exit 1; }
+"$bin" ingest --index "$work/full" --threads 2 --memory 47M "$work/b.jsonl" 2>/dev/null || { echo "FAIL: full ingest"; exit 1; }
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
 answers "$work/full" > "$work/after.txt" || { echo "FAIL: queries on the full index"; exit 1; }
 cmp -s "$work/before.txt" "$work/after.txt" && { echo "FAIL: the second ingest changes no answer"; exit 1; }
@@ -69,7 +70,7 @@ for k in $(seq 1 "$kills"); do
   # Spread over the whole run (and past it) with jitter, so that kills
   # land in every phase: reading, spilling, merging, committing, compacting.
   delay=$(python3 -c "import random; print(max(0.0, ($k - 0.5) / $kills * $ms * 1.5 + random.Random($k).uniform(-40, 40)) / 1000)")
-  "$bin" ingest --index "$work/victim" --memory 8M "$work/b.jsonl" 2>/dev/null &
+  "$bin" ingest --index "$work/victim" --threads 2 --memory 47M "$work/b.jsonl" 2>/dev/null &
   pid=$!
   if [ "$k" = "$kills" ]; then
     # The last kill comes well past the end, whatever this ingest's speed:
@@ -105,7 +106,7 @@ for k in $(seq 1 "$kills"); do
     littered=$((littered + 1))
     echo "$left" | sed -E 's/^[0-9]+//' >> "$work/stray_kinds.txt"
   fi
-  if ! "$bin" ingest --index "$work/victim" --memory 8M - < /dev/null 2>"$work/cleanup.err"; then
+  if ! "$bin" ingest --index "$work/victim" --threads 2 --memory 47M - < /dev/null 2>"$work/cleanup.err"; then
     echo "FAIL: kill $k: the next ingest failed: $(cat "$work/cleanup.err")"; fail=1; continue
   fi
   left=$(strays "$work/victim")

@@ -46,6 +46,28 @@ TEST(IngestBuffer, EmitsEachBinsListsInTermThenDocOrder) {
   EXPECT_TRUE(buffer.empty());
 }
 
+// The budget sees the entries and positions written, not the reservation
+// (its pages cost nothing until written), so a large reservation neither
+// triggers a flush nor hides what was added.
+TEST(IngestBuffer, CountsWrittenEntriesNotTheReservation) {
+  IngestBuffer buffer(2);
+  buffer.SetReservation(1 << 20, 3 << 20);
+  const size_t empty = buffer.memory_bytes();
+  EXPECT_LT(empty, size_t{4} << 20);  // far below the 2 x 28 MiB reserved
+  std::vector<std::pair<std::string, uint32_t>> terms;
+  std::vector<uint32_t> positions;
+  for (uint32_t t = 0; t < 5; ++t) {
+    terms.emplace_back(testing::VocabTerm(t), 2);
+    positions.push_back(2 * t);
+    positions.push_back(2 * t + 1);
+  }
+  for (DocId d = 0; d < 100; ++d) buffer.Add(d % 2, d / 2, terms, positions);
+  const size_t added = buffer.memory_bytes() - empty;
+  EXPECT_GE(added, 500u * 16 + 1000u * 4);           // each entry and position counted
+  // Plus at most one arena block and the term table's growth.
+  EXPECT_LE(added, 500u * 16 + 1000u * 4 + (1 << 20) + 1024);
+}
+
 TEST(RunSet, MergesRunsIntoOneListPerTerm) {
   testing::TempDir dir;
   // Two runs of bin 0 with disjoint, ascending docids.
