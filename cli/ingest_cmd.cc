@@ -68,7 +68,7 @@ void RegisterIngest(CLI::App& app) {
                    ->check(WholeNumber(1, kMaxBins));
   auto* tablets = cmd->add_option("--tablets", a->tablets, "Tablets of a new index, at most the bins (given --bins alone: at most the bins)")
                       ->check(WholeNumber(1, kMaxBins));
-  cmd->add_option("--memory", a->memory, "Memory budget of the whole ingest process (peak RSS), e.g. 512M, 2G; refused below a floor that grows with the threads (47M with 2)")
+  cmd->add_option("--memory", a->memory, "Memory budget of the whole ingest process (peak RSS), e.g. 512M, 2G; refused below a floor that grows with the threads (47M with 2); covers documents up to a sixteenth of it (longer ones warn)")
       ->type_name("SIZE")->capture_default_str();
   cmd->add_option("--threads", a->threads, "Worker threads")->check(WholeNumber(1, 1024))->default_str("all cores");
   cmd->add_option("--format", a->format, "jsonl, dir or lines (default: from each input's name)")
@@ -157,6 +157,17 @@ void RegisterIngest(CLI::App& app) {
     if (!stats.compaction_error.empty()) {
       std::fprintf(stderr, "dpsearch: warning: documents committed, compaction put off: %s\n",
                    stats.compaction_error.c_str());
+    }
+    if (stats.oversized_documents > 0) {
+      const uint64_t cover = stats.largest_document_bytes * kBudgetPerDocumentByte;
+      const bool one = stats.oversized_documents == 1;
+      std::fprintf(stderr,
+                   "dpsearch: warning: %llu %s longer than the %.1f MB --memory %s covers (the longest, %s, "
+                   "%.1f MB): the peak may pass the budget; --memory %lluM covers %s\n",
+                   static_cast<unsigned long long>(stats.oversized_documents), one ? "document" : "documents",
+                   static_cast<double>(stats.covered_document_bytes) / 1e6, a->memory.c_str(),
+                   stats.largest_document.c_str(), static_cast<double>(stats.largest_document_bytes) / 1e6,
+                   static_cast<unsigned long long>((cover + (1 << 20) - 1) >> 20), one ? "it" : "them");
     }
     std::fprintf(stderr, "%s\n", FormatIngestSummary(stats).c_str());
   });

@@ -134,6 +134,16 @@ void Analyzer::Analyze(std::string_view utf8_text, std::vector<std::string>* tok
   }
 }
 
+size_t Analyzer::PieceEnd(std::string_view text, size_t min_bytes) {
+  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
+  for (size_t e = std::max<size_t>(min_bytes, 1); e < text.size(); ++e) {
+    const unsigned char before = s[e - 1];
+    const bool space = before == ' ' || before == '\t' || before == '\n' || before == '\r';
+    if (space && s[e] < 0x80) return e;
+  }
+  return text.size();
+}
+
 // Word by word, after tokenizing: both paths of Tokenize yield the same
 // tokens, so they yield the same filtered terms. Folding goes first so that
 // words differing only in accents reach the stemmer as one word (a stemmer

@@ -88,6 +88,13 @@ class Analyzer {
   // order and adds to *stats (may be null). Never fails; any bytes allowed.
   void Analyze(std::string_view utf8_text, std::vector<std::string>* tokens, AnalyzeStats* stats);
 
+  // Where a first piece of `text`, at least `min_bytes` long, may end so
+  // that analyzing the pieces one after another gives the tokens of the
+  // whole: after a space, tab, CR or LF that an ASCII byte follows (the
+  // analyzer's own cut rule, docs/analyzer.md; whitespace separates in
+  // both tokenizers). text.size() when there is no such place.
+  static size_t PieceEnd(std::string_view text, size_t min_bytes);
+
   // "ICU 72.1, Unicode 15.0": what the terms depend on. An ICU upgrade
   // can move dictionary splits or word-break classes, so an index should
   // record this and warn when it changes.

@@ -27,6 +27,7 @@
 #include "ingest/ingest_request.h"
 #include "ingest/memory_plan.h"
 #include "ingest/tablet_build.h"
+#include "ingest/term_counter.h"
 
 namespace dps {
 
@@ -51,6 +52,9 @@ struct AnalyzedDoc {
   std::vector<uint32_t> lengths;
 };
 
+// A document's text is analyzed in pieces of about this many bytes.
+inline constexpr size_t kAnalyzePieceBytes = 256 << 10;
+
 // Positions skipped between two values of a field's array, so that no
 // phrase matches across them (Elasticsearch's position_increment_gap).
 inline constexpr uint32_t kFieldValueGap = 100;
@@ -69,68 +73,20 @@ struct KeyEq {
   }
 };
 
-// Distinct terms with their frequencies, in order of first occurrence,
-// and, when `positions` is given, each term's positions (token indexes)
-// grouped by term in that order; `tokens` is consumed. An open-addressing table per document (slots hold a
-// hash tag and the term's index in *out): sorting the tokens instead spent
-// a third of a one-thread ingest of long documents in string compares.
-// `token_positions`, when given, is each token's position (else its index).
-void CountTerms(std::vector<std::string>* tokens, std::vector<std::pair<std::string, uint32_t>>* out,
-                std::vector<uint64_t>* slots, std::vector<uint32_t>* positions, std::vector<uint32_t>* term_of,
-                const std::vector<uint32_t>* token_positions = nullptr) {
-  constexpr uint64_t kEmpty = UINT64_MAX;
-  out->clear();
-  if (positions != nullptr) term_of->clear();
-  size_t capacity = 16;
-  while (capacity < 2 * tokens->size()) capacity *= 2;
-  slots->assign(capacity, kEmpty);
-  const size_t mask = capacity - 1;
-  for (std::string& token : *tokens) {
-    const uint64_t hash = XXH3_64bits(token.data(), token.size());
-    const uint64_t tag = hash >> 32 << 32;
-    for (size_t i = hash & mask;; i = (i + 1) & mask) {
-      uint64_t& slot = (*slots)[i];
-      if (slot == kEmpty) {
-        slot = tag | out->size();
-        if (positions != nullptr) term_of->push_back(static_cast<uint32_t>(out->size()));
-        out->emplace_back(std::move(token), 1);
-        break;
-      }
-      auto& entry = (*out)[static_cast<uint32_t>(slot)];
-      if ((slot & ~uint64_t{UINT32_MAX}) == tag && entry.first == token) {
-        if (positions != nullptr) term_of->push_back(static_cast<uint32_t>(slot));
-        ++entry.second;
-        break;
-      }
-    }
-  }
-  if (positions == nullptr) return;
-  // A counting sort of the token indexes by term: ascending within each.
-  std::vector<uint64_t>& at = *slots;  // reused: the table is done
-  at.assign(out->size(), 0);
-  for (size_t t = 0, sum = 0; t < out->size(); ++t) {
-    at[t] = sum;
-    sum += (*out)[t].second;
-  }
-  positions->resize(term_of->size());
-  for (size_t i = 0; i < term_of->size(); ++i) {
-    (*positions)[at[(*term_of)[i]]++] = token_positions != nullptr ? (*token_positions)[i] : static_cast<uint32_t>(i);
-  }
-}
-
 // The document's field terms (index/field_key.h) after its default
 // field's, in *out: the title's tokens (the first `title_tokens` of the
 // default stream, positions from 0 as there) and each declared field's
 // values' tokens; fills out->lengths.
 struct FieldScratch {
   std::vector<std::string> tokens;
-  std::vector<uint32_t> token_positions, positions, term_of;
+  std::vector<uint32_t> token_positions, positions;
   std::vector<std::pair<std::string, uint32_t>> terms;
   std::vector<std::string> value_tokens;
+  TermCounter counter;
 };
 void AddFieldTerms(const FieldSet& fields, const RawDocument& raw, const std::vector<std::string>& default_tokens,
                    size_t title_tokens, bool with_positions, Analyzer* analyzer, AnalyzeStats* astats,
-                   std::vector<uint64_t>* slots, FieldScratch* f, AnalyzedDoc* out) {
+                   FieldScratch* f, AnalyzedDoc* out) {
   const auto& names = fields.names();
   out->lengths.assign(fields.columns(), 0);
   out->lengths[0] = static_cast<uint32_t>(out->tokens);
@@ -165,8 +121,9 @@ void AddFieldTerms(const FieldSet& fields, const RawDocument& raw, const std::ve
     out->lengths[n + 1] = count;
   }
   if (f->tokens.empty()) return;
-  CountTerms(&f->tokens, &f->terms, slots, with_positions ? &f->positions : nullptr, &f->term_of,
-             &f->token_positions);
+  f->counter.Reset(with_positions, f->tokens.size());
+  f->counter.Add(&f->tokens, &f->token_positions);
+  f->counter.Finish(&f->terms, with_positions ? &f->positions : nullptr);
   for (auto& term : f->terms) out->terms.push_back(std::move(term));
   if (with_positions) out->positions.insert(out->positions.end(), f->positions.begin(), f->positions.end());
 }
@@ -220,6 +177,14 @@ class IngestRun {
 };
 
 Status IngestRun::Place(RawDocument& raw, AnalyzedDoc& doc) {
+  if (const uint64_t bytes = raw.ByteSize(); bytes > plan_.document_bytes) {
+    ++stats_->oversized_documents;
+    stats_->covered_document_bytes = plan_.document_bytes;
+    if (bytes > stats_->largest_document_bytes) {
+      stats_->largest_document_bytes = bytes;
+      stats_->largest_document = raw.source;
+    }
+  }
   const uint32_t bin = doc.bin;
   auto [it, inserted] = seen_[bin].try_emplace(doc.key, 0);
   if (!inserted) {
@@ -484,8 +449,7 @@ Status IngestRun::Run(const std::vector<std::string>& inputs, const ProgressFn& 
                 }
                 batch->analyzed.resize(batch->docs.size());
                 std::vector<std::string> tokens;
-                std::vector<uint64_t> slots;
-                std::vector<uint32_t> term_of;
+                TermCounter counter;
                 FieldScratch field_scratch;
                 std::vector<std::string> title_copy;
                 const bool positions = writer_->manifest().positions;
@@ -497,13 +461,25 @@ Status IngestRun::Run(const std::vector<std::string>& inputs, const ProgressFn& 
                   analyzer->Analyze(raw.title, &tokens, &astats);
                   const size_t title_tokens = tokens.size();
                   if (!writer_->manifest().fields.empty()) {
-                    title_copy.assign(tokens.begin(), tokens.end());  // CountTerms consumes tokens
+                    title_copy.assign(tokens.begin(), tokens.end());  // the counter consumes tokens
                   }
-                  analyzer->Analyze(raw.text, &tokens, &astats);
-                  out.tokens = tokens.size();
-                  CountTerms(&tokens, &out.terms, &slots, positions ? &out.positions : nullptr, &term_of);
+                  // Sized for a document of up to a piece (some 6 bytes of
+                  // text a token): a longer one grows the table as it needs.
+                  counter.Reset(positions, std::min(raw.title.size() + raw.text.size(), kAnalyzePieceBytes) / 6);
+                  counter.Add(&tokens);
+                  // The text a piece at a time: a long document costs its
+                  // term counts and positions, not a string a token.
+                  for (std::string_view text = raw.text; !text.empty();) {
+                    const size_t end = Analyzer::PieceEnd(text, kAnalyzePieceBytes);
+                    tokens.clear();
+                    analyzer->Analyze(text.substr(0, end), &tokens, &astats);
+                    counter.Add(&tokens);
+                    text.remove_prefix(end);
+                  }
+                  out.tokens = counter.tokens();
+                  counter.Finish(&out.terms, positions ? &out.positions : nullptr);
                   AddFieldTerms(writer_->manifest().fields, raw, title_copy, title_tokens, positions,
-                                analyzer.get(), &astats, &slots, &field_scratch, &out);
+                                analyzer.get(), &astats, &field_scratch, &out);
                   out.bin = BinOfId(raw.id, bins_).value;
                   out.key = IdKey(raw.id);
                 }

@@ -67,6 +67,12 @@ struct IngestStats {
   // The I/O error (a full disk) that stopped that compaction; the commit
   // stands and the next ingest or `dpsearch compact` compacts. Empty: none.
   std::string compaction_error;
+  // Documents longer than the memory budget covers (MemoryPlan::
+  // document_bytes, that bound): indexed, but the peak may pass the budget.
+  uint64_t oversized_documents = 0;
+  uint64_t covered_document_bytes = 0;
+  uint64_t largest_document_bytes = 0;
+  std::string largest_document;  // where it came from ("corpus.jsonl:17")
   double seconds = 0;
 };
 

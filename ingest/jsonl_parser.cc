@@ -15,8 +15,8 @@ namespace ondemand = simdjson::ondemand;
 
 namespace {
 
-// Lines longer than this release the parser's buffers afterwards.
-constexpr size_t kShrinkAfter = 16u << 20;
+// Lines longer than this are parsed without simdjson (ParseByHand).
+constexpr size_t kParseByHandAbove = 1u << 20;
 
 bool IsJsonSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 
@@ -201,6 +201,7 @@ struct JsonlParser::Impl {
     while (first < line.size() && IsJsonSpace(line[first])) ++first;
     if (first == line.size()) return false;
 
+    if (line.size() > by_hand_above) return ParseByHand(line, first, doc, replaced_out);
     replaced = 0;
     std::string_view input = line;
     ondemand::document d;
@@ -225,10 +226,7 @@ struct JsonlParser::Impl {
       }
       return Malformed(e);
     }
-    bool have_id = false, have_text = false;
-    doc->title.clear();
-    doc->fields.resize(fields.size());
-    for (auto& values : doc->fields) values.clear();
+    StartDocument(doc);
     for (auto field_or : object) {
       ondemand::field field;
       std::string_view key;
@@ -236,28 +234,7 @@ struct JsonlParser::Impl {
         return Malformed(e);
       // The value is decoded (or, for other fields, checked) by hand from its
       // raw text (json_text.h); the object iterator steps over it afterwards.
-      std::string_view raw = field.value().raw_json_token();
-      if (const int f = FieldIndex(key); f >= 0) {
-        DPS_RETURN_IF_ERROR(FieldValues(fields[static_cast<size_t>(f)], raw.data(), input.data() + input.size(),
-                                        &doc->fields[static_cast<size_t>(f)]));
-        if (key != id_field && key != text_field && key != title_field) continue;
-      }
-      if (key != id_field && key != text_field && key != title_field) {
-        DPS_RETURN_IF_ERROR(CheckSkipped(key, raw.data(), input.data() + input.size()));
-        continue;
-      }
-      std::string_view token = TrimTrailingSpace(raw);
-      if (key == id_field) {
-        DPS_RETURN_IF_ERROR(Id(token, &doc->id));
-        have_id = true;
-      } else if (key == text_field) {
-        DPS_RETURN_IF_ERROR(String(token, text_field, &doc->text));
-        have_text = true;
-      } else if (token == "null") {
-        doc->title.clear();  // "title": null is common in exported data
-      } else {
-        DPS_RETURN_IF_ERROR(String(token, title_field, &doc->title, "a string or null"));
-      }
+      DPS_RETURN_IF_ERROR(Member(key, field.value().raw_json_token(), input.data() + input.size(), doc));
     }
     // Only whitespace may follow the object: "{...} {...}" is two documents
     // on one line, which JSONL does not allow.
@@ -267,13 +244,107 @@ struct JsonlParser::Impl {
       return Status::InvalidArgument("malformed JSON: unexpected characters after the object");
     }
     if (e != simdjson::OUT_OF_BOUNDS) return Malformed(e);
+    return EndDocument(replaced_out);
+  }
+
+  void StartDocument(RawDocument* doc) {
+    have_id = have_text = false;
+    doc->title.clear();
+    doc->fields.resize(fields.size());
+    for (auto& values : doc->fields) values.clear();
+  }
+
+  Result<bool> EndDocument(uint64_t* replaced_out) {
     if (!have_id) return Status::InvalidArgument("missing field " + Quoted(id_field));
     if (!have_text) return Status::InvalidArgument("missing field " + Quoted(text_field));
     *replaced_out += replaced;
     return true;
   }
 
+  // One member of the object: `raw` is its value's text (trailing space
+  // allowed), within the line ending at `end`.
+  Status Member(std::string_view key, std::string_view raw, const char* end, RawDocument* doc) {
+    if (const int f = FieldIndex(key); f >= 0) {
+      DPS_RETURN_IF_ERROR(
+          FieldValues(fields[static_cast<size_t>(f)], raw.data(), end, &doc->fields[static_cast<size_t>(f)]));
+      if (key != id_field && key != text_field && key != title_field) return Status::OK();
+    }
+    if (key != id_field && key != text_field && key != title_field) return CheckSkipped(key, raw.data(), end);
+    std::string_view token = TrimTrailingSpace(raw);
+    if (key == id_field) {
+      DPS_RETURN_IF_ERROR(Id(token, &doc->id));
+      have_id = true;
+    } else if (key == text_field) {
+      DPS_RETURN_IF_ERROR(String(token, text_field, &doc->text));
+      have_text = true;
+    } else if (token == "null") {
+      doc->title.clear();  // "title": null is common in exported data
+    } else {
+      DPS_RETURN_IF_ERROR(String(token, title_field, &doc->title, "a string or null"));
+    }
+    return Status::OK();
+  }
+
+  // A long line without simdjson, whose index of the line's structure costs
+  // a few times the line (67 MB for linuxsrc's 24 MB header, beside the
+  // line and its text): the object is checked whole by SkipJsonValue, then
+  // walked member by member. Accepts and rejects what the simdjson path
+  // does (tests/ingest/jsonl_long_line_test.cc); some messages are less
+  // specific.
+  Result<bool> ParseByHand(std::string_view line, size_t first, RawDocument* doc, uint64_t* replaced_out) {
+    replaced = 0;
+    std::string_view input = line;
+    if (!IsValidUtf8(line)) {
+      repaired = SanitizeUtf8(line, &replaced);
+      input = repaired;
+    }
+    const char* const end = input.data() + input.size();
+    std::string_view rest = input.substr(first);
+    if (rest.front() != '{') {
+      std::string_view token = rest.substr(0, std::min(rest.size(), rest.find_first_of(" \t,:[]{}", 1)));
+      return Status::InvalidArgument("expected a JSON object, not " + WhatIs(token));
+    }
+    size_t length = 0;
+    if (!SkipJsonValue(rest, &length)) return Status::InvalidArgument("malformed JSON: bad structure or value");
+    for (char c : rest.substr(length)) {
+      if (!IsJsonSpace(c)) return Status::InvalidArgument("malformed JSON: unexpected characters after the object");
+    }
+    auto skip_space = [&] {
+      while (!rest.empty() && IsJsonSpace(rest.front())) rest.remove_prefix(1);
+    };
+    StartDocument(doc);
+    rest.remove_prefix(1);  // '{'
+    skip_space();
+    if (rest.front() == '}') return EndDocument(replaced_out);
+    // The whole object is well-formed: each member is "key" : value, then
+    // a comma or the closing brace.
+    while (true) {
+      skip_space();
+      size_t key_length = 0;
+      SkipJsonValue(rest, &key_length);
+      // simdjson refuses an unpaired surrogate in a key: so does this path.
+      uint64_t key_replaced = 0;
+      if (!DecodeJsonString(rest.substr(1, key_length - 2), &key, &key_replaced, &error) || key_replaced > 0) {
+        return Status::InvalidArgument("malformed JSON: invalid string");
+      }
+      rest.remove_prefix(key_length);
+      skip_space();
+      rest.remove_prefix(1);  // ':'
+      skip_space();
+      size_t value_length = 0;
+      SkipJsonValue(rest, &value_length);
+      DPS_RETURN_IF_ERROR(Member(key, rest.substr(0, value_length), end, doc));
+      rest.remove_prefix(value_length);
+      skip_space();
+      if (rest.front() == '}') return EndDocument(replaced_out);
+      rest.remove_prefix(1);  // ','
+    }
+  }
+
   ondemand::parser parser;
+  size_t by_hand_above = kParseByHandAbove;
+  bool have_id = false, have_text = false;
+  std::string key;  // ParseByHand's decoded key
   const std::string id_field, text_field, title_field;
   const std::vector<std::string> fields;
   std::string repaired;   // the current line with invalid UTF-8 replaced
@@ -286,13 +357,14 @@ JsonlParser::~JsonlParser() = default;
 
 Result<bool> JsonlParser::Parse(std::string_view line, RawDocument* doc, uint64_t* replaced) {
   Result<bool> result = impl_->Parse(line, doc, replaced);
-  if (line.size() > kShrinkAfter) {
-    // simdjson keeps buffers sized for the longest line it has seen (about
-    // five times its size); after a rare huge line, start small again.
-    impl_->parser = ondemand::parser();
+  if (line.size() > impl_->by_hand_above) {
+    // Kept for a long line only by hand: not the next one's.
     impl_->repaired = std::string();
+    impl_->key = std::string();
   }
   return result;
 }
+
+void JsonlParser::ParseByHandAbove(size_t bytes) { impl_->by_hand_above = bytes; }
 
 }  // namespace dps

@@ -12,10 +12,11 @@
 // repeated field keeps its last value, as in JavaScript and Python.
 // Invalid UTF-8 in the line is replaced (U+FFFD) before parsing and counted.
 //
-// Owns a simdjson parser (a few times the longest line in scratch memory);
-// one thread.
+// Owns a simdjson parser (a few times the longest line in scratch memory,
+// up to 1 MiB lines: longer ones are parsed by hand); one thread.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -39,6 +40,10 @@ class JsonlParser {
   // caller prefixes file and line. Adds U+FFFD substitutions to *replaced.
   // REQUIRES: kLinePadding readable bytes after the end of `line`.
   Result<bool> Parse(std::string_view line, RawDocument* doc, uint64_t* replaced);
+
+  // Lines longer than `bytes` (default 1 MiB) are parsed without simdjson,
+  // whose index of a line costs a few times its size: for tests.
+  void ParseByHandAbove(size_t bytes);
 
  private:
   struct Impl;

@@ -38,7 +38,16 @@ struct MemoryPlan {
   size_t batch_bytes = 0;  // raw text per pipeline batch
   uint64_t flush_at = 0;   // buffer bytes at which a run is spilled
   size_t merge_fan_in = 0; // runs of one tablet read at once (>= 2)
+  // The longest document the budget covers (id, title and text): a longer
+  // one is indexed, but costs about 3x its size on top while it is read,
+  // analyzed and placed (its line, its text, its terms and positions), and
+  // the ingest warns (bench/RESULTS.md "Ingest memory bound": linuxsrc's
+  // 24 MB headers).
+  uint64_t document_bytes = 0;
 };
+
+// The budget whose plan covers documents of `bytes`.
+inline constexpr uint64_t kBudgetPerDocumentByte = 16;
 
 // Fixed costs, measured (bench/RESULTS.md "Ingest memory bound"): the
 // process with an empty buffer, and each worker thread's own.

@@ -85,4 +85,16 @@ same "refusal is one line" 1 "$(wc -l <"$work/err")"
 same "no index made" "" "$(ls "$work/idx-floor" 2>/dev/null)"
 q "memory at the floor" 0 ingest --index "$work/idx-floor" --threads 2 --memory 47M "$work/one.jsonl"
 
+# A document longer than the budget covers (budget/16: 3.1 MB at 47M) is
+# indexed, with one warning naming the longest and the budget covering it.
+python3 -c '
+import json
+print(json.dumps({"id": "small", "text": "tiny words"}))
+print(json.dumps({"id": "huge", "text": "word " * 800000}))
+' > "$work/huge.jsonl"
+q "a document over the budget's cover" 0 ingest --index "$work/idx-huge" --threads 2 --memory 47M "$work/huge.jsonl"
+has "oversized document named" "$work/err" \
+  "dpsearch: warning: 1 document longer than the 3.1 MB --memory 47M covers (the longest, $work/huge.jsonl:2, 4.0 MB): the peak may pass the budget; --memory 62M covers it"
+q "huge document searchable" 0 query --index "$work/idx-huge" --count word
+
 exit $fail

@@ -8,14 +8,59 @@
 // ('0' defaults, '1' skip_bad, '2' the line limit, '4' renamed fields, '8'
 // declared fields (`ingest --field`: strings, arrays of strings, null), one
 // of them also the text when renamed: the low bits of an ASCII digit)
-// followed by JSONL.
+// followed by JSONL. Each line is also parsed by hand (the path of lines
+// over 1 MiB) and must agree with simdjson's.
 #include <cstddef>
 #include <cstdint>
+#include <algorithm>
 #include <cstdlib>
+#include <string>
 #include <string_view>
 
+#include "ingest/json_text.h"
+#include "ingest/jsonl_parser.h"
 #include "ingest/jsonl_reader.h"
+#include "ingest/line_source.h"
 #include "ingest/utf8.h"
+
+namespace {
+
+bool IsJsonValueLine(std::string_view line) {
+  while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+  size_t length = 0;
+  if (!dps::SkipJsonValue(line, &length)) return false;
+  return line.substr(length).find_first_not_of(" \t\r\n") == std::string_view::npos;
+}
+
+// Each line through the parser's two paths (simdjson, and by hand as for
+// lines over 1 MiB): the same document, or both refuse, or the line is not
+// JSON and only simdjson's lenient walk let it pass.
+void CompareWithParseByHand(std::string_view input, const dps::ReaderOptions& options) {
+  dps::JsonlParser simd(options), by_hand(options);
+  by_hand.ParseByHandAbove(0);
+  while (!input.empty()) {
+    const size_t end = std::min(input.find('\n'), input.size());
+    std::string padded(input.substr(0, end));
+    const size_t length = padded.size();
+    padded.resize(length + dps::kLinePadding, ' ');
+    input.remove_prefix(std::min(end + 1, input.size()));
+    dps::RawDocument a, b;
+    uint64_t ra = 0, rb = 0;
+    auto x = simd.Parse(std::string_view(padded.data(), length), &a, &ra);
+    auto y = by_hand.Parse(std::string_view(padded.data(), length), &b, &rb);
+    if (x.ok() != y.ok()) {
+      if (x.ok() && !IsJsonValueLine(std::string_view(padded.data(), length))) continue;
+      std::abort();
+    }
+    if (!x.ok()) continue;
+    if (*x != *y) std::abort();
+    if (*x && (a.id != b.id || a.title != b.title || a.text != b.text || a.fields != b.fields || ra != rb)) {
+      std::abort();
+    }
+  }
+}
+
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
@@ -47,5 +92,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       nullptr);
   if (!s.ok() && !s.IsInvalidArgument()) std::abort();
   if (!s.ok() && s.message().find('\n') != std::string::npos) std::abort();  // one line
+  CompareWithParseByHand(input, options);
   return 0;
 }
