@@ -39,7 +39,7 @@ struct MemoryPlan {
   uint64_t flush_at = 0;   // buffer bytes at which a run is spilled
   size_t merge_fan_in = 0; // runs of one tablet read at once (>= 2)
   // The longest document the budget covers (id, title and text): a longer
-  // one is indexed, but costs about 3x its size on top while it is read,
+  // one is indexed, but costs about 3.5x its size on top while it is read,
   // analyzed and placed (its line, its text, its terms and positions), and
   // the ingest warns (bench/RESULTS.md "Ingest memory bound": linuxsrc's
   // 24 MB headers).
