@@ -10,7 +10,9 @@
 #   zookeeper.sh wipe DIR           stop, delete the data, start on the same
 #                                   port: every session is lost (expired)
 #
-# DIR holds zoo.cfg, data/, zookeeper.log, pid and port. Exit 77 when
+# DIR holds zoo.cfg, data/, zookeeper.log, pid and port. ZK_ADDRESS (default
+# 127.0.0.1) is the address it listens on (the multi-host test runs it in
+# a network namespace of its own). Exit 77 when
 # ZooKeeper or Java is not installed (scripts/install-deps.sh installs
 # both), unless CI=true: then 1, as a missing dependency is a failure there.
 # Used by the shell tests and, through tests/testing/zookeeper_server.h, by
@@ -18,6 +20,7 @@
 set -euo pipefail
 
 jar=/usr/share/java/zookeeper.jar
+address=${ZK_ADDRESS:-127.0.0.1}
 missing() {
   echo "zookeeper.sh: $1" >&2
   [ "${CI:-}" = true ] && exit 1
@@ -26,7 +29,7 @@ missing() {
 
 answers() {  # PORT: the server says imok
   local reply
-  reply=$(timeout 2 bash -c 'exec 3<>"/dev/tcp/127.0.0.1/$1" && printf ruok >&3 && cat <&3' _ "$1" 2>/dev/null || true)
+  reply=$(timeout 2 bash -c 'exec 3<>"/dev/tcp/$2/$1" && printf ruok >&3 && cat <&3' _ "$1" "$address" 2>/dev/null || true)
   [ "$reply" = imok ]
 }
 
@@ -52,7 +55,7 @@ minSessionTimeout=400
 maxSessionTimeout=30000
 dataDir=$dir/data
 clientPort=$port
-clientPortAddress=127.0.0.1
+clientPortAddress=$address
 admin.enableServer=false
 4lw.commands.whitelist=ruok,srvr
 EOF
@@ -69,7 +72,7 @@ EOF
     kill -0 "$(cat "$dir/pid")" 2>/dev/null || break
     sleep 0.1
   done
-  echo "zookeeper.sh: ZooKeeper did not answer on 127.0.0.1:$port (log: $dir/zookeeper.log)" >&2
+  echo "zookeeper.sh: ZooKeeper did not answer on $address:$port (log: $dir/zookeeper.log)" >&2
   stop "$dir"
   return 1
 }
