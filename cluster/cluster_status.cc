@@ -56,7 +56,12 @@ std::string ClusterStatus::Format() const {
     uint32_t end = t;
     while (end + 1 < tablets && replicas[end + 1] == replicas[t]) ++end;
     const auto& r = replicas[t];
-    out += "tablets " + std::to_string(t) + (end > t ? "-" + std::to_string(end) : "") + ": ";
+    out += "tablets " + std::to_string(t);
+    if (end > t) {
+      out += '-';  // appended apart: GCC 12 -O3 warns (-Wrestrict) on "-" + to_string
+      out += std::to_string(end);
+    }
+    out += ": ";
     if (r.empty()) {
       out += "NO LIVE REPLICA\n";
     } else {

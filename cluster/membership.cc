@@ -29,9 +29,11 @@ void ServerMembership::StartAssigner(uint32_t tablets, uint32_t replicas,
 }
 
 ServerMembership::~ServerMembership() {
+  // The session first: its thread runs the assigner's task, which calls the
+  // registration; once it is joined, nothing does.
+  session_.reset();
   assigner_.reset();
   registration_.reset();
-  session_.reset();
 }
 
 }  // namespace dps

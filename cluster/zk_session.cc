@@ -119,7 +119,8 @@ void ZkSession::Loop() {
       handle_ = zookeeper_init(options_.hosts.c_str(), &ZkSession::OnEvent,
                                static_cast<int>(options_.session_timeout_ms), nullptr, this, 0);
       if (handle_ == nullptr) {
-        Log("ZooKeeper " + options_.hosts + ": cannot start a client (" + std::strerror(errno) + ")");
+        if (!init_failed_) Log("ZooKeeper " + options_.hosts + ": cannot start a client (" + std::strerror(errno) + ")");
+        init_failed_ = true;  // said once; tried again every second
         lock.unlock();
         std::this_thread::sleep_for(std::chrono::seconds(1));
       }

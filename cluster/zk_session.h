@@ -116,6 +116,7 @@ class ZkSession {
   std::vector<Task> tasks_;
   std::atomic<bool> connected_{false};
   std::atomic<int64_t> session_id_{0};
+  bool init_failed_ = false;  // the loop's thread only
   std::thread thread_;
 };
 
