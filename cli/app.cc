@@ -30,6 +30,7 @@ void BuildApp(CLI::App& app) {
   RegisterBench(app);
   RegisterSimulate(app);
   RegisterReport(app);
+  RegisterCluster(app);
 }
 
 }  // namespace dps::cli

@@ -26,6 +26,7 @@ void RegisterServe(CLI::App& app);
 void RegisterBench(CLI::App& app);
 void RegisterSimulate(CLI::App& app);
 void RegisterReport(CLI::App& app);
+void RegisterCluster(CLI::App& app);
 
 // A --token-file secret without its trailing newline.
 Result<std::string> ReadTokenFile(const std::string& path);

@@ -16,7 +16,16 @@ void AddSearchFlags(CLI::App* cmd, SearchFlags* f) {
       ->type_name("DIR");
   auto* cluster_opt = cmd->add_option("--cluster", f->target.cluster_file, "Cluster file: tablet ranges and their servers")
       ->type_name("FILE");
+  auto* zookeeper_opt = cmd->add_option("--zookeeper", f->target.zookeeper,
+                                        "Discover the servers and replicas registered in ZooKeeper under PATH "
+                                        "(dpsearch serve --zookeeper) and follow their changes")
+      ->type_name("HOST:PORT[,...]/PATH");
   index_opt->excludes(cluster_opt);
+  index_opt->excludes(zookeeper_opt);
+  cluster_opt->excludes(zookeeper_opt);
+  cmd->add_option("--zookeeper-session", f->target.zookeeper_session_ms,
+                  "--zookeeper: the ZooKeeper session timeout asked for, in ms")
+      ->type_name("MS")->check(WholeNumber(400, 600'000))->default_str(std::to_string(f->target.zookeeper_session_ms));
   cmd->add_option("--threads", f->target.threads, "--index: worker threads")->check(WholeNumber(1, 1024))->default_str("all cores");
   cmd->add_option("--replicas", f->target.replicas,
                   "--index: R replicas of the index in this process, asked as a cluster's are (replica policy, "
@@ -24,18 +33,18 @@ void AddSearchFlags(CLI::App* cmd, SearchFlags* f) {
       ->type_name("R")->check(WholeNumber(1, 64))->default_str("none");
   cmd->add_option("--inject-delay", f->target.inject_delay, "--index: [REPLICA/]WHO:PROBABILITY:MS (repeatable): delay tablet WHO's bins (or *) by MS ms with PROBABILITY, on every replica or replica REPLICA; MS may be lognormal(MEDIAN,SIGMA)")
       ->type_name("[R/]WHO:PROB:MS")->default_str("none");
-  cmd->add_option("--token-file", f->token_file, "--cluster: the servers' shared secret")
+  cmd->add_option("--token-file", f->token_file, "--cluster or --zookeeper: the servers' shared secret")
       ->type_name("FILE");
-  cmd->add_option("--deadline", f->target.deadline_ms, "--cluster or --replicas: answer with what arrived after MS milliseconds (partial: exit 4)")
+  cmd->add_option("--deadline", f->target.deadline_ms, "--cluster, --zookeeper or --replicas: answer with what arrived after MS milliseconds (partial: exit 4)")
       ->type_name("MS")->check(WholeNumber(1))->default_str("none");
-  cmd->add_option("--hedge-after", f->target.hedge_after, "--cluster or --replicas: ask another replica after MS, or after pNN of the range's answers from its other replicas")
+  cmd->add_option("--hedge-after", f->target.hedge_after, "--cluster, --zookeeper or --replicas: ask another replica after MS, or after pNN of the range's answers from its other replicas")
       ->type_name("pNN|MS")->default_str("never");
   cmd->add_option("--replica-policy", f->target.replica_policy,
-                  "--cluster or --replicas: which replica of a range to ask: adaptive (C3: the fastest by response time, service time "
+                  "--cluster, --zookeeper or --replicas: which replica of a range to ask: adaptive (C3: the fastest by response time, service time "
                   "and queue), first (as listed) or random")
       ->type_name("POLICY")->check(CLI::IsMember({"adaptive", "first", "random"}))->default_str("adaptive");
   cmd->add_flag("--tied", f->target.tied,
-                "--cluster or --replicas: tied requests: ask two replicas of each range at once; the server that starts first "
+                "--cluster, --zookeeper or --replicas: tied requests: ask two replicas of each range at once; the server that starts first "
                 "has the other cancelled");
   cmd->add_option("--tied-delay", f->target.tied_delay,
                   "--tied: send the second twin MS after the first, or after pNN of how soon the range's other "
@@ -49,7 +58,9 @@ void AddSearchFlags(CLI::App* cmd, SearchFlags* f) {
 
 Result<std::unique_ptr<SearchBackend>> OpenBackend(SearchFlags f) {
   if (!f.token_file.empty()) {
-    if (f.target.cluster_file.empty()) return Status::InvalidArgument("--token-file needs --cluster");
+    if (f.target.cluster_file.empty() && f.target.zookeeper.empty()) {
+      return Status::InvalidArgument("--token-file needs --cluster or --zookeeper");
+    }
     DPS_ASSIGN_OR_RETURN(f.target.token, ReadTokenFile(f.token_file));
   }
   f.target.log = [](const std::string& line) { std::fprintf(stderr, "dpsearch: %s\n", line.c_str()); };

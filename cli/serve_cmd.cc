@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cluster/membership.h"
 #include "cli/validators.h"
 #include "common/file.h"
 #include "index/index_reader.h"
@@ -75,6 +76,13 @@ Result<std::string> ReadTokenFile(const std::string& path) {
 }
 
 namespace {
+// What clients connect to: the listening host and the port bound (the
+// real one when --listen asked for port 0), IPv6 in brackets.
+std::string AdvertisedAddress(const std::string& host, uint16_t port) {
+  const std::string h = host.find(':') != std::string::npos ? "[" + host + "]" : host;
+  return h + ":" + std::to_string(port);
+}
+
 // Each connection is a descriptor: raise the soft limit to the hard one
 // (Debian's soft default, 1,024, is below --max-connections' default plus
 // the index's files), and refuse a connection cap the system cannot give.
@@ -98,7 +106,10 @@ Status RaiseDescriptorLimit(size_t max_connections) {
 
 void RegisterServe(CLI::App& app) {
   struct Args {
-    std::string index, tablets, listen = "127.0.0.1:7701", token_file;
+    std::string index, tablets, listen = "127.0.0.1:7701", token_file, zookeeper;
+    uint32_t zookeeper_session_ms = 10'000;
+    bool assign = false;
+    uint32_t replicas = 0;
     std::vector<std::string> delays;
     unsigned threads = 0;
     ServerOptions limits;  // the resource limits' flags land here
@@ -116,6 +127,20 @@ void RegisterServe(CLI::App& app) {
       ->type_name("WHO:PROB:MS")
       ->default_str("none");
   cmd->add_option("--threads", a->threads, "Evaluation threads")->check(WholeNumber(1, 1024))->default_str("all cores");
+  cmd->add_option("--zookeeper", a->zookeeper,
+                  "Register in ZooKeeper under PATH/servers (an ephemeral node: address, index, generation, tablets) "
+                  "so that query|bench|cluster status --zookeeper find this server")
+      ->type_name("HOST:PORT[,...]/PATH");
+  cmd->add_option("--zookeeper-session", a->zookeeper_session_ms,
+                  "--zookeeper: the session timeout asked for, in ms: how long after this server dies its node stays")
+      ->type_name("MS")->check(WholeNumber(400, 600'000))->default_str(std::to_string(a->zookeeper_session_ms));
+  auto* assign = cmd->add_flag("--assign", a->assign,
+                               "--zookeeper: take part in tablet assignment: the servers started so divide the index's "
+                               "tablets among themselves (a manager elected in ZooKeeper), each tablet on R of them, and "
+                               "advertise what they are given (each opens every tablet)");
+  cmd->add_option("--replicas", a->replicas, "--assign: R, the live replicas each tablet should have (stored in "
+                                             "ZooKeeper for the whole cluster)")
+      ->type_name("R")->check(WholeNumber(1, 1000))->needs(assign)->default_str("as stored, else 1");
   ServerOptions& l = a->limits;
   cmd->add_option("--max-connections", l.max_connections, "Connections open at once; more are closed as they come")
       ->type_name("N")->check(WholeNumber(1, 1'000'000))->default_str(std::to_string(l.max_connections));
@@ -130,6 +155,14 @@ void RegisterServe(CLI::App& app) {
   cmd->callback([a] {
     ServerOptions options = a->limits;
     if (Status s = ParseListen(a->listen, &options); !s.ok()) return (void)Fail(s);
+    if (a->assign && a->zookeeper.empty()) return (void)Fail(Status::InvalidArgument("--assign needs --zookeeper"));
+    if (a->assign && !a->tablets.empty()) {
+      return (void)Fail(Status::InvalidArgument("--assign: the manager chooses the tablets; leave --tablets out"));
+    }
+    if (!a->zookeeper.empty() && (options.host == "0.0.0.0" || options.host == "::" || options.host.empty())) {
+      return (void)Fail(Status::InvalidArgument("--zookeeper: --listen " + a->listen +
+                                                " is no address clients can reach; listen on the host's own address"));
+    }
     if (!a->token_file.empty()) {
       auto token = ReadTokenFile(a->token_file);
       if (!token.ok()) return (void)Fail(token.status());
@@ -159,9 +192,27 @@ void RegisterServe(CLI::App& app) {
     if (!server.ok()) return (void)Fail(server.status());
     std::fprintf(stderr, "dpsearch serve: %s tablets %u-%u on %s:%u\n", a->index.c_str(), first, last,
                  options.host.c_str(), (*server)->port());
+    std::unique_ptr<ServerMembership> membership;
+    if (!a->zookeeper.empty()) {
+      const Manifest& m = (*index)->manifest();
+      ServerRecord record{AdvertisedAddress(options.host, (*server)->port()), m.index_id, m.generation, m.bins,
+                          static_cast<uint32_t>(m.tablets.size()), {TabletSpan{first, last}}};
+      if (a->assign) record.hosted.clear();  // until the manager's plan gives it some
+      auto joined = ServerMembership::Join(a->zookeeper, a->zookeeper_session_ms, a->zookeeper_session_ms + 5000,
+                                           record, options.log);
+      if (!joined.ok()) {
+        (*server)->Stop();
+        return (void)Fail(joined.status());
+      }
+      membership = std::move(joined).value();
+      if (a->assign) membership->StartAssigner(record.tablets, a->replicas, options.log);
+      std::fprintf(stderr, "dpsearch serve: registered as %s/servers/%s\n", membership->path().c_str(),
+                   record.address.c_str());
+    }
     int sig = 0;
     sigwait(&stop_signals, &sig);
     std::fprintf(stderr, "dpsearch serve: %s, stopping\n", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+    membership.reset();  // leave the cluster before the port closes
     (*server)->Stop();
     const ServerCounters c = (*server)->counters();
     std::fprintf(stderr, "dpsearch serve: stopped after %llu connections, %llu queries, %llu protocol errors\n",

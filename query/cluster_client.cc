@@ -14,6 +14,7 @@
 #include "query/cluster_link.h"
 #include "query/hedge_thresholds.h"
 #include "query/local_shards.h"
+#include "query/range_feed.h"
 #include "query/result_stream.h"
 
 namespace dps {
@@ -36,6 +37,19 @@ struct ClusterClient::Impl final : FanOutHost {
   std::unique_ptr<ReplicaSelector> selector;  // across this client's queries
   HedgeThresholds hedge_thresholds;  // --hedge-after pNN: learned per range
   HedgeThresholds started_thresholds;  // --tied-delay pNN: send to Started, learned per range
+  uint64_t feed_version = 0;  // the options.feed version the ranges come from
+
+  // Query thread, between queries: the feed's ranges, if they changed.
+  void Refresh() {
+    if (!options.feed || options.feed->version() == feed_version) return;
+    auto snapshot = options.feed->snapshot();
+    feed_version = snapshot->version;
+    if (snapshot->ranges.empty() || snapshot->ranges == ranges) return;
+    roster->Replace(&ranges, snapshot->ranges);
+    // Learned per range index, which now means other tablets.
+    hedge_thresholds = HedgeThresholds();
+    started_thresholds = HedgeThresholds();
+  }
 
   // Network thread.
   // A replica in this process (options.local), else a shard server.
@@ -130,6 +144,12 @@ Result<std::unique_ptr<ClusterClient>> ClusterClient::Connect(std::vector<Cluste
   auto impl = std::make_unique<Impl>();
   impl->options = std::move(options);
   impl->ranges = std::move(ranges);
+  if (impl->options.feed) {
+    if (auto snapshot = impl->options.feed->snapshot()) {
+      impl->feed_version = snapshot->version;
+      if (!snapshot->ranges.empty()) impl->ranges = snapshot->ranges;
+    }
+  }
   impl->selector = std::make_unique<ReplicaSelector>(impl->options.replica_policy);
   Impl* raw = impl.get();
   impl->roster = std::make_unique<ClusterRoster>(&impl->ranges, impl->options.log, impl->options.warned.get());
@@ -177,6 +197,7 @@ Status ClusterClient::Run(QueryNode root, const SearchOptions& options, const Re
   if (stats == nullptr) stats = &unused;
   *stats = SearchStats();
   Impl& impl = *impl_;
+  impl.Refresh();
   ResultStream stream(options, sink, stats, /*timed=*/true);
   QueryFanOut fan(impl.ranges, FanOutPolicy{impl.options.deadline_ms, impl.options.tied, impl.TiedDelaysUs(), impl.HedgeDelaysUs()}, &impl, root,
                   options, &stream, stats);

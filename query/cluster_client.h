@@ -29,6 +29,7 @@
 namespace dps {
 
 class LocalShards;
+class RangeFeed;
 
 struct ClusterOptions {
   std::string token;
@@ -51,6 +52,14 @@ struct ClusterOptions {
   // Replicas in this process (query/local_shards.h): the ranges' addresses
   // it serves are asked through it, the others over the network.
   std::shared_ptr<LocalShards> local;
+  // A live cluster (ZooKeeper, query/zookeeper_backend.h): each Run first
+  // takes the feed's ranges if they changed since the last (one atomic
+  // load when not). Servers that left are no longer asked, new ones are
+  // greeted on their first request and checked like any. The feed keeps
+  // tablets no server advertises any more on their last servers
+  // (KeepUncovered, query/discovered_ranges.h); an empty feed keeps the
+  // last ranges.
+  std::shared_ptr<RangeFeed> feed;
   // Bad replicas already warned about; copies of these options (the clients
   // of one backend) share it, so each is reported once in all.
   std::shared_ptr<WarnedServers> warned = std::make_shared<WarnedServers>();
@@ -58,7 +67,7 @@ struct ClusterOptions {
 
 class ClusterClient final : public Searcher {
  public:
-  // Connects to every server, takes the index most of them serve (same id,
+  // Connects to every server of `ranges` (with a feed: its current ones), takes the index most of them serve (same id,
   // generation, bins, tablets) as the cluster's, and checks the cluster
   // file against it before any query runs (ClusterRoster::Settle):
   // InvalidArgument for ranges beyond its tablets, tablets no range covers

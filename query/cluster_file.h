@@ -15,6 +15,7 @@ struct ClusterRange {
   uint32_t first_tablet = 0, last_tablet = 0;
   std::vector<std::string> replicas;  // host:port, tried in this order
   std::string name() const { return std::to_string(first_tablet) + "-" + std::to_string(last_tablet); }
+  bool operator==(const ClusterRange&) const = default;
 };
 
 // Ranges ascending by first tablet. Errors name the file and line;

@@ -85,13 +85,7 @@ Status ClusterRoster::Settle(bool allow_partial) {
                                        " tablets of index " + identity_->index_id);
       }
     }
-    uncovered_.clear();
-    uint32_t next = 0;  // the first tablet not yet covered by a range before
-    for (const auto& r : *ranges_) {
-      if (r.first_tablet > next) uncovered_.push_back(Span(next, r.first_tablet - 1));
-      next = r.last_tablet + 1;
-    }
-    if (next < tablets) uncovered_.push_back(Span(next, tablets - 1));
+    FindUncovered();
     if (!uncovered_.empty() && !allow_partial) {
       return Status::InvalidArgument("tablets " + Join(uncovered_, ",") + " of index " + identity_->index_id +
                                      " (" + std::to_string(tablets) + " tablets) are not covered by any range");
@@ -112,6 +106,25 @@ Status ClusterRoster::Settle(bool allow_partial) {
     for (const auto& w : warnings) log_(w);
   }
   return Status::OK();
+}
+
+void ClusterRoster::FindUncovered() {
+  const uint32_t tablets = identity_->tablets;
+  uncovered_.clear();
+  uint32_t next = 0;  // the first tablet not yet covered by a range before
+  for (const auto& r : *ranges_) {
+    if (r.first_tablet > next && next < tablets) uncovered_.push_back(Span(next, std::min(r.first_tablet, tablets) - 1));
+    next = std::max(next, r.last_tablet + 1);
+  }
+  if (next < tablets) uncovered_.push_back(Span(next, tablets - 1));
+}
+
+void ClusterRoster::Replace(std::vector<ClusterRange>* ranges, std::vector<ClusterRange> next) {
+  std::lock_guard<std::mutex> lock(mu_);
+  *ranges = std::move(next);
+  // Ranges beyond the index (servers of another index) are never asked:
+  // their replicas' Welcome does not match the cluster's identity.
+  FindUncovered();
 }
 
 ServerIdentity ClusterRoster::identity() const {

@@ -80,6 +80,15 @@ class ClusterRoster {
   // none of them may answer it (all answered and are bad).
   Status RangeUsable(const ClusterRange& range);
 
+  // A live cluster's new ranges (query/range_feed.h): *ranges, the vector
+  // given at construction, becomes `next` under the roster's lock (the
+  // network thread reads it through OnWelcome), and the uncovered tablets
+  // are found again: a live cluster's gaps make answers partial rather than
+  // refusing them. What the servers said is kept.
+  // REQUIRES: Settle succeeded; `ranges` is the constructor's; the caller
+  // is the one thread that reads the ranges otherwise (the query's).
+  void Replace(std::vector<ClusterRange>* ranges, std::vector<ClusterRange> next);
+
   // The tablets no range covers ("first-last" spans), known after Settle.
   const std::vector<std::string>& uncovered() const { return uncovered_; }
   // The cluster's identity. REQUIRES: Settle succeeded.
@@ -97,6 +106,7 @@ class ClusterRoster {
   // "tablets F-L have no usable replica: ..." or "" when some replica may answer.
   std::string RangeRefusal(const ClusterRange& range) const;
   Status PickIdentity();
+  void FindUncovered();
   // The warning about a bad replica: "server ADDR (replica of tablets ...) REASON; ...".
   std::string WarningLocked(const std::string& address) const;
 

@@ -6,6 +6,7 @@
 #include "query/cluster_client.h"
 #include "query/coordinator.h"
 #include "query/local_shards.h"
+#include "query/zookeeper_backend.h"
 #include "shards/delay.h"
 
 namespace dps {
@@ -129,12 +130,12 @@ Status ReplicaDelayRules(const std::vector<std::string>& specs, size_t replicas,
 }  // namespace
 
 Result<std::unique_ptr<SearchBackend>> SearchBackend::Open(const SearchTarget& t) {
-  if (t.index_dir.empty() == t.cluster_file.empty()) {
-    return Status::InvalidArgument("give --index DIR or --cluster FILE");
+  if (!t.index_dir.empty() + !t.cluster_file.empty() + !t.zookeeper.empty() != 1) {
+    return Status::InvalidArgument("give one of --index DIR, --cluster FILE or --zookeeper HOST:PORT/PATH");
   }
   if (!t.index_dir.empty()) {
     if (!t.token.empty() || t.allow_partial) {
-      return Status::InvalidArgument("--token-file and --allow-partial need --cluster");
+      return Status::InvalidArgument("--token-file and --allow-partial need --cluster or --zookeeper");
     }
     const bool fan_out = t.deadline_ms > 0 || !t.hedge_after.empty() || !t.replica_policy.empty() || t.tied ||
                          !t.tied_delay.empty();
@@ -160,8 +161,14 @@ Result<std::unique_ptr<SearchBackend>> SearchBackend::Open(const SearchTarget& t
     return Status::InvalidArgument("--inject-delay applies to --index; give it to dpsearch serve");
   }
   if (t.threads != 0) return Status::InvalidArgument("--threads applies to --index; give it to dpsearch serve");
-  if (t.replicas != 0) return Status::InvalidArgument("--replicas applies to --index; a cluster file lists its replicas");
+  if (t.replicas != 0) {
+    return Status::InvalidArgument(t.zookeeper.empty() ? "--replicas applies to --index; a cluster file lists its replicas"
+                                                       : "--replicas applies to --index; the servers registered are the replicas");
+  }
   DPS_ASSIGN_OR_RETURN(ClusterOptions options, FanOutOptions(t));
+  if (!t.zookeeper.empty()) {
+    return OpenZooKeeperBackend(t.zookeeper, t.zookeeper_session_ms, t.zookeeper_wait_ms, std::move(options));
+  }
   DPS_ASSIGN_OR_RETURN(std::vector<ClusterRange> ranges, ReadClusterFile(t.cluster_file));
   return std::unique_ptr<SearchBackend>(new ClusterBackend(t.cluster_file, std::move(ranges), std::move(options)));
 }

@@ -19,7 +19,10 @@ namespace dps {
 
 struct SearchTarget {
   std::string index_dir;     // in-process shards over this index, or
-  std::string cluster_file;  // shard servers listed in this cluster file
+  std::string cluster_file;  // shard servers listed in this cluster file, or
+  std::string zookeeper;     // registered in ZooKeeper: HOST:PORT[,...]/PATH
+  uint32_t zookeeper_session_ms = 10'000;  // --zookeeper: the session timeout asked for
+  uint32_t zookeeper_wait_ms = 10'000;     // --zookeeper: how long to wait for the first view
   // --index only:
   unsigned threads = 0;                   // workers per searcher; 0: all cores
   std::vector<std::string> inject_delay;  // [REPLICA/]WHO:PROBABILITY:MS specs
@@ -32,7 +35,7 @@ struct SearchTarget {
   std::string replica_policy;  // "first", "random" or "adaptive" (the default when empty)
   bool tied = false;           // tied requests: each range asked of two replicas, the later starter cancelled
   std::string tied_delay;      // "pNN" or milliseconds: the second twin after this, unless the first started
-  // --cluster only:
+  // --cluster or --zookeeper only:
   std::string token;           // the servers' shared secret
   bool allow_partial = false;  // tablets no range covers: partial answers, not an error
   // Warnings (an unreachable server, a failover); may be empty.

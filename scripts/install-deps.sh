@@ -14,6 +14,8 @@ PACKAGES=(
   libxxhash-dev       # XXH3 page checksums and the stable bin hash
   libsimdjson-dev     # JSONL ingest
   libcli11-dev        # command-line parsing
+  libzookeeper-mt-dev # serve/query/bench --zookeeper: ZooKeeper's C client (multi-threaded)
+  zookeeper           # tests and demos: a real ZooKeeper server on loopback (pulls in default-jre)
   iproute2            # tests: network namespaces for the multi-host cluster test
   groff-base          # tests: dpsearch(1) renders without warnings (tests/cli/man_page_test.sh)
   libgtest-dev libgmock-dev libbenchmark-dev

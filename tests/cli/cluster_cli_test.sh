@@ -147,7 +147,7 @@ q "partial bench" 0 bench --cluster "$work/incomplete.txt" --allow-partial --que
 has "partial bench: every query partial" "$work/out" "\"partial_results\":$(wc -l < "$work/queries.tsv")"
 q "--allow-partial with --index" 2 query --index "$work/idx" --allow-partial --count w1
 same "--allow-partial with --index message" \
-  "dpsearch: Invalid argument: --token-file and --allow-partial need --cluster" "$(cat "$work/err")"
+  "dpsearch: Invalid argument: --token-file and --allow-partial need --cluster or --zookeeper" "$(cat "$work/err")"
 q "--replica-policy with --index" 2 query --index "$work/idx" --replica-policy first --count w1
 same "--replica-policy with --index message" \
   "dpsearch: Invalid argument: --deadline, --hedge-after, --replica-policy and --tied need --cluster, or --index with --replicas" \

@@ -258,7 +258,7 @@ q "missing QUERY" 2 query --index "$work/idx"
 has "missing QUERY message" "$work/err" "give a QUERY or --queries FILE"
 q "QUERY and --queries" 2 query --index "$work/idx" --queries "$work/batch.tsv" apple
 q "no --index" 2 query apple
-has "no --index message" "$work/err" "give --index DIR or --cluster FILE"
+has "no --index message" "$work/err" "give one of --index DIR, --cluster FILE or --zookeeper HOST:PORT/PATH"
 q "two QUERY arguments" 2 query --index "$work/idx" apple banana
 for f in xml TSV "" csv; do
   q "--format '$f' rejected" 2 query --index "$work/idx" --format "$f" apple

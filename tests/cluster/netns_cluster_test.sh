@@ -7,50 +7,10 @@
 # and fetched results) must equal the in-process one, also after one server
 # is killed (failover). Needs root and iproute2's `ip`; otherwise it says
 # why and skips (exit 77, ctest's SKIP_RETURN_CODE).
-set -euo pipefail
-bin=${1:?usage: netns_cluster_test.sh path/to/dpsearch}
-# CI has ../shared, root and the package archive: there a skip is a failure.
-skip() {
-  if [ "${CI:-}" = "true" ]; then echo "FAIL: cannot run in CI: $*"; exit 1; fi
-  echo "SKIP: $*"; exit 77
-}
-[ "$(id -u)" -eq 0 ] || skip "needs root for network namespaces"
-command -v ip >/dev/null || skip "needs iproute2 (ip)"
-tag="dps$$"
-hub="${tag}hub"
-nss=()
-work=$(mktemp -d)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  for ns in "${nss[@]}" "$hub"; do ip netns del "$ns" 2>/dev/null || true; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
-ip netns add "$hub" 2>/dev/null || skip "cannot create network namespaces here"
-ip -n "$hub" link add br0 type bridge
-ip -n "$hub" link set br0 up
-for i in 1 2 3 4 5; do
-  ns="${tag}n$i"
-  ip netns add "$ns"
-  nss+=("$ns")
-  ip -n "$ns" link add eth0 type veth peer name "p$i" netns "$hub"
-  ip -n "$hub" link set "p$i" master br0 up
-  ip -n "$ns" addr add "10.77.0.$i/24" dev eth0
-  ip -n "$ns" link set eth0 up
-  ip -n "$ns" link set lo up
-done
+source "$(dirname "$0")/netns_helpers.sh" "$@"
+hosts 5
 
-# A corpus of 3000 documents over a 300-word vocabulary (Zipf-like).
-awk 'BEGIN { srand(7); for (d = 0; d < 3000; d++) { n = 5 + int(rand() * 40); t = "";
-       for (k = 0; k < n; k++) { w = int(300 * rand() * rand()); t = t " w" w }
-       printf "{\"id\":\"d%d\",\"title\":\"doc %d\",\"text\":\"%s\"}\n", d, d, t } }' > "$work/corpus.jsonl"
-awk 'BEGIN { srand(11); for (q = 0; q < 200; q++) { n = 1 + int(rand() * 3); s = "";
-       for (k = 0; k < n; k++) s = s " w" int(300 * rand() * rand());
-       if (q % 10 == 0) s = s " -w" int(50 * rand());
-       printf "q%d\t%s\n", q, s } }' > "$work/queries.tsv"
-"$bin" ingest --index "$work/index" --bins 16 --tablets 8 "$work/corpus.jsonl" 2>/dev/null
+corpus
 
 # Ranges of two tablets; range i's primary is server i (10.77.0.i), its
 # replica server i+1 (range 4's is server 3). Each server hosts exactly the
@@ -88,15 +48,6 @@ status=0
 coord query --cluster "$work/wrong.txt" --count w1 > /dev/null 2> "$work/wrong.err" || status=$?
 [ $status -ge 2 ] || { echo "FAIL: asking server 1 for tablets 6-7 gives exit $status"; exit 1; }
 
-# counts NAME ARGS...: `dpsearch query ARGS --queries` (which must succeed)
-# into NAME.tsv (id<TAB>count), its stderr into NAME.err.
-counts() {
-  local name=$1 status=0
-  shift
-  "$@" --queries "$work/queries.tsv" > "$work/$name.out" 2> "$work/$name.err" || status=$?
-  [ $status -eq 0 ] || { echo "FAIL: $name counts: exit $status"; cat "$work/$name.err"; exit 1; }
-  cut -f1,2 "$work/$name.out" > "$work/$name.tsv"
-}
 # results NAME ARGS...: every query's exit status (0, or 1 for no match)
 # and its results as sorted tsv lines (id, title, bin, docid) into NAME.txt.
 results() {
@@ -109,10 +60,6 @@ results() {
     [ $status -le 1 ] || { echo "FAIL: $name: query $id '$query': exit $status"; cat "$work/one.err"; exit 1; }
     { echo "$id exit $status"; sort "$work/one.tsv"; } >> "$work/$name.txt"
   done < "$work/queries.tsv"
-}
-# same_as_local FILE MESSAGE: local.FILE and FILE have the same lines.
-same_as_local() {
-  diff "$work/local.${1#*.}" "$work/$1" > "$work/diff.txt" || { echo "FAIL: $2"; head -20 "$work/diff.txt"; exit 1; }
 }
 counts local "$bin" query --index "$work/index"
 [ "$(wc -l < "$work/local.tsv")" -eq 200 ] || { echo "FAIL: expected 200 answers"; exit 1; }
