@@ -102,6 +102,7 @@ void RegisterServe(CLI::App& app) {
     std::vector<std::string> delays;
     unsigned threads = 0;
     ServerOptions limits;  // the resource limits' flags land here
+    uint32_t follow_ms = 250;
   };
   auto a = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("serve", "Serve tablets of an index to query coordinators (docs/PROTOCOL.md)");
@@ -127,6 +128,10 @@ void RegisterServe(CLI::App& app) {
   cmd->add_option("--max-requests-per-connection", l.max_requests_per_connection,
                   "Requests in flight on one connection; more are refused (Done: invalid query)")
       ->type_name("N")->check(WholeNumber(1, 1'000'000))->default_str(std::to_string(l.max_requests_per_connection));
+  cmd->add_option("--follow-interval", a->follow_ms,
+                  "Look at the index's MANIFEST every MS ms and serve each newly committed generation (requests in "
+                  "flight finish on theirs); 0: serve the generation opened at start")
+      ->type_name("MS")->check(WholeNumber(0, 1000))->default_str("250");
   cmd->callback([a] {
     ServerOptions options = a->limits;
     if (Status s = ParseListen(a->listen, &options); !s.ok()) return (void)Fail(s);
@@ -142,6 +147,7 @@ void RegisterServe(CLI::App& app) {
     }
     if (Status s = RaiseDescriptorLimit(options.max_connections); !s.ok()) return (void)Fail(s);
     options.workers = a->threads;
+    options.follow_interval_ms = a->follow_ms;
     options.log = [](const std::string& line) { std::fprintf(stderr, "dpsearch serve: %s\n", line.c_str()); };
     auto index = IndexReader::Open(a->index);
     if (!index.ok()) return (void)Fail(index.status());
@@ -155,10 +161,11 @@ void RegisterServe(CLI::App& app) {
     sigaddset(&stop_signals, SIGTERM);
     sigaddset(&stop_signals, SIGINT);
     pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
-    auto server = ShardServer::Start(index->get(), first, last, options);
+    auto server = ShardServer::Start(std::shared_ptr<const IndexReader>(std::move(index).value()), first, last, options);
     if (!server.ok()) return (void)Fail(server.status());
-    std::fprintf(stderr, "dpsearch serve: %s tablets %u-%u on %s:%u\n", a->index.c_str(), first, last,
-                 options.host.c_str(), (*server)->port());
+    std::fprintf(stderr, "dpsearch serve: %s generation %llu tablets %u-%u on %s:%u\n", a->index.c_str(),
+                 static_cast<unsigned long long>((*server)->generation()), first, last, options.host.c_str(),
+                 (*server)->port());
     int sig = 0;
     sigwait(&stop_signals, &sig);
     std::fprintf(stderr, "dpsearch serve: %s, stopping\n", sig == SIGTERM ? "SIGTERM" : "SIGINT");
