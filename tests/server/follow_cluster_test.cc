@@ -263,5 +263,36 @@ TEST(FollowCluster, ConsistentAnswersOnceALaggingServerCatchesUp) {
   EXPECT_EQ(slow->generation(), g1);
 }
 
+// The client last heard of g0; both servers have moved two generations
+// on since (g0 is closed): every range answers "not at g0, serving g2",
+// and the query starts again at g2 (nothing of g0 was delivered).
+TEST(FollowCluster, ConsistentStartsAgainWhenTheServersHaveMovedOn) {
+  LiveIndex live(84, 300);
+  const uint64_t g0 = live.generation();
+  auto a = Serve(live.dir(), 0, 1, 20);
+  auto b = Serve(live.dir(), 2, 3, 20);
+  auto one = Client({{0, 1, {Addr(a->port())}}, {2, 3, {Addr(b->port())}}}, true, 5000);
+  ASSERT_NE(one, nullptr);
+  auto served = [&](uint64_t g) {  // by both, one after the other: each opens every generation
+    const auto until = Clock::now() + std::chrono::seconds(5);
+    while ((a->generation() != g || b->generation() != g) && Clock::now() < until) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  };
+  served(live.Commit(30, 30));
+  const uint64_t g2 = live.Commit(30, 30);
+  served(g2);
+  ASSERT_EQ(a->generation(), g2);
+  ASSERT_EQ(b->generation(), g2);
+  ASSERT_EQ(a->index().At(g0), nullptr) << "g0 is closed";
+  for (const QueryNode& q : {QueryNode::Term(testing::VocabTerm(0)), QueryNode::Term(BatchTerm(2))}) {
+    const Answer got = Ask(one.get(), q);
+    ASSERT_TRUE(got.status.ok()) << got.status.ToString();
+    EXPECT_FALSE(got.stats.partial);
+    EXPECT_EQ(got.stats.generations, std::vector<uint64_t>{g2});
+    EXPECT_EQ(got.by_bin, LiveIndex::WantByBin(live.At(g2), q)) << q.ToString();
+  }
+}
+
 }  // namespace
 }  // namespace dps
