@@ -21,6 +21,12 @@ namespace {
 
 constexpr size_t kDefaultPage = 10;
 
+std::string GenerationList(const SearchStats& s) {
+  std::string out;
+  for (uint64_t g : s.generations) out += (out.empty() ? "" : ",") + std::to_string(g);
+  return out;
+}
+
 void PrintStats(const SearchStats& s) {
   std::fprintf(stderr, "\n%-6s %-6s %12s %12s %10s %s\n", "bin", "tablet", "wait_us", "service_us",
                "results", "path");
@@ -35,6 +41,16 @@ void PrintStats(const SearchStats& s) {
                static_cast<unsigned long long>(s.results), static_cast<unsigned long long>(s.bins_visited),
                s.total_us, s.ttfr_us, s.ttlr_us, static_cast<long long>(s.last_tablet),
                s.cancelled ? " (stopped early)" : "");
+  if (!s.generations.empty()) std::fprintf(stderr, "cluster: answered by index generations %s\n", GenerationList(s).c_str());
+}
+
+// jsonl with --stats: a last line with the query's figures and, over
+// servers, the index generations that answered (issue 22).
+void PrintJsonStats(const SearchStats& s) {
+  std::printf("{\"stats\":{\"results\":%llu,\"bins\":%llu,\"total_us\":%.1f,\"requests\":%llu,"
+              "\"generations\":[%s]}}\n",
+              static_cast<unsigned long long>(s.results), static_cast<unsigned long long>(s.bins_visited), s.total_us,
+              static_cast<unsigned long long>(s.requests), GenerationList(s).c_str());
 }
 
 void PrintClusterSummary(const SearchStats& s) {
@@ -195,6 +211,7 @@ void RunOneQuery(const QueryArgs& a, Searcher* searcher, Analyzer* analyzer) {
       std::printf("%llu\n", static_cast<unsigned long long>(matches));
     }
     if (a.stats) PrintStats(stats);
+    if (a.stats && format == "jsonl") PrintJsonStats(stats);
     PrintClusterSummary(stats);
     if (stats.partial) {
       std::fprintf(stderr, "dpsearch: partial count: tablets %s missing (not answered or not in the cluster file)\n",
@@ -270,6 +287,7 @@ void RunOneQuery(const QueryArgs& a, Searcher* searcher, Analyzer* analyzer) {
     std::printf("{\"partial\":true,\"missing_tablets\":\"%s\"}\n", MissingList(stats.missing).c_str());
   }
   if (a.stats) PrintStats(stats);
+  if (a.stats && format == "jsonl") PrintJsonStats(stats);
   PrintClusterSummary(stats);
   if (stats.partial) {
     std::fprintf(stderr, "dpsearch: partial result: tablets %s missing (not answered or not in the cluster file)\n",
@@ -300,7 +318,9 @@ void RegisterQuery(CLI::App& app) {
       ->type_name("K")->check(WholeNumber(1, 1000000));
   AddBm25Flags(cmd, &a->bm25);
   AddFormatFlag(cmd, &a->format);
-  cmd->add_flag("--stats", a->stats, "Per-bin timing table on stderr");
+  cmd->add_flag("--stats", a->stats,
+                "Per-bin timing table on stderr (over servers, the index generations that answered); jsonl: a last "
+                "{\"stats\":...} line");
   a->warmup_opt = cmd->add_option("--warmup-passes", a->warmup_passes, "Batch: warm-up passes before measuring")
                       ->check(WholeNumber(0, 1000000));
   a->warmup_s_opt = cmd->add_option("--warmup-seconds", a->warmup_seconds, "Batch: minimum warm-up time in seconds")

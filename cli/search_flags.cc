@@ -50,6 +50,9 @@ void AddSearchFlags(CLI::App* cmd, SearchFlags* f) {
                   "--tied: send the second twin MS after the first, or after pNN of how soon the range's other "
                   "replicas start a request, and not at all if the first has started by then")
       ->type_name("pNN|MS")->default_str("0 (both at once)");
+  cmd->add_flag("--consistent", f->target.consistent,
+                "--cluster or --replicas: every range answers at one index generation, the newest a server serves, "
+                "waiting for servers still at older ones up to --deadline (10 s without one; then partial: exit 4)");
   cmd->add_flag("--allow-partial", f->target.allow_partial, "--cluster: a cluster file may leave tablets out (answers are partial, exit 4)");
   cmd->add_option("--max-expansions", f->max_expansions,
                   "Prefix queries (netw*) may expand to N terms in all; a query needing more is refused (exit 2)")

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "cli/commands.h"
@@ -113,6 +114,7 @@ void RegisterServe(CLI::App& app) {
     std::vector<std::string> delays;
     unsigned threads = 0;
     ServerOptions limits;  // the resource limits' flags land here
+    uint32_t follow_ms = 250;
   };
   auto a = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("serve", "Serve tablets of an index to query coordinators (docs/PROTOCOL.md)");
@@ -152,6 +154,10 @@ void RegisterServe(CLI::App& app) {
   cmd->add_option("--max-requests-per-connection", l.max_requests_per_connection,
                   "Requests in flight on one connection; more are refused (Done: invalid query)")
       ->type_name("N")->check(WholeNumber(1, 1'000'000))->default_str(std::to_string(l.max_requests_per_connection));
+  cmd->add_option("--follow-interval", a->follow_ms,
+                  "Look at the index's MANIFEST every MS ms and serve each newly committed generation (requests in "
+                  "flight finish on theirs); 0: serve the generation opened at start")
+      ->type_name("MS")->check(WholeNumber(0, 1000))->default_str("250");
   cmd->callback([a] {
     ServerOptions options = a->limits;
     if (Status s = ParseListen(a->listen, &options); !s.ok()) return (void)Fail(s);
@@ -175,6 +181,7 @@ void RegisterServe(CLI::App& app) {
     }
     if (Status s = RaiseDescriptorLimit(options.max_connections); !s.ok()) return (void)Fail(s);
     options.workers = a->threads;
+    options.follow_interval_ms = a->follow_ms;
     options.log = [](const std::string& line) { std::fprintf(stderr, "dpsearch serve: %s\n", line.c_str()); };
     auto index = IndexReader::Open(a->index);
     if (!index.ok()) return (void)Fail(index.status());
@@ -188,15 +195,24 @@ void RegisterServe(CLI::App& app) {
     sigaddset(&stop_signals, SIGTERM);
     sigaddset(&stop_signals, SIGINT);
     pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
-    auto server = ShardServer::Start(index->get(), first, last, options);
+    const Manifest manifest = (*index)->manifest();  // the index moves into the server
+    auto server = ShardServer::Start(std::shared_ptr<const IndexReader>(std::move(index).value()), first, last, options);
     if (!server.ok()) return (void)Fail(server.status());
-    std::fprintf(stderr, "dpsearch serve: %s tablets %u-%u on %s:%u\n", a->index.c_str(), first, last,
-                 options.host.c_str(), (*server)->port());
+    std::fprintf(stderr, "dpsearch serve: %s generation %llu tablets %u-%u on %s:%u\n", a->index.c_str(),
+                 static_cast<unsigned long long>((*server)->generation()), first, last, options.host.c_str(),
+                 (*server)->port());
     std::unique_ptr<ServerMembership> membership;
+    // The follower's thread may call the hook until the server stops: it
+    // reaches the membership only while the membership lives.
+    struct GenerationSink {
+      std::mutex mu;
+      ServerMembership* membership = nullptr;
+    };
+    auto generation_sink = std::make_shared<GenerationSink>();
     if (!a->zookeeper.empty()) {
-      const Manifest& m = (*index)->manifest();
-      ServerRecord record{AdvertisedAddress(options.host, (*server)->port()), m.index_id, m.generation, m.bins,
-                          static_cast<uint32_t>(m.tablets.size()), {TabletSpan{first, last}}};
+      ServerRecord record{AdvertisedAddress(options.host, (*server)->port()), manifest.index_id,
+                          (*server)->generation(), manifest.bins, static_cast<uint32_t>(manifest.tablets.size()),
+                          {TabletSpan{first, last}}};
       if (a->assign) record.hosted.clear();  // until the manager's plan gives it some
       auto joined = ServerMembership::Join(a->zookeeper, a->zookeeper_session_ms, a->zookeeper_session_ms + 5000,
                                            record, options.log);
@@ -205,6 +221,14 @@ void RegisterServe(CLI::App& app) {
         return (void)Fail(joined.status());
       }
       membership = std::move(joined).value();
+      // The node follows the generation the server serves; one committed
+      // between the record and the hook is caught by the call after it.
+      generation_sink->membership = membership.get();
+      (*server)->OnGenerationChanged([generation_sink](uint64_t g) {
+        std::lock_guard<std::mutex> lock(generation_sink->mu);
+        if (generation_sink->membership != nullptr) generation_sink->membership->UpdateGeneration(g);
+      });
+      membership->UpdateGeneration((*server)->generation());
       if (a->assign) membership->StartAssigner(record.tablets, a->replicas, options.log);
       std::fprintf(stderr, "dpsearch serve: registered as %s/servers/%s\n", membership->path().c_str(),
                    record.address.c_str());
@@ -212,6 +236,10 @@ void RegisterServe(CLI::App& app) {
     int sig = 0;
     sigwait(&stop_signals, &sig);
     std::fprintf(stderr, "dpsearch serve: %s, stopping\n", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+    {
+      std::lock_guard<std::mutex> lock(generation_sink->mu);
+      generation_sink->membership = nullptr;
+    }
     membership.reset();  // leave the cluster before the port closes
     (*server)->Stop();
     const ServerCounters c = (*server)->counters();

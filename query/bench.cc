@@ -101,6 +101,7 @@ class BenchAccumulator {
       s_.tied_cancelled += r.tied_cancelled;
       s_.tied_both_started += r.tied_both_started;
       for (const auto& server : r.asked) ++s_.requests_by_server[server];
+      for (uint64_t g : r.generations) ++s_.queries_by_generation[g];
       s_.partial += r.partial ? 1 : 0;
       s_.total_histogram.RecordMicros(r.total_us);
       service_.RecordMicros(r.total_us - r.start_lag_us);
@@ -339,6 +340,12 @@ std::string BenchJson(const BenchSummary& s) {
     j += (it == s.requests_by_server.begin() ? "\"" : ",\"") + JsonEscape(it->first) + "\":" + std::to_string(it->second);
   }
   j += "}";
+  j += ",\"queries_by_generation\":{";
+  for (auto it = s.queries_by_generation.begin(); it != s.queries_by_generation.end(); ++it) {
+    j += (it == s.queries_by_generation.begin() ? "\"" : ",\"") + std::to_string(it->first) +
+         "\":" + std::to_string(it->second);
+  }
+  j += "}";
   j += ",\"partial_results\":" + std::to_string(s.partial);
   j += ",\"p50_us\":" + Num(s.total.p50);
   j += ",\"p90_us\":" + Num(s.total.p90);
@@ -409,6 +416,16 @@ std::string BenchText(const BenchSummary& s) {
   if (!s.requests_by_server.empty()) {
     out += "requests by server:";
     for (const auto& [server, n] : s.requests_by_server) out += " " + server + " " + std::to_string(n);
+    out += "\n";
+  }
+  if (!s.queries_by_generation.empty()) {
+    out += "queries by index generation:";
+    for (const auto& [g, n] : s.queries_by_generation) {
+      out += ' ';
+      out += std::to_string(g);
+      out += ' ';
+      out += std::to_string(n);
+    }
     out += "\n";
   }
   std::snprintf(buf, sizeof buf, "%-22s %10s %10s %10s %10s %10s %10s\n", "", "p50", "p90", "p95", "p99", "p99.9",

@@ -46,6 +46,7 @@ struct BenchRecord {
   uint64_t requests = 0, hedged = 0, failovers = 0;
   uint64_t tied = 0, tied_cancelled = 0, tied_both_started = 0;  // SearchStats'
   std::vector<std::string> asked;  // each request's server (SearchStats::asked)
+  std::vector<uint64_t> generations;  // SearchStats::generations
   std::vector<BinTiming> bins;
   std::vector<TabletTiming> tablets;  // ascending
   std::string error;
@@ -127,6 +128,8 @@ struct BenchSummary {
   uint64_t requests = 0, hedged = 0, failovers = 0, partial = 0, errors = 0;
   uint64_t index_errors = 0;  // of `errors`
   uint64_t tied = 0, tied_cancelled = 0, tied_both_started = 0;
+  // Over servers: queries answered (in part) by each index generation.
+  std::map<uint64_t, uint64_t> queries_by_generation;
   // Each failed query once, in the order first seen, with its first error.
   std::vector<std::pair<std::string, std::string>> failed;
   Percentiles total, ttfr, straggler;

@@ -44,6 +44,7 @@ RunnerFactory SearchRunners(SearcherFactory make_searcher, BenchMode mode) {
       r.partial = stats.partial;
       r.requests = stats.requests;
       r.asked = std::move(stats.asked);
+      r.generations = std::move(stats.generations);
       r.hedged = stats.hedged;
       r.failovers = stats.failovers;
       r.tied = stats.tied;

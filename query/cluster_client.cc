@@ -96,6 +96,10 @@ struct ClusterClient::Impl final : FanOutHost {
     return roster->Usable(address, range);
   }
   Status RangeUsable(const ClusterRange& range) override { return roster->RangeUsable(range); }
+  void SawGeneration(const std::string& address, uint64_t generation) override {
+    roster->SawGeneration(address, generation);
+  }
+  uint64_t NewestGeneration() override { return roster->NewestGeneration(); }
 };
 
 // By range and replica: a fixed delay, or the percentile `thresholds`
@@ -199,7 +203,7 @@ Status ClusterClient::Run(QueryNode root, const SearchOptions& options, const Re
   Impl& impl = *impl_;
   impl.Refresh();
   ResultStream stream(options, sink, stats, /*timed=*/true);
-  QueryFanOut fan(impl.ranges, FanOutPolicy{impl.options.deadline_ms, impl.options.tied, impl.TiedDelaysUs(), impl.HedgeDelaysUs()}, &impl, root,
+  QueryFanOut fan(impl.ranges, FanOutPolicy{impl.options.deadline_ms, impl.options.consistent, impl.options.tied, impl.TiedDelaysUs(), impl.HedgeDelaysUs()}, &impl, root,
                   options, &stream, stats);
   fan.Start();
   while (fan.waiting()) {

@@ -39,6 +39,9 @@ struct ClusterOptions {
   // Which replica of a range is asked first (query/replica_selector.h).
   ReplicaPolicy replica_policy = ReplicaPolicy::kAdaptive;
   bool tied = false;  // tied requests (FanOutPolicy::tied)
+  // Every range answers at the newest generation a server serves, waiting
+  // for the others up to the deadline (FanOutPolicy::consistent; issue 22).
+  bool consistent = false;
   double tied_delay_ms = 0;          // > 0: the second twin after this fixed delay
   double tied_delay_percentile = 0;  // > 0: after this percentile of the range's Started times
   uint32_t connect_timeout_ms = 2000;
@@ -68,7 +71,7 @@ struct ClusterOptions {
 class ClusterClient final : public Searcher {
  public:
   // Connects to every server of `ranges` (with a feed: its current ones), takes the index most of them serve (same id,
-  // generation, bins, tablets) as the cluster's, and checks the cluster
+  // bins, tablets, analyzer, fields; any generations) as the cluster's, and checks the cluster
   // file against it before any query runs (ClusterRoster::Settle):
   // InvalidArgument for ranges beyond its tablets, tablets no range covers
   // (unless allow_partial), a range no replica of which serves the index

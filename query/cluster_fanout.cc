@@ -18,6 +18,7 @@ QueryFanOut::QueryFanOut(const std::vector<ClusterRange>& ranges, FanOutPolicy p
 }
 
 void QueryFanOut::Start() {
+  if (policy_.consistent) generation_ = host_->NewestGeneration();
   for (size_t r = 0; r < ranges_.size() && !stopped_; ++r) {
     const bool tied = policy_.tied && UsableUntried(r) >= 2;
     if (!Send(r, tied)) {
@@ -88,6 +89,7 @@ bool QueryFanOut::Send(size_t r, bool tied) {
   q.max_expansions = options_.max_expansions;  // each server expands the prefixes itself
   q.root = root_;
   q.tied = tied;
+  q.generation = generation_;
   std::string frame;
   EncodeQuery(q, &frame);
   Attempt& attempt = attempts_[q.request_id] = Attempt{r, replica, Clock::now()};
@@ -143,6 +145,9 @@ void QueryFanOut::Finish() {
     while (runs.Next(&run) && stream_->Deliver(&run)) {
     }
   }
+  for (BinResult& held : held_) {
+    if (stopped_ || !query_error_.ok() || !stream_->Deliver(&held)) stopped_ = true;
+  }
   BinResult b;
   while (order_ && !stopped_ && query_error_.ok() && order_->Drain(&b)) {
     if (!stream_->Deliver(&b)) stopped_ = true;
@@ -168,7 +173,7 @@ bool QueryFanOut::HedgeDue(const Attempt& a, size_t r, Clock::time_point now) co
 QueryFanOut::Clock::time_point QueryFanOut::NextWake() const {
   Clock::time_point wake = deadline_;
   for (const RangeState& st : state_) {
-    if (st.open()) wake = std::min(wake, st.twin_due);
+    if (st.open()) wake = std::min({wake, st.twin_due, st.retry_due});
   }
   for (const auto& [rid, a] : attempts_) {
     if (!HedgeDue(a, a.range, Clock::time_point::max())) continue;
@@ -187,6 +192,7 @@ void QueryFanOut::OnTimeout(Clock::time_point now) {
   }
   for (size_t r = 0; r < state_.size(); ++r) {
     RangeState& st = state_[r];
+    if (now >= st.retry_due) Retry(r);
     if (now >= st.twin_due) {
       st.twin_due = Clock::time_point::max();
       // The first twin has not started (else it would have cleared this):
@@ -287,12 +293,22 @@ void QueryFanOut::OnBinStats(Attempt& attempt, LinkEvent& e) {
   stream_->Record(b);
   if (ranked_) return ranked_bins_.push_back(std::move(b));
   if (order_) return order_->Add(std::move(b));
+  if (generation_) return held_.push_back(std::move(b));
   if (!stream_->Deliver(&b)) stopped_ = true;
 }
 
 void QueryFanOut::OnDone(Attempt& attempt, const Done& done) {
   RangeState& st = state_[attempt.range];
+  host_->SawGeneration(ranges_[attempt.range].replicas[attempt.replica], done.generation);
+  if (done.code == DoneCode::kOk || done.code == DoneCode::kDeadline) {
+    auto& g = stats_->generations;
+    if (auto at = std::lower_bound(g.begin(), g.end(), done.generation); at == g.end() || *at != done.generation) {
+      g.insert(at, done.generation);
+    }
+  }
   switch (done.code) {
+    case DoneCode::kNotAtGeneration:
+      return NotAtGeneration(attempt, done);
     case DoneCode::kInvalidQuery:
       // A server reached only now that does not host the range refuses it
       // as invalid: a bad replica, not a bad query.
@@ -335,6 +351,58 @@ void QueryFanOut::OnFailure(Attempt& attempt, const Status& why) {
     return;
   }
   Exhausted(attempt.range, why);
+}
+
+// A consistent query's replica does not serve the generation asked for.
+// Not yet (behind): the range asks again shortly, this replica included,
+// until the deadline. No longer (it has moved two generations on since
+// the query began): a failure, another replica may still serve it.
+void QueryFanOut::NotAtGeneration(Attempt& attempt, const Done& done) {
+  if (!generation_) return OnFailure(attempt, Status::IOError(done.message));
+  if (done.generation > *generation_) {
+    Deactivate(&attempt, ReplicaSample::kNone);
+    return Restart(done.generation);
+  }
+  Deactivate(&attempt, ReplicaSample::kNone);
+  RangeState& st = state_[attempt.range];
+  st.tried[attempt.replica] = false;
+  if (!st.open() || st.active > 0 || st.retry_due != Clock::time_point::max()) return;
+  const Clock::time_point now = Clock::now();
+  if (deadline_ == Clock::time_point::max() && now >= stream_->start() + kGenerationWait) {
+    host_->Log("tablets " + ranges_[attempt.range].name() + ": " + done.message + " after " +
+               std::to_string(kGenerationWait.count()) + " ms");
+    return GiveUp(attempt.range);
+  }
+  st.retry_due = now + kGenerationRetry;
+}
+
+void QueryFanOut::Restart(uint64_t generation) {
+  generation_ = generation;
+  CancelAll();
+  for (size_t r = 0; r < ranges_.size(); ++r) {
+    const bool missing = state_[r].missing;  // given up (no replica left): stays so
+    state_[r] = RangeState();
+    state_[r].tried.assign(ranges_[r].replicas.size(), false);
+    state_[r].missing = missing;
+  }
+  buffers_.clear();
+  delivered_bins_.clear();
+  complete_tablets_.clear();
+  ranked_bins_.clear();
+  held_.clear();
+  if (order_) order_.emplace(std::vector<BinId>(), options_.offset);
+  stats_->bins.clear();
+  stats_->generations.clear();
+  for (size_t r = 0; r < ranges_.size() && !stopped_; ++r) {
+    if (state_[r].open() && !Send(r)) Exhausted(r, Status::IOError("no replica left"));
+  }
+}
+
+void QueryFanOut::Retry(size_t r) {
+  RangeState& st = state_[r];
+  st.retry_due = Clock::time_point::max();
+  if (!st.open() || st.active > 0) return;
+  if (!Send(r)) Exhausted(r, Status::IOError("no replica left"));
 }
 
 // No replica of range `r` is left to ask; `why` is the last one's failure.

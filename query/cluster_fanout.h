@@ -60,10 +60,30 @@ class FanOutHost {
   virtual Status Usable(const std::string& address, const ClusterRange& range) = 0;
   // InvalidArgument when no replica of `range` may be asked.
   virtual Status RangeUsable(const ClusterRange& range) = 0;
+  // `address` said it serves `generation` (a Done frame).
+  virtual void SawGeneration(const std::string& address, uint64_t generation) {}
+  // The newest generation a server said it serves (FanOutPolicy::consistent asks for it).
+  virtual uint64_t NewestGeneration() { return 0; }
 };
+
+// How long a range waits before asking again for a generation its
+// replicas do not serve yet (FanOutPolicy::consistent): a follower looks
+// at its MANIFEST every 250 ms by default. Without a deadline a consistent
+// query waits for the generation at most kGenerationWait.
+inline constexpr std::chrono::milliseconds kGenerationRetry{20};
+inline constexpr std::chrono::milliseconds kGenerationWait{10'000};
 
 struct FanOutPolicy {
   uint32_t deadline_ms = 0;  // 0: none
+  // Issue 22: every range answers at one generation, the newest any server
+  // said it serves (a ranked answer is then the in-process one at that
+  // generation, to the bit); a server still at an older one answers "not
+  // at generation G" and the range asks again every kGenerationRetry until
+  // the deadline. A server already past G (two commits since the client
+  // last heard) makes the query start again at its generation: bins are
+  // held until every range has answered, so nothing of G was delivered.
+  // Without it each server answers at its own generation.
+  bool consistent = false;
   // Tied requests (Dean and Barroso): each range asked of two replicas,
   // each request flagged tied; the first server to report Started has its
   // twin cancelled. Ranges with one usable replica are asked once. The
@@ -127,6 +147,8 @@ class QueryFanOut {
     bool hedged = false;
     // Tied with a delay: when the second twin is due (max: none pending).
     Clock::time_point twin_due = Clock::time_point::max();
+    // Consistent: when to ask again, its replicas not at the generation yet.
+    Clock::time_point retry_due = Clock::time_point::max();
     bool open() const { return !done && !missing; }
   };
 
@@ -146,6 +168,10 @@ class QueryFanOut {
   void OnBinStats(Attempt& attempt, LinkEvent& e);
   void OnDone(Attempt& attempt, const Done& done);
   void OnFailure(Attempt& attempt, const Status& why);
+  void NotAtGeneration(Attempt& attempt, const Done& done);
+  void Retry(size_t range);
+  // Consistent: asks every range again, at `generation`, dropping what came.
+  void Restart(uint64_t generation);
 
   const std::vector<ClusterRange>& ranges_;
   FanOutPolicy policy_;
@@ -165,6 +191,8 @@ class QueryFanOut {
   std::set<uint32_t> complete_tablets_;  // reported whole by some server
   bool stopped_ = false;
   Status query_error_;
+  std::optional<uint64_t> generation_;  // consistent: the one every range answers at
+  std::vector<BinResult> held_;  // consistent, unranked and unordered: delivered in Finish
 };
 
 }  // namespace dps

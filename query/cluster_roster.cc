@@ -5,7 +5,7 @@
 namespace dps {
 
 std::string ServerIdentity::ToString() const {
-  return "index " + index_id + " generation " + std::to_string(generation) + " (" + std::to_string(bins) +
+  return "index " + index_id + " (" + std::to_string(bins) +
          " bins, " + std::to_string(tablets) + " tablets, analyzer " + analyzer.ToString() + (fields.empty() ? "" : ", fields " + fields.List()) + ")";
 }
 
@@ -33,7 +33,8 @@ Status ClusterRoster::OnWelcome(const std::string& address, const Welcome& w) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     Server& server = servers_[address];
-    server.identity = ServerIdentity{w.index_id, w.generation, w.bins, w.tablets, w.analyzer, w.fields};
+    server.identity = ServerIdentity{w.index_id, w.bins, w.tablets, w.analyzer, w.fields};
+    server.generation = w.generation;  // a restarted server may serve an older copy
     server.first_tablet = w.first_tablet;
     server.last_tablet = w.last_tablet;
     if (!identity_ || server.identity == *identity_) return Status::OK();
@@ -44,6 +45,19 @@ Status ClusterRoster::OnWelcome(const std::string& address, const Welcome& w) {
   }
   if (!warning.empty() && log_) log_(warning);
   return s;
+}
+
+void ClusterRoster::SawGeneration(const std::string& address, uint64_t generation) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = servers_.find(address);
+  if (it != servers_.end()) it->second.generation = std::max(it->second.generation, generation);
+}
+
+uint64_t ClusterRoster::NewestGeneration() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  uint64_t newest = 0;
+  for (const auto& [address, server] : servers_) newest = std::max(newest, server.generation);
+  return newest;
 }
 
 // The identity most servers answered with. A tie has no answer: the file
@@ -156,10 +170,6 @@ std::string ClusterRoster::Reason(const std::string& address, const ClusterRange
   const Server& s = it->second;
   const ServerIdentity& want = *identity_;
   if (s.identity.index_id != want.index_id) return "is of another index (" + s.identity.ToString() + ")";
-  if (s.identity.generation != want.generation) {
-    return "serves generation " + std::to_string(s.identity.generation) + " of index " + want.index_id +
-           ", the others generation " + std::to_string(want.generation);
-  }
   if (!(s.identity == want)) return "serves " + s.identity.ToString() + ", the others " + want.ToString();
   if (range.first_tablet < s.first_tablet || range.last_tablet > s.last_tablet) {
     return "hosts tablets " + Span(s.first_tablet, s.last_tablet) + " only";

@@ -27,9 +27,10 @@
 namespace dps {
 
 // What a server says it serves; every usable server of a cluster agrees.
+// Not the generation: servers follow their index (issue 22) and may serve
+// different generations of it at any moment.
 struct ServerIdentity {
   std::string index_id;
-  uint64_t generation = 0;
   uint32_t bins = 0, tablets = 0;
   AnalyzerSpec analyzer;  // fixed with the index id; carried for the client's parser
   FieldSet fields;        // likewise
@@ -59,9 +60,14 @@ class ClusterRoster {
 
   // A server's handshake. Before Settle every server is accepted (the
   // cluster's index is not known yet); after it, one serving another index
-  // or generation is refused (InvalidArgument, warned once), so that the
-  // link fails and its requests go to other replicas.
+  // is refused (InvalidArgument, warned once), so that the link fails and
+  // its requests go to other replicas.
   Status OnWelcome(const std::string& address, const Welcome& welcome);
+  // The generation `address` last said it serves (its Welcome, then each
+  // Done frame).
+  void SawGeneration(const std::string& address, uint64_t generation);
+  // The newest generation any server said it serves (0 before any).
+  uint64_t NewestGeneration() const;
 
   // Once the first handshakes are in: picks the cluster's identity and
   // checks the cluster file against it. InvalidArgument when no identity
@@ -97,6 +103,7 @@ class ClusterRoster {
  private:
   struct Server {
     ServerIdentity identity;
+    uint64_t generation = 0;  // the last it said it serves
     uint32_t first_tablet = 0, last_tablet = 0;  // hosted
   };
   // The functions below REQUIRE mu_ held.

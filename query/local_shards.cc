@@ -27,7 +27,7 @@ struct LocalShards::Impl {
   std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work;
   std::thread io_thread;
   std::unique_ptr<asio::thread_pool> workers;
-  std::optional<BinExecutor> executor;
+  std::optional<IndexHolder> holder;  // one generation: local replicas do not follow
   // By replica. A host's injector is swapped on the network thread (where
   // requests read it); replaced ones are kept until the end.
   std::vector<QueryHost> hosts;
@@ -183,7 +183,7 @@ Result<std::shared_ptr<LocalShards>> LocalShards::Start(std::shared_ptr<const In
   }
   auto impl = std::make_unique<Impl>();
   impl->index = index;
-  impl->executor.emplace(index.get());
+  impl->holder.emplace(index);
   impl->workers = std::make_unique<asio::thread_pool>(workers ? workers
                                                               : std::max(1u, std::thread::hardware_concurrency()));
   ClusterRange range;
@@ -192,7 +192,7 @@ Result<std::shared_ptr<LocalShards>> LocalShards::Start(std::shared_ptr<const In
   for (size_t r = 0; r < replicas; ++r) {
     impl->injectors.push_back(std::make_unique<DelayInjector>(r < delays.size() ? delays[r] : std::vector<DelayRule>{},
                                                               seed + r));
-    impl->hosts.push_back(QueryHost{index.get(), range.first_tablet, range.last_tablet, &*impl->executor,
+    impl->hosts.push_back(QueryHost{&*impl->holder, range.first_tablet, range.last_tablet,
                                     impl->injectors.back().get(), &impl->io, impl->workers.get()});
     range.replicas.push_back(kPrefix + std::to_string(r));
   }

@@ -84,6 +84,7 @@ Result<ClusterOptions> FanOutOptions(const SearchTarget& t) {
   options.deadline_ms = t.deadline_ms;
   options.allow_partial = t.allow_partial;
   options.tied = t.tied;
+  options.consistent = t.consistent;
   if (!t.tied_delay.empty() && !t.tied) {
     return Status::InvalidArgument("--tied-delay applies to tied requests: give --tied");
   }
@@ -138,10 +139,11 @@ Result<std::unique_ptr<SearchBackend>> SearchBackend::Open(const SearchTarget& t
       return Status::InvalidArgument("--token-file and --allow-partial need --cluster or --zookeeper");
     }
     const bool fan_out = t.deadline_ms > 0 || !t.hedge_after.empty() || !t.replica_policy.empty() || t.tied ||
-                         !t.tied_delay.empty();
+                         !t.tied_delay.empty() || t.consistent;
     if (fan_out && t.replicas == 0) {
       return Status::InvalidArgument(
-          "--deadline, --hedge-after, --replica-policy and --tied need --cluster, or --index with --replicas");
+          "--deadline, --hedge-after, --replica-policy, --tied and --consistent need --cluster, or --index with "
+          "--replicas");
     }
     std::vector<std::vector<DelayRule>> rules;
     DPS_RETURN_IF_ERROR(ReplicaDelayRules(t.inject_delay, t.replicas, &rules));

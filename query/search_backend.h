@@ -35,6 +35,7 @@ struct SearchTarget {
   std::string replica_policy;  // "first", "random" or "adaptive" (the default when empty)
   bool tied = false;           // tied requests: each range asked of two replicas, the later starter cancelled
   std::string tied_delay;      // "pNN" or milliseconds: the second twin after this, unless the first started
+  bool consistent = false;     // every range answers at one generation (ClusterOptions::consistent)
   // --cluster or --zookeeper only:
   std::string token;           // the servers' shared secret
   bool allow_partial = false;  // tablets no range covers: partial answers, not an error

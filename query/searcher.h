@@ -75,6 +75,11 @@ struct SearchStats {
   // duplicated; one whose Started arrives after the query ended is missed).
   uint64_t tied = 0, tied_cancelled = 0, tied_both_started = 0;
   std::vector<std::string> asked;  // each request's server, in sending order
+  // Over servers: the index generations whose answers were used,
+  // ascending, once each (issue 22: servers follow their index; one
+  // generation with ClusterOptions::consistent). Empty in-process (one
+  // generation, the index's: batch counting allocates nothing per query).
+  std::vector<uint64_t> generations;
   bool partial = false;      // some tablets did not answer (deadline or no replica left)
   std::vector<std::string> missing;  // "first-last" tablet ranges without a complete answer
 };

@@ -148,7 +148,7 @@ void EncodeQuery(const QueryRequest& m, std::string* out) {
   PutFixed64(out, m.request_id);
   const bool ranked = m.top_k > 0;
   out->push_back(static_cast<char>((m.count_only ? 1 : 0) | (m.limit_per_bin ? 2 : 0) | (m.snippets ? 4 : 0) |
-                                   (ranked ? 8 : 0) | (m.tied ? 16 : 0)));
+                                   (ranked ? 8 : 0) | (m.tied ? 16 : 0) | (m.generation ? 32 : 0)));
   PutVarint64(out, m.limit);
   PutFixed32(out, m.deadline_ms);
   PutFixed32(out, m.first_tablet);
@@ -159,6 +159,7 @@ void EncodeQuery(const QueryRequest& m, std::string* out) {
     PutF64(out, m.bm25.b);
   }
   PutVarint64(out, m.max_expansions);
+  if (m.generation) PutVarint64(out, *m.generation);
   EncodeNode(m.root, out);
 }
 
@@ -209,6 +210,7 @@ void EncodeDone(const Done& m, std::string* out) {
   PutFixed64(out, m.request_id);
   out->push_back(static_cast<char>(m.code));
   PutLengthPrefixed(out, m.message);
+  PutVarint64(out, m.generation);
 }
 
 Status DecodeFrameHeader(const uint8_t header[kFrameHeaderSize], uint32_t* payload_len,
@@ -274,7 +276,7 @@ Status DecodeQuery(std::string_view payload, QueryRequest* m) {
   ByteReader r(payload, "Query frame");
   m->request_id = r.U64("request id");
   const uint8_t flags = r.U8("flags");
-  if (r.ok() && (flags & ~31u) != 0) r.Fail("flags");
+  if (r.ok() && (flags & ~63u) != 0) r.Fail("flags");
   m->count_only = (flags & 1) != 0;
   m->limit_per_bin = (flags & 2) != 0;
   m->snippets = (flags & 4) != 0;
@@ -304,6 +306,8 @@ Status DecodeQuery(std::string_view payload, QueryRequest* m) {
   if (r.ok() && (m->max_expansions == 0 || m->max_expansions > kMaxMaxExpansions)) {
     r.Fail("max expansions: outside 1..10000000");
   }
+  m->generation.reset();
+  if (flags & 32) m->generation = r.Varint("generation");
   size_t nodes = 0;
   m->root = QueryNode();
   DecodeNode(&r, 0, &nodes, &m->root);
@@ -395,9 +399,10 @@ Status DecodeDone(std::string_view payload, Done* m) {
   ByteReader r(payload, "Done frame");
   m->request_id = r.U64("request id");
   const uint8_t code = r.U8("code");
-  if (r.ok() && code > static_cast<uint8_t>(DoneCode::kDeadline)) r.Fail("code");
+  if (r.ok() && code > static_cast<uint8_t>(DoneCode::kNotAtGeneration)) r.Fail("code");
   m->code = static_cast<DoneCode>(code);
   m->message = r.String("message");
+  m->generation = r.Varint("generation");
   return r.Finish();
 }
 

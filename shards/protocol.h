@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,7 +25,7 @@
 namespace dps {
 
 inline constexpr uint32_t kWireMagic = 0x57535044;  // bytes "DPSW"
-inline constexpr uint16_t kWireVersion = 7;
+inline constexpr uint16_t kWireVersion = 8;
 inline constexpr uint32_t kMaxFrameSize = 16u << 20;
 inline constexpr size_t kFrameHeaderSize = 5;
 // A token file's secret is at most this long, so a Hello frame (length
@@ -96,6 +97,11 @@ struct QueryRequest {
   // server sends Started when the request is under way, so that the
   // client can cancel its twin on the other replica.
   bool tied = false;
+  // Version 8: answer at exactly this generation of the index (the
+  // server's current one or the one before it, still open), else Done
+  // kNotAtGeneration; absent, the server's current generation answers.
+  // `--consistent` sends it.
+  std::optional<uint64_t> generation;
 };
 
 struct Cancel {
@@ -143,12 +149,25 @@ struct BinStats {
   bool tablet_complete = false;
 };
 
-enum class DoneCode : uint8_t { kOk = 0, kInvalidQuery = 1, kIndexError = 2, kCancelled = 3, kDeadline = 4 };
+// Never renumbered. kNotAtGeneration (version 8): the Query asked for a
+// generation the server has not open (not yet, or no longer).
+enum class DoneCode : uint8_t {
+  kOk = 0,
+  kInvalidQuery = 1,
+  kIndexError = 2,
+  kCancelled = 3,
+  kDeadline = 4,
+  kNotAtGeneration = 5,
+};
 
 struct Done {
   uint64_t request_id = 0;
   DoneCode code = DoneCode::kOk;
   std::string message;
+  // Version 8: the index generation that answered (every bin of a request
+  // is answered by one generation); with kNotAtGeneration, the server's
+  // newest.
+  uint64_t generation = 0;
 };
 
 // Appends a whole frame (header and payload) to *out.

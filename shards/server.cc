@@ -18,7 +18,7 @@
 #include <optional>
 #include <thread>
 
-#include "shards/bin_executor.h"
+#include "shards/index_follower.h"
 #include "shards/server_connection.h"
 
 namespace dps {
@@ -34,7 +34,8 @@ struct ShardServer::Impl {
   tcp::acceptor acceptor{io};
   std::thread io_thread;
   std::unique_ptr<DelayInjector> delays;
-  std::optional<BinExecutor> executor;
+  std::unique_ptr<IndexHolder> index;
+  std::unique_ptr<IndexFollower> follower;  // null unless following
   ConnectionHost host;
   std::atomic<uint64_t> connections{0};
   std::atomic<uint64_t> refused{0};
@@ -110,6 +111,7 @@ void ShardServer::Impl::DoStop() {
   workers->join();
   work.reset();
   io_thread.join();
+  if (follower) follower->Stop();
 }
 
 ShardServer::ShardServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -118,6 +120,14 @@ ShardServer::~ShardServer() { Stop(); }
 
 Result<std::unique_ptr<ShardServer>> ShardServer::Start(const IndexReader* index, uint32_t first_tablet,
                                                         uint32_t last_tablet, ServerOptions options) {
+  // The caller owns it and keeps it past the server.
+  return Start(std::shared_ptr<const IndexReader>(index, [](const IndexReader*) {}), first_tablet, last_tablet,
+               std::move(options));
+}
+
+Result<std::unique_ptr<ShardServer>> ShardServer::Start(std::shared_ptr<const IndexReader> index,
+                                                        uint32_t first_tablet, uint32_t last_tablet,
+                                                        ServerOptions options) {
   if (first_tablet > last_tablet || last_tablet >= index->tablet_count()) {
     return Status::InvalidArgument("tablets " + std::to_string(first_tablet) + "-" +
                                    std::to_string(last_tablet) + " outside the index's 0-" +
@@ -126,13 +136,13 @@ Result<std::unique_ptr<ShardServer>> ShardServer::Start(const IndexReader* index
   auto impl = std::make_unique<Impl>();
   impl->delays = std::make_unique<DelayInjector>(options.delays);
   impl->options = std::move(options);
-  impl->executor.emplace(index);
+  impl->index = std::make_unique<IndexHolder>(index);
   const unsigned n = impl->options.workers ? impl->options.workers
                                            : std::max(1u, std::thread::hardware_concurrency());
   impl->workers = std::make_unique<asio::thread_pool>(n);
   ConnectionHost& host = impl->host;
-  host.queries = QueryHost{index,        first_tablet,        last_tablet, &*impl->executor,
-                           impl->delays.get(), &impl->io, impl->workers.get()};
+  host.queries = QueryHost{impl->index.get(), first_tablet,       last_tablet,
+                           impl->delays.get(), &impl->io,         impl->workers.get()};
   host.token = impl->options.token;
   host.max_unread_output = impl->options.max_unread_output;
   host.max_unread_total = impl->options.max_unread_output_total;
@@ -154,6 +164,10 @@ Result<std::unique_ptr<ShardServer>> ShardServer::Start(const IndexReader* index
   if (!ec) impl->acceptor.bind(endpoint, ec);
   if (!ec) impl->acceptor.listen(asio::socket_base::max_listen_connections, ec);
   if (ec) return Status::IOError("cannot listen on " + where + ": " + ec.message());
+  if (impl->options.follow_interval_ms > 0) {
+    impl->follower = std::make_unique<IndexFollower>(
+        impl->index.get(), FollowOptions{index->dir(), impl->options.follow_interval_ms, impl->options.log});
+  }
   impl->work.emplace(impl->io.get_executor());
   Impl* raw = impl.get();
   asio::co_spawn(impl->io, raw->AcceptLoop(), asio::detached);
@@ -164,6 +178,14 @@ Result<std::unique_ptr<ShardServer>> ShardServer::Start(const IndexReader* index
 uint16_t ShardServer::port() const {
   boost::system::error_code ec;
   return impl_->acceptor.local_endpoint(ec).port();
+}
+
+uint64_t ShardServer::generation() const { return impl_->index->newest(); }
+
+const IndexHolder& ShardServer::index() const { return *impl_->index; }
+
+void ShardServer::OnGenerationChanged(GenerationObserver observer) {
+  impl_->index->OnGenerationChanged(std::move(observer));
 }
 
 ServerCounters ShardServer::counters() const {

@@ -19,6 +19,7 @@
 #include "common/status.h"
 #include "index/index_reader.h"
 #include "shards/delay.h"
+#include "shards/index_holder.h"
 
 namespace dps {
 
@@ -46,6 +47,10 @@ struct ServerOptions {
   // One line per connection fault or lifecycle event; may be empty (the
   // library never writes to stderr itself).
   std::function<void(const std::string&)> log;
+  // Follow the index directory (issue 22, shards/index_follower.h): look
+  // at its MANIFEST every this many ms and serve each new generation
+  // committed there; 0: serve the generation opened at Start only.
+  uint32_t follow_interval_ms = 0;
 };
 
 struct ServerCounters {
@@ -64,9 +69,22 @@ class ShardServer {
   // of `index` (which must outlive the server).
   static Result<std::unique_ptr<ShardServer>> Start(const IndexReader* index, uint32_t first_tablet,
                                                     uint32_t last_tablet, ServerOptions options);
+  // The same, owning the first generation (a followed index's first one
+  // is dropped like any other once two newer ones are served).
+  static Result<std::unique_ptr<ShardServer>> Start(std::shared_ptr<const IndexReader> index, uint32_t first_tablet,
+                                                    uint32_t last_tablet, ServerOptions options);
   ~ShardServer();
 
   uint16_t port() const;
+  // The newest generation served.
+  uint64_t generation() const;
+  // The generations open (at most two: IndexHolder).
+  const IndexHolder& index() const;
+  // The hook for a cluster registry (ZooKeeper): `observer` is called with
+  // each generation the server starts serving from now on (on the
+  // follower's thread, after new requests already run on it). Call it
+  // before the first commit to be followed, or read generation() after.
+  void OnGenerationChanged(GenerationObserver observer);
   ServerCounters counters() const;
   // Stops accepting, cancels the requests in flight (their bins stop at the
   // next check and each gets its Done frame), flushes, closes every

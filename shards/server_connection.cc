@@ -239,14 +239,16 @@ void ServerConnection::StartQuery(QueryRequest q) {
   host_->queries_started.fetch_add(1);
   if (queries_.count(q.request_id)) {
     std::string frame;
-    EncodeDone({q.request_id, DoneCode::kInvalidQuery, "request id already in flight"}, &frame);
+    EncodeDone({q.request_id, DoneCode::kInvalidQuery, "request id already in flight", host_->queries.index->newest()},
+               &frame);
     return Send(std::move(frame));
   }
   if (queries_.size() >= host_->max_requests_per_connection) {
     std::string frame;
     EncodeDone({q.request_id, DoneCode::kInvalidQuery,
                 "too many requests in flight on one connection (the server's limit is " +
-                    std::to_string(host_->max_requests_per_connection) + ")"},
+                    std::to_string(host_->max_requests_per_connection) + ")",
+                host_->queries.index->newest()},
                &frame);
     return Send(std::move(frame));
   }

@@ -17,16 +17,16 @@ constexpr size_t kDocsPerFrame = 2048;
 
 uint32_t ClampMicros(double us) { return static_cast<uint32_t>(std::clamp<double>(us, 0, UINT32_MAX)); }
 
-void SendDone(FrameSink* sink, uint64_t id, DoneCode code, const std::string& message) {
+void SendDone(FrameSink* sink, uint64_t id, DoneCode code, const std::string& message, uint64_t generation) {
   std::string frame;
-  EncodeDone({id, code, message}, &frame);
+  EncodeDone({id, code, message, generation}, &frame);
   sink->Send(std::move(frame));
 }
 
 }  // namespace
 
 Welcome WelcomeOf(const QueryHost& host) {
-  const Manifest& m = host.index->manifest();
+  const Manifest& m = host.index->Current()->index->manifest();
   return Welcome{kWireVersion, m.index_id, m.generation, m.bins, static_cast<uint32_t>(m.tablets.size()),
                  host.first_tablet, host.last_tablet, m.analyzer, m.fields};
 }
@@ -53,18 +53,28 @@ bool PlanIsCheap(const QueryNode& n, size_t* terms) {
 
 std::shared_ptr<ServerQuery> ServerQuery::Start(const QueryHost* host, QueryRequest q,
                                                 std::shared_ptr<FrameSink> sink) {
+  // Taken once: the whole request runs on this generation.
+  std::shared_ptr<const ServedGeneration> gen = q.generation ? host->index->At(*q.generation) : host->index->Current();
+  if (!gen) {
+    const uint64_t newest = host->index->newest();
+    SendDone(sink.get(), q.request_id, DoneCode::kNotAtGeneration,
+             "not at generation " + std::to_string(*q.generation) + " (serving " + std::to_string(newest) + ")",
+             newest);
+    return nullptr;
+  }
   if (q.first_tablet < host->first_tablet || q.last_tablet > host->last_tablet) {
     SendDone(sink.get(), q.request_id, DoneCode::kInvalidQuery,
              "tablets " + std::to_string(q.first_tablet) + "-" + std::to_string(q.last_tablet) +
                  " not hosted here (" + std::to_string(host->first_tablet) + "-" +
-                 std::to_string(host->last_tablet) + ")");
+                 std::to_string(host->last_tablet) + ")",
+             gen->generation());
     return nullptr;
   }
   if (Status v = ValidateQuery(q.root); !v.ok()) {
-    SendDone(sink.get(), q.request_id, DoneCode::kInvalidQuery, v.message());
+    SendDone(sink.get(), q.request_id, DoneCode::kInvalidQuery, v.message(), gen->generation());
     return nullptr;
   }
-  auto query = std::make_shared<ServerQuery>(host, sink);
+  auto query = std::make_shared<ServerQuery>(host, std::move(gen), sink);
   ServerQuery& r = *query;
   r.id_ = q.request_id;
   r.count_only_ = q.count_only;
@@ -83,7 +93,7 @@ std::shared_ptr<ServerQuery> ServerQuery::Start(const QueryHost* host, QueryRequ
   if (PlanIsCheap(*tree, &terms)) {
     r.sink_->Admit(
         [query, tree] {
-          const IndexReader& index = *query->host_->index;
+          const IndexReader& index = *query->gen_->index;
           auto plan = PlanQuery(std::move(*tree), index.global(), index.bins(), query->request_.max_expansions);
           if (!query->Planned(std::move(plan))) query->sink_->QueryDone(query->id_);
         },
@@ -94,7 +104,7 @@ std::shared_ptr<ServerQuery> ServerQuery::Start(const QueryHost* host, QueryRequ
   r.sink_->Admit(
       [query, tree] {
         asio::post(*query->host_->workers, [query, tree] {
-          const IndexReader& index = *query->host_->index;
+          const IndexReader& index = *query->gen_->index;
           auto plan = PlanQuery(std::move(*tree), index.global(), index.bins(), query->request_.max_expansions);
           asio::post(*query->host_->io, [query, plan = std::move(plan)]() mutable {
             if (!query->Planned(std::move(plan))) query->sink_->QueryDone(query->id_);
@@ -121,14 +131,14 @@ bool ServerQuery::Planned(Result<QueryPlan> plan) {
   plan_ = std::move(plan).value();
   const QueryRequest& q = request_;
   if (q.top_k > 0) {
-    const CollectionStats& stats = host_->index->collection_stats();
+    const CollectionStats& stats = gen_->index->collection_stats();
     rank_.emplace(plan_, stats, q.bm25);
     // No bin holds more documents than the index: a larger K (a hostile
     // or huge one) would only size the bins' collectors.
     top_k_ = static_cast<size_t>(std::min<uint64_t>(q.top_k, std::max<uint64_t>(1, stats.documents)));
     threshold_.KeepBest(top_k_);  // the request's K best over its bins
   }
-  const Manifest& manifest = host_->index->manifest();
+  const Manifest& manifest = gen_->index->manifest();
   std::vector<BinId> bins;
   if (!plan_.empty) {
     for (BinId bin : plan_.bins) {
@@ -157,7 +167,7 @@ bool ServerQuery::Planned(Result<QueryPlan> plan) {
 
 void ServerQuery::Answer(DoneCode code, const std::string& message) {
   answered_ = true;
-  SendDone(sink_.get(), id_, code, message);
+  SendDone(sink_.get(), id_, code, message, gen_->generation());
 }
 
 void ServerQuery::Cancel() {
@@ -241,7 +251,7 @@ ServerQuery::BinOutcome ServerQuery::Evaluate(BinId bin, uint32_t tablet) {
   task.deadline = deadline_;
   task.queued = received_;
   BinResult r;
-  Status s = host_->executor->Execute(plan_, task, &r);
+  Status s = gen_->executor.Execute(plan_, task, &r);
   BinStats& stats = out.stats;
   stats.request_id = id_;
   stats.bin = bin.value;
@@ -296,7 +306,7 @@ Status ServerQuery::FetchRanked(BinId bin, Fetch fetch, BinResult* r) {
   r->scores.resize(keep);
   r->count = keep;
   DocBlockCache cache;
-  DPS_RETURN_IF_ERROR(host_->executor->FetchStored(bin, r->docs, fetch, plan_.snippet_words(),
+  DPS_RETURN_IF_ERROR(gen_->executor.FetchStored(bin, r->docs, fetch, plan_.snippet_words(),
                                                    plan_.snippet_prefixes(), &r->stored, &cache));
   r->service_us += std::chrono::duration<double, std::micro>(Clock::now() - start).count();
   return Status::OK();

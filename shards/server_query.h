@@ -4,7 +4,9 @@
 // the network thread, others on the worker pool, injected delays as
 // cancellable timers), each bin run by the BinExecutor and turned into
 // Results and BinStats frames, then a Done frame (docs/PROTOCOL.md).
-// A ranked request scores with the server's own index-wide statistics
+// A request runs on one generation of the index (IndexHolder), the
+// current one or the one it asks for, and its Done frame names it. A
+// ranked request scores with that generation's index-wide statistics
 // (every server of one index generation has the same N, avgdl and df, so
 // the same scores) and its bins share one threshold.
 //
@@ -32,6 +34,7 @@
 #include "index/query_plan.h"
 #include "shards/bin_executor.h"
 #include "shards/delay.h"
+#include "shards/index_holder.h"
 #include "shards/protocol.h"
 #include "shards/ranking.h"
 #include "shards/top_k.h"
@@ -40,16 +43,16 @@ namespace dps {
 
 // What the queries of one server share (read-only once serving).
 struct QueryHost {
-  const IndexReader* index = nullptr;
+  // The generations served; a request takes one at its start and keeps it.
+  const IndexHolder* index = nullptr;
   uint32_t first_tablet = 0, last_tablet = 0;  // hosted
-  const BinExecutor* executor = nullptr;
   DelayInjector* delays = nullptr;             // thread-safe
   boost::asio::io_context* io = nullptr;        // the network thread
   boost::asio::thread_pool* workers = nullptr;
 };
 
-// The Welcome a server of `host` answers a Hello with: its index and the
-// tablets it hosts.
+// The Welcome a server of `host` answers a Hello with: its index (the
+// current generation) and the tablets it hosts.
 Welcome WelcomeOf(const QueryHost& host);
 
 // Where a query's frames go (its connection). Network thread only.
@@ -80,7 +83,9 @@ class ServerQuery : public std::enable_shared_from_this<ServerQuery> {
   // end now; the Done frame still goes out.
   void Cancel();
 
-  ServerQuery(const QueryHost* host, std::shared_ptr<FrameSink> sink) : host_(host), sink_(std::move(sink)) {}
+  ServerQuery(const QueryHost* host, std::shared_ptr<const ServedGeneration> generation,
+              std::shared_ptr<FrameSink> sink)
+      : host_(host), gen_(std::move(generation)), sink_(std::move(sink)) {}
 
  private:
   struct BinOutcome {
@@ -107,6 +112,9 @@ class ServerQuery : public std::enable_shared_from_this<ServerQuery> {
   void BinFinished(BinOutcome out);
 
   const QueryHost* host_;
+  // The generation the request runs on, from its start to its Done frame:
+  // its files stay mapped while it runs, whatever the follower installs.
+  std::shared_ptr<const ServedGeneration> gen_;
   std::shared_ptr<FrameSink> sink_;
   uint64_t id_ = 0;
   bool count_only_ = false;

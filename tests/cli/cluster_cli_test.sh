@@ -21,7 +21,7 @@ awk 'BEGIN { for (d = 0; d < 500; d++) printf "{\"id\":\"s%d\",\"title\":\"s\",\
 id=$(awk '$1 == "index-id" { print $2 }' "$work/idx/MANIFEST")
 other_id=$(awk '$1 == "index-id" { print $2 }' "$work/other/MANIFEST")
 [ -n "$id" ] && [ -n "$other_id" ] && [ "$id" != "$other_id" ] || { echo "FAIL: index ids '$id' '$other_id'"; exit 1; }
-stranger_identity="index $other_id generation 1 (16 bins, 8 tablets, analyzer icu)"
+stranger_identity="index $other_id (16 bins, 8 tablets, analyzer icu)"
 
 serve low "$work/idx" 0-3
 serve high "$work/idx" 4-7
@@ -150,10 +150,10 @@ same "--allow-partial with --index message" \
   "dpsearch: Invalid argument: --token-file and --allow-partial need --cluster or --zookeeper" "$(cat "$work/err")"
 q "--replica-policy with --index" 2 query --index "$work/idx" --replica-policy first --count w1
 same "--replica-policy with --index message" \
-  "dpsearch: Invalid argument: --deadline, --hedge-after, --replica-policy and --tied need --cluster, or --index with --replicas" \
+  "dpsearch: Invalid argument: --deadline, --hedge-after, --replica-policy, --tied and --consistent need --cluster, or --index with --replicas" \
   "$(cat "$work/err")"
 q "--tied with --index" 2 bench --index "$work/idx" --tied --queries "$work/queries.tsv"
-has "--tied with --index message" "$work/err" "--tied need --cluster, or --index with --replicas"
+has "--tied with --index message" "$work/err" "--tied and --consistent need --cluster, or --index with --replicas"
 q "--replicas with --cluster" 2 query --cluster "$work/incomplete.txt" --replicas 2 --count w1
 has "--replicas with --cluster message" "$work/err" "--replicas applies to --index; a cluster file lists its replicas"
 # In-process replicas (--index --replicas R): the cluster's fan-out over

@@ -338,6 +338,7 @@ void Frames() {
   q.top_k = 10;
   q.tied = false;
   q.snippets = true;
+  q.generation = 12;  // version 8: at a generation
   add("query_ranked", 2, dps::EncodeQuery, q);
   add("cancel", 3, dps::EncodeCancel, dps::Cancel{77});
   dps::ResultBatch results;
@@ -360,7 +361,9 @@ void Frames() {
   stats.bytes = 88;
   stats.fast_path = stats.tablet_complete = true;
   add("binstats", 5, dps::EncodeBinStats, stats);
-  add("done", 6, dps::EncodeDone, dps::Done{77, dps::DoneCode::kInvalidQuery, "prefix 'a*' expands to 9 terms"});
+  add("done", 6, dps::EncodeDone, dps::Done{77, dps::DoneCode::kInvalidQuery, "prefix 'a*' expands to 9 terms", 12});
+  add("done_not_at_generation", 6, dps::EncodeDone,
+      dps::Done{78, dps::DoneCode::kNotAtGeneration, "not at generation 13 (serving 12)", 12});
   add("started", 7, dps::EncodeStarted, dps::Started{77});
   for (const Named& f : frames) {
     Seed("protocol_fuzz", f.name, Byte(f.selector) + f.frame.substr(dps::kFrameHeaderSize));

@@ -1,7 +1,7 @@
 // The cluster file against what the servers said in their handshakes: the
 // index most servers serve is the cluster's; tablets no range covers, ranges
 // beyond the index and ranges without a usable replica are refused with
-// messages naming them; bad replicas (another index or generation, the range
+// messages naming them; bad replicas (another index, the range
 // not hosted) are warned about once and refused, the others used.
 #include "query/cluster_roster.h"
 
@@ -57,7 +57,7 @@ TEST(ClusterRoster, TheClusterIdentityCarriesItsAnalyzer) {
   const Status c = h.roster.Usable("c:1", h.ranges[0]);
   ASSERT_TRUE(c.IsInvalidArgument());
   EXPECT_EQ(c.message(),
-            "c:1 serves index X generation 1 (16 bins, 8 tablets, analyzer icu), the others index X generation 1 (16 "
+            "c:1 serves index X (16 bins, 8 tablets, analyzer icu), the others index X (16 "
             "bins, 8 tablets, analyzer icu stem=english)");
   EXPECT_TRUE(h.roster.Usable("a:1", h.ranges[0]).ok());
 }
@@ -95,11 +95,11 @@ TEST(ClusterRoster, AReplicaOfAnotherIndexIsWarnedAboutOnceAndSkipped) {
   h.Welcome("b:1", Of("X", 4, 7));
   ASSERT_TRUE(h.roster.Settle(false).ok());
   ASSERT_EQ(h.warnings, std::vector<std::string>{
-                            "server w:1 (replica of tablets 0-3,4-7) is of another index (index W generation 5 "
+                            "server w:1 (replica of tablets 0-3,4-7) is of another index (index W "
                             "(16 bins, 4 tablets, analyzer icu)); using the other replicas"});
   const Status u = h.roster.Usable("w:1", h.ranges[0]);
   EXPECT_TRUE(u.IsInvalidArgument());
-  EXPECT_EQ(u.message(), "w:1 is of another index (index W generation 5 (16 bins, 4 tablets, analyzer icu))");
+  EXPECT_EQ(u.message(), "w:1 is of another index (index W (16 bins, 4 tablets, analyzer icu))");
   EXPECT_TRUE(h.roster.Usable("a:1", h.ranges[0]).ok());
   EXPECT_TRUE(h.roster.RangeUsable(h.ranges[1]).ok());
   EXPECT_EQ(h.warnings.size(), 1u) << "warned twice";
@@ -117,7 +117,7 @@ TEST(ClusterRoster, ARangeWhoseReplicasAreAllBadIsAnError) {
   const Status s = h.roster.Settle(false);
   ASSERT_TRUE(s.IsInvalidArgument());
   EXPECT_EQ(s.message(),
-            "tablets 4-7 have no usable replica: w:1 is of another index (index W generation 1 (16 bins, 8 "
+            "tablets 4-7 have no usable replica: w:1 is of another index (index W (16 bins, 8 "
             "tablets, analyzer icu)), a:1 hosts tablets 0-3 only");
   EXPECT_TRUE(h.warnings.empty()) << "the error says it all";
 }
@@ -133,14 +133,24 @@ TEST(ClusterRoster, AServerNotHostingItsRangeIsABadReplicaOfThatRangeOnly) {
   EXPECT_TRUE(h.roster.Usable("b:1", h.ranges[1]).ok());
 }
 
-TEST(ClusterRoster, AServerAtAnotherGenerationIsABadReplica) {
+// Issue 22: servers follow their index, so generations differ for a
+// while after every commit; they are the same index, all usable. The
+// roster keeps each server's newest for --consistent.
+TEST(ClusterRoster, ServersAtOtherGenerationsAreUsable) {
   Harness h({{0, 7, {"old:1", "a:1", "b:1"}}});
   h.Welcome("old:1", Of("X", 0, 7, /*generation=*/3));
   h.Welcome("a:1", Of("X", 0, 7, 4));
-  h.Welcome("b:1", Of("X", 0, 7, 4));
+  h.Welcome("b:1", Of("X", 0, 7, 5));
   ASSERT_TRUE(h.roster.Settle(false).ok());
-  EXPECT_EQ(h.warnings, std::vector<std::string>{"server old:1 (replica of tablets 0-7) serves generation 3 of "
-                                                 "index X, the others generation 4; using the other replicas"});
+  EXPECT_TRUE(h.warnings.empty());
+  for (const char* a : {"old:1", "a:1", "b:1"}) EXPECT_TRUE(h.roster.Usable(a, h.ranges[0]).ok()) << a;
+  EXPECT_EQ(h.roster.NewestGeneration(), 5u);
+  h.roster.SawGeneration("old:1", 7);
+  EXPECT_EQ(h.roster.NewestGeneration(), 7u);
+  h.roster.SawGeneration("old:1", 6);  // an answer at an older generation it still has open
+  EXPECT_EQ(h.roster.NewestGeneration(), 7u);
+  h.roster.SawGeneration("unknown:1", 9);  // not a server of the cluster
+  EXPECT_EQ(h.roster.NewestGeneration(), 7u);
 }
 
 TEST(ClusterRoster, ATieBetweenIndexesIsRefused) {
@@ -150,8 +160,8 @@ TEST(ClusterRoster, ATieBetweenIndexesIsRefused) {
   const Status s = h.roster.Settle(false);
   ASSERT_TRUE(s.IsInvalidArgument());
   EXPECT_EQ(s.message(),
-            "the servers disagree on the index and none is served by most of them: w:1 serve index W generation 1 "
-            "(16 bins, 8 tablets, analyzer icu); a:1 serve index X generation 1 (16 bins, 8 tablets, analyzer icu)");
+            "the servers disagree on the index and none is served by most of them: w:1 serve index W "
+            "(16 bins, 8 tablets, analyzer icu); a:1 serve index X (16 bins, 8 tablets, analyzer icu)");
 }
 
 TEST(ClusterRoster, AServerNotReachedYetIsUsableUntilItAnswers) {
@@ -167,7 +177,7 @@ TEST(ClusterRoster, AServerNotReachedYetIsUsableUntilItAnswers) {
   EXPECT_FALSE(h.roster.Usable("late:1", h.ranges[0]).ok());
   EXPECT_TRUE(h.roster.RangeUsable(h.ranges[0]).ok());
   EXPECT_EQ(h.roster.RangeUsable(h.ranges[1]).message(),
-            "tablets 4-7 have no usable replica: late:1 is of another index (index W generation 1 (16 bins, 8 "
+            "tablets 4-7 have no usable replica: late:1 is of another index (index W (16 bins, 8 "
             "tablets, analyzer icu))");
 }
 

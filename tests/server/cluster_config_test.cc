@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "tests/server/cluster_fixture.h"
+#include "tests/server/log_lines.h"
 
 namespace dps {
 namespace {
@@ -15,20 +16,7 @@ namespace {
 using namespace cluster_testing;
 
 // The client's warnings (the network thread logs some of them).
-struct Warnings {
-  std::mutex mu;
-  std::vector<std::string> lines;
-  std::function<void(const std::string&)> Sink() {
-    return [this](const std::string& line) {
-      std::lock_guard<std::mutex> lock(mu);
-      lines.push_back(line);
-    };
-  }
-  std::vector<std::string> Get() {
-    std::lock_guard<std::mutex> lock(mu);
-    return lines;
-  }
-};
+using Warnings = testing::LogLines;
 
 // The model's matches that live in tablets [first, last].
 std::set<std::string> WantIn(const Fixture& f, const QueryNode& q, uint32_t first, uint32_t last) {
@@ -113,7 +101,7 @@ TEST(ClusterConfig, AReplicaOfAnotherIndexIsSkippedWithOneWarning) {
   EXPECT_EQ(w.Get(), std::vector<std::string>{"server " + Addr(stranger->port()) +
                                               " (replica of tablets 0-1) is of another index (" +
                                               "index " + other.index->manifest().index_id +
-                                              " generation 1 (8 bins, 4 tablets, analyzer icu)); using the other replicas"});
+                                              " (8 bins, 4 tablets, analyzer icu)); using the other replicas"});
 }
 
 TEST(ClusterConfig, ARangeWhoseReplicasAreAllOfAnotherIndexIsRefused) {
@@ -126,7 +114,7 @@ TEST(ClusterConfig, ARangeWhoseReplicasAreAllOfAnotherIndexIsRefused) {
   EXPECT_TRUE(c.status().IsInvalidArgument());
   EXPECT_EQ(c.status().message(), "tablets 2-3 have no usable replica: " + Addr(stranger->port()) +
                                       " is of another index (index " + other.index->manifest().index_id +
-                                      " generation 1 (8 bins, 4 tablets, analyzer icu))");
+                                      " (8 bins, 4 tablets, analyzer icu))");
 }
 
 TEST(ClusterConfig, AServerNotHostingItsRangeIsSkipped) {
@@ -182,7 +170,7 @@ TEST(ClusterConfig, ABadReplicaReachedOnlyDuringAQueryFailsOver) {
   std::set<std::string> late(lines.begin() + 2, lines.end());
   EXPECT_EQ(late, (std::set<std::string>{
                       "server " + Addr(stranger_port) + " (replica of tablets 0-1) is of another index (index " +
-                          other.index->manifest().index_id + " generation 1 (8 bins, 4 tablets, analyzer icu)); using the other replicas",
+                          other.index->manifest().index_id + " (8 bins, 4 tablets, analyzer icu)); using the other replicas",
                       "server " + Addr(misplaced_port) +
                           " (replica of tablets 2-3) hosts tablets 0-1 only; using the other replicas"}));
 }
@@ -200,7 +188,7 @@ TEST(ClusterConfig, ARangeLeftWithoutUsableReplicasDuringAQueryIsAnError) {
   EXPECT_TRUE(a.status.IsInvalidArgument()) << a.status.ToString();
   EXPECT_EQ(a.status.message(), "tablets 2-3 have no usable replica: " + Addr(port) +
                                     " is of another index (index " + other.index->manifest().index_id +
-                                    " generation 1 (8 bins, 4 tablets, analyzer icu))");
+                                    " (8 bins, 4 tablets, analyzer icu))");
 }
 
 TEST(ClusterConfig, ATieBetweenIndexesIsRefused) {

@@ -42,11 +42,11 @@ void ExpectTruncationsFail(std::string_view payload,
 // the Hello frame to PROTOCOL.md's table (u32 length, u8 type, u32 magic,
 // u16 version, lp-string token; little-endian).
 TEST(Protocol, HelloBytesAreAsDocumented) {
-  ASSERT_EQ(kWireVersion, 7);  // PROTOCOL.md's version
+  ASSERT_EQ(kWireVersion, 8);  // PROTOCOL.md's version
   const std::string expected("\x0e\x00\x00\x00"  // length: type + 13 payload bytes
                              "\x01"              // Hello
                              "DPSW"               // magic 0x57535044
-                             "\x07\x00"          // version 7
+                             "\x08\x00"          // version 8
                              "\x06s3cret",        // token
                              18);
   std::string f;
@@ -54,7 +54,7 @@ TEST(Protocol, HelloBytesAreAsDocumented) {
   EXPECT_EQ(f, expected);
   Hello h;
   ASSERT_TRUE(DecodeHello(Payload(expected, FrameType::kHello), &h).ok());
-  EXPECT_EQ(h.version, 7);
+  EXPECT_EQ(h.version, 8);
   EXPECT_EQ(h.token, "s3cret");
 }
 
@@ -176,6 +176,37 @@ TEST(Protocol, QueryRoundTripAndLimits) {
   Status s = DecodeQuery(Payload(f, FrameType::kQuery), &got);
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.message().find("deeper"), std::string::npos) << s.message();
+}
+
+// Version 8: Query flag bit 5 asks for one generation, a varint after
+// max_expansions; without the bit the field is absent.
+TEST(Protocol, QueryGenerationBytesAndRoundTrip) {
+  QueryRequest q;
+  q.request_id = 1;
+  q.max_expansions = 300;
+  q.root = QueryNode::Term("k");
+  std::string plain;
+  EncodeQuery(q, &plain);
+  q.generation = 200;
+  std::string f;
+  EncodeQuery(q, &f);
+  const std::string_view p = Payload(f, FrameType::kQuery);
+  EXPECT_EQ(p[8], 32) << "flag bit 5: at a generation";
+  EXPECT_EQ(p.substr(p.size() - 7), std::string_view("\xac\x02"   // max expansions 300
+                                                     "\xc8\x01"   // generation 200
+                                                     "\x00\x01k",  // term k
+                                                     7));
+  EXPECT_EQ(f.size(), plain.size() + 2);
+  QueryRequest got;
+  ASSERT_TRUE(DecodeQuery(p, &got).ok());
+  ASSERT_TRUE(got.generation.has_value());
+  EXPECT_EQ(*got.generation, 200u);
+  ASSERT_TRUE(DecodeQuery(Payload(plain, FrameType::kQuery), &got).ok());
+  EXPECT_FALSE(got.generation.has_value());
+  ExpectTruncationsFail(p, [](std::string_view x) { QueryRequest y; return DecodeQuery(x, &y); });
+  std::string bit6(p);
+  bit6[8] = 64;  // no flag bit 6
+  EXPECT_FALSE(DecodeQuery(bit6, &got).ok());
 }
 
 // Version 4: a ranked Query carries K and BM25's k1 and b (f64, bit for
@@ -405,11 +436,12 @@ TEST(Protocol, ResultsStatsDoneCancelRoundTrip) {
   ExpectTruncationsFail(Payload(f, FrameType::kBinStats), [](std::string_view p) { BinStats x; return DecodeBinStats(p, &x); });
 
   f.clear();
-  EncodeDone({9, DoneCode::kInvalidQuery, "bad query"}, &f);
+  EncodeDone({9, DoneCode::kInvalidQuery, "bad query", 300}, &f);
   Done gd;
   ASSERT_TRUE(DecodeDone(Payload(f, FrameType::kDone), &gd).ok());
   EXPECT_EQ(gd.code, DoneCode::kInvalidQuery);
   EXPECT_EQ(gd.message, "bad query");
+  EXPECT_EQ(gd.generation, 300u);
   ExpectTruncationsFail(Payload(f, FrameType::kDone), [](std::string_view p) { Done x; return DecodeDone(p, &x); });
 
   f.clear();
@@ -417,6 +449,23 @@ TEST(Protocol, ResultsStatsDoneCancelRoundTrip) {
   Cancel gc;
   ASSERT_TRUE(DecodeCancel(Payload(f, FrameType::kCancel), &gc).ok());
   EXPECT_EQ(gc.request_id, 77u);
+
+  // Version 8: Done ends with the generation that answered (a varint);
+  // code 5, not at the generation asked for, names the server's newest.
+  f.clear();
+  EncodeDone({2, DoneCode::kNotAtGeneration, "n", 129}, &f);
+  EXPECT_EQ(f, std::string("\x0e\x00\x00\x00\x22"                     // length 14, Done
+                           "\x02\x00\x00\x00\x00\x00\x00\x00"         // request id 2
+                           "\x05"                                   // code 5
+                           "\x01n"                                  // message
+                           "\x81\x01",                             // generation 129
+                           18));
+  ASSERT_TRUE(DecodeDone(Payload(f, FrameType::kDone), &gd).ok());
+  EXPECT_EQ(gd.code, DoneCode::kNotAtGeneration);
+  EXPECT_EQ(gd.generation, 129u);
+  std::string bad_code(Payload(f, FrameType::kDone));
+  bad_code[8] = 6;  // no code 6
+  EXPECT_FALSE(DecodeDone(bad_code, &gd).ok());
 
   // Version 7: Started, type 0x23, the request id alone.
   f.clear();
