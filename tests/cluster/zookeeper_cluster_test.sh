@@ -58,6 +58,23 @@ same "discovered --top = cluster file's" "$(cat "$work/file_top.tsv")" "$(cat "$
 q "discovered batch" 0 query "${zkflags[@]}" --queries "$work/queries.tsv" --format tsv
 same "discovered batch = cluster file's" "$(cat "$work/file_batch")" "$(cut -f1,2 "$work/out")"
 
+# An ingest reaches the serving servers (they follow the index) and their
+# nodes: every server's registration shows the new generation, and a
+# discovered query finds the new document, within 2 s of the commit.
+echo '{"id":"fresh1","text":"zzfresh w1"}' | "$bin" ingest --index "$work/idx" - 2>/dev/null || flunk "ingest under the servers"
+new_gen=$(awk '$1 == "generation" {print $2}' "$work/idx/MANIFEST")
+followed=""
+for i in $(seq 40); do
+  "$bin" cluster status --zookeeper "$zk" > "$work/status" 2>&1
+  if [ "$(grep -c "^server .* generation $new_gen tablets" "$work/status")" -eq 3 ] &&
+     [ "$("$bin" query "${zkflags[@]}" --count zzfresh 2>/dev/null)" = 1 ]; then
+    followed=yes; break
+  fi
+  sleep 0.05
+done
+if [ -n "$followed" ]; then pass "nodes and answers at generation $new_gen within 2 s"
+else flunk "after the ingest, not every node says generation $new_gen or zzfresh is not found:"; cat "$work/status"; fi
+
 # One coordinator for the whole scene: kill -9 c, start d, kill -9 a.
 "$bin" bench "${zkflags[@]}" --queries "$work/queries.tsv" --duration 14 --hedge-after 50 --deadline 3000 \
   --json > "$work/bench.json" 2> "$work/bench.err" &
