@@ -5,7 +5,8 @@
 # 4; a server killed -9 has its tablets taken over (every tablet back to 2
 # replicas on the 3 left) while a long-lived `bench --zookeeper` with
 # hedging keeps every answer complete; a server that joins is given its
-# share; discovered answers equal --index's throughout.
+# share; the manager killed -9, another takes over; discovered answers
+# equal --index's throughout.
 # Prints the kill-to-reassigned time (bench/zookeeper.sh measures it).
 # Usage: zookeeper_assign_test.sh path/to/dpsearch
 SEED=5 source "$(dirname "$0")/zookeeper_test_helpers.sh" "$1"
@@ -26,7 +27,7 @@ assigned() {
 load() { awk -v a="$1" '$1 == "server" && $2 == a { print $6 }' "$work/status" |
   tr ',' '\n' | awk -F- '{ n += ($2 == "" ? 1 : $2 - $1 + 1) } END { print n + 0 }'; }
 
-serve s1 "$work/idx" "" "${zkflags[@]}" --assign --replicas 2
+serve s1 "$work/idx" "" "${zkflags[@]}" --assign --replicas 2; pid_s1=${pids[-1]}
 serve s2 "$work/idx" "" "${zkflags[@]}" --assign
 serve s3 "$work/idx" "" "${zkflags[@]}" --assign
 serve s4 "$work/idx" "" "${zkflags[@]}" --assign; pid_s4=${pids[-1]}
@@ -67,6 +68,14 @@ same "the new server's share" 4 "$(load "$s5")"
 want=$("$bin" query --index "$work/idx" --count w1 2>/dev/null)
 q "after the join" 0 query "${zkflags[@]}" --count w1
 same "after the join = --index" "$want" "$(cat "$work/out")"
+# The manager itself dies (s1: the first candidate): another is elected
+# and takes its tablets over.
+kill -9 "$pid_s1"; wait "$pid_s1" 2>/dev/null
+assigned 3 && pass "the manager killed: every tablet back on 2 of the 3 left" ||
+  { flunk "the manager killed: not reassigned"; cat "$work/status"; }
+grep -q "server $s1 " "$work/status" && flunk "the dead manager is still listed" || pass "the dead manager is gone"
+q "after the manager's death" 0 query "${zkflags[@]}" --count w1
+same "after the manager's death = --index" "$want" "$(cat "$work/out")"
 q "--assign without --zookeeper" 2 serve --index "$work/idx" --assign
 has "--assign without --zookeeper: one line" "$work/err" "--assign needs --zookeeper"
 finish "zookeeper assign test"
