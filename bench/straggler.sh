@@ -36,6 +36,17 @@
 # the samples, every server holding a tablet back 100 ms with probability
 # FANOUT_PROB, default 0.005: about 1 request in 100). With REPORT_DIR, the
 # whole experiment on one page: REPORT_DIR/straggler.html (dpsearch report).
+# DISCOVERY (default file): zookeeper runs the same experiment on a
+# ZooKeeper-discovered cluster (issue 22): a ZooKeeper on loopback
+# (tests/testing/zookeeper.sh, in WORKDIR/zk), each server started with
+# --tablets (its ranges: mild 0-1,6-7 / 0-3 / 2-5 / 4-7, harsh 0-3 / 4-7 /
+# 0-3 / 4-7) and --zookeeper, and every bench with --zookeeper instead of
+# --cluster; the rest is the same. Discovery lists each range's replicas
+# sorted by address, which here is port order: harsh keeps the file's
+# order, but mild's 6-7 becomes server 1 (the slow one) then 4, so
+# --replica-policy first (and first + hedge / tied) sends server 1 two
+# requests of each query instead of one, and WORKDIR/cluster.txt (what
+# `simulate` models) is written in that order.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=${DPSEARCH:-$here/build/dpsearch}
@@ -70,6 +81,11 @@ tied_delay=${TIED_DELAY:-p90}
 case "$tied_delay" in p*) tied_name=$tied_delay ;; *) tied_name=${tied_delay}ms ;; esac  # as simulate's +tied-...
 rounds=${ROUNDS:-1}
 top=${TOP:-10}
+discovery=${DISCOVERY:-file}
+case "$discovery" in
+  file | zookeeper) ;;
+  *) echo "straggler.sh: DISCOVERY=$discovery: expected file or zookeeper" >&2; exit 2 ;;
+esac
 mkdir -p "$work"
 if [ ! -f "$work/index/MANIFEST" ]; then
   "$bin" ingest --index "$work/index" --bins 16 --tablets 8 --no-store-text "$corpus" >&2
@@ -78,15 +94,33 @@ base=$((7800 + RANDOM % 100))
 pids=()
 stop() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; pids=(); }
 trap stop EXIT
+source=(--cluster "$work/cluster.txt")  # where bench finds the servers
+if [ "$discovery" = zookeeper ]; then
+  zk_sh=$here/tests/testing/zookeeper.sh
+  trap 'stop; bash "$zk_sh" stop "$work/zk"' EXIT
+  zk=127.0.0.1:$(bash "$zk_sh" start "$work/zk")/straggler
+  source=(--zookeeper "$zk")
+  if [ "$shape" = mild ]; then hosted=(- 0-1,6-7 0-3 2-5 4-7); else hosted=(- 0-3 4-7 0-3 4-7); fi
+fi
 start() {  # start FAULT: 1 = server 1 injects delays
   stop
   for i in 1 2 3 4; do
     extra=()
     [ "$1" = 1 ] && [ "$i" = 1 ] && extra=(--inject-delay "*:$prob:100")
+    [ "$discovery" = zookeeper ] && extra+=(--tablets "${hosted[$i]}" --zookeeper "$zk")
     "$bin" serve --index "$work/index" --listen "127.0.0.1:$((base + i))" --threads 1 "${extra[@]}" 2>>"$work/servers.log" &
     pids+=($!)
   done
   sleep 0.5
+  if [ "$discovery" = zookeeper ]; then  # until the 4 servers are registered, every range on 2
+    local n=0
+    until "$bin" cluster status --zookeeper "$zk" --timeout 2000 > "$work/status" 2>&1 &&
+        grep -q '^4 servers' "$work/status" && ! grep -q '^tablets .*: \(1 replica \|NO LIVE\)' "$work/status"; do
+      n=$((n + 1))
+      [ "$n" -lt 100 ] || { echo "straggler.sh: the servers did not register" >&2; cat "$work/status" >&2; exit 1; }
+      sleep 0.1
+    done
+  fi
 }
 if [ "$shape" = mild ]; then
   echo "0-1 127.0.0.1:$((base + 1)) 127.0.0.1:$((base + 2))"
@@ -97,6 +131,11 @@ else  # A = server 1 (the slow one, listed first), B = 2, C = 3, D = 4
   echo "0-3 127.0.0.1:$((base + 1)) 127.0.0.1:$((base + 3))"
   echo "4-7 127.0.0.1:$((base + 2)) 127.0.0.1:$((base + 4))"
 fi > "$work/cluster.txt"
+if [ "$discovery" = zookeeper ]; then  # the replicas in discovery's order (sorted), for simulate
+  while read -r tablets replicas; do
+    echo "$tablets $(printf '%s\n' $replicas | sort | paste -sd ' ')"
+  done < "$work/cluster.txt" > "$work/cluster.sorted" && mv "$work/cluster.sorted" "$work/cluster.txt"
+fi
 run() {  # run NAME ARGS...
   local name=$1; shift
   local report=()
@@ -104,7 +143,7 @@ run() {  # run NAME ARGS...
   local passes=(--repeat "$repeat") a
   for a in "$@"; do [ "$a" = --duration ] && passes=(); done  # open-loop runs last --duration
   printf '{"config":"%s","round":%d,' "$name" "$round"
-  "$bin" bench --cluster "$work/cluster.txt" --queries "$queries" "${passes[@]}" --json "${report[@]}" "$@" | sed 's/^{//'
+  "$bin" bench "${source[@]}" --queries "$queries" "${passes[@]}" --json "${report[@]}" "$@" | sed 's/^{//'
 }
 # ranked NAME ARGS...: the same configuration ranked (named ranked-NAME).
 ranked() {

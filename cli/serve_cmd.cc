@@ -2,10 +2,12 @@
 #include <signal.h>
 #include <sys/resource.h>
 
+#include <charconv>
 #include <cstdio>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "cli/commands.h"
 #include "cluster/membership.h"
@@ -19,28 +21,49 @@ namespace dps::cli {
 
 namespace {
 
-// "3" or "0-7"; empty means every tablet.
-Status ParseTabletRange(const std::string& text, size_t tablets, uint32_t* first, uint32_t* last) {
+// "3", "0-7" or spans "0-1,6-7" (ascending, disjoint); empty means every
+// tablet. *first and *last: the span covering them all (what the server
+// opens and its Welcome says); *spans: the spans themselves (what a
+// ZooKeeper node advertises, docs/PROTOCOL.md "Server node").
+Status ParseTabletRange(const std::string& text, size_t tablets, uint32_t* first, uint32_t* last,
+                        std::vector<TabletSpan>* spans) {
+  spans->clear();
   if (text.empty()) {
     *first = 0;
     *last = static_cast<uint32_t>(tablets - 1);
+    spans->push_back(TabletSpan{*first, *last});
     return Status::OK();
   }
-  unsigned long a = 0, b = 0;
-  char dash = 0;
-  char extra = 0;
-  const int n = std::sscanf(text.c_str(), "%lu%c%lu%c", &a, &dash, &b, &extra);
-  if (n == 1) {
+  const auto bad = [&] {
+    return Status::InvalidArgument("--tablets " + text + ": expected N, FIRST-LAST or spans (0-1,6-7)");
+  };
+  const char* p = text.data();
+  const char* const end = p + text.size();
+  while (true) {
+    unsigned long a = 0, b = 0;
+    auto r = std::from_chars(p, end, a);
+    if (r.ec != std::errc() || r.ptr == p) return bad();
+    p = r.ptr;
     b = a;
-  } else if (n != 3 || dash != '-') {
-    return Status::InvalidArgument("--tablets " + text + ": expected N or FIRST-LAST");
+    if (p != end && *p == '-') {
+      r = std::from_chars(p + 1, end, b);
+      if (r.ec != std::errc() || r.ptr == p + 1) return bad();
+      p = r.ptr;
+    }
+    if (a > b || b >= tablets) {
+      return Status::InvalidArgument("--tablets " + text + ": the index has tablets 0-" +
+                                     std::to_string(tablets - 1));
+    }
+    if (!spans->empty() && a <= spans->back().last) {
+      return Status::InvalidArgument("--tablets " + text + ": spans must be ascending and disjoint");
+    }
+    spans->push_back(TabletSpan{static_cast<uint32_t>(a), static_cast<uint32_t>(b)});
+    if (p == end) break;
+    if (*p != ',' || p + 1 == end) return bad();
+    ++p;
   }
-  if (a > b || b >= tablets) {
-    return Status::InvalidArgument("--tablets " + text + ": the index has tablets 0-" +
-                                   std::to_string(tablets - 1));
-  }
-  *first = static_cast<uint32_t>(a);
-  *last = static_cast<uint32_t>(b);
+  *first = spans->front().first;
+  *last = spans->back().last;
   return Status::OK();
 }
 
@@ -120,7 +143,8 @@ void RegisterServe(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("serve", "Serve tablets of an index to query coordinators (docs/PROTOCOL.md)");
   cmd->add_option("--index", a->index, "Index directory")
       ->type_name("DIR")->required();
-  cmd->add_option("--tablets", a->tablets, "Tablets to serve: N or FIRST-LAST")->type_name("N|A-B")->default_str("all");
+  cmd->add_option("--tablets", a->tablets, "Tablets to serve: N, FIRST-LAST, or spans (0-1,6-7: the server opens 0-7, and "
+                  "with --zookeeper advertises only the spans)")->type_name("N|A-B[,C-D...]")->default_str("all");
   cmd->add_option("--listen", a->listen, "HOST:PORT to listen on (port 0 picks a free one)")
       ->type_name("HOST:PORT");
   cmd->add_option("--token-file", a->token_file, "Clients must present this file's secret")
@@ -186,7 +210,8 @@ void RegisterServe(CLI::App& app) {
     auto index = IndexReader::Open(a->index);
     if (!index.ok()) return (void)Fail(index.status());
     uint32_t first = 0, last = 0;
-    if (Status s = ParseTabletRange(a->tablets, (*index)->tablet_count(), &first, &last); !s.ok()) {
+    std::vector<TabletSpan> spans;
+    if (Status s = ParseTabletRange(a->tablets, (*index)->tablet_count(), &first, &last, &spans); !s.ok()) {
       return (void)Fail(s);
     }
     // Block the stop signals before any thread starts, then wait for one.
@@ -212,7 +237,7 @@ void RegisterServe(CLI::App& app) {
     if (!a->zookeeper.empty()) {
       ServerRecord record{AdvertisedAddress(options.host, (*server)->port()), manifest.index_id,
                           (*server)->generation(), manifest.bins, static_cast<uint32_t>(manifest.tablets.size()),
-                          {TabletSpan{first, last}}};
+                          spans};
       if (a->assign) record.hosted.clear();  // until the manager's plan gives it some
       auto joined = ServerMembership::Join(a->zookeeper, a->zookeeper_session_ms, a->zookeeper_session_ms + 5000,
                                            record, options.log);

@@ -58,6 +58,25 @@ same "discovered --top = cluster file's" "$(cat "$work/file_top.tsv")" "$(cat "$
 q "discovered batch" 0 query "${zkflags[@]}" --queries "$work/queries.tsv" --format tsv
 same "discovered batch = cluster file's" "$(cat "$work/file_batch")" "$(cut -f1,2 "$work/out")"
 
+# --tablets as spans (bench/straggler.sh's ring): the node advertises the
+# spans only, discovery cuts the ranges at them, answers are unchanged;
+# the server leaves at SIGTERM (its node at once).
+serve e "$work/idx" 0-1,6-7 "${zkflags[@]}"; pid_e=${pids[-1]}
+servers 4
+q "status with spans" 0 cluster status --zookeeper "$zk"
+has "status: e's spans" "$work/out" "server $e generation 1 tablets 0-1,6-7"
+has "status: 6-7 replicas" "$work/out" "tablets 6-7: 3 replicas $(printf '%s\n' "$b" "$c" "$e" | sort | tr '\n' ' ' | sed 's/ $//')"
+has "status: 4-5 replicas" "$work/out" "tablets 4-5: 2 replicas $(printf '%s\n' "$b" "$c" | sort | tr '\n' ' ' | sed 's/ $//')"
+want=$("$bin" query --index "$work/idx" --count w1 2>/dev/null)
+q "discovered with spans" 0 query "${zkflags[@]}" --count w1
+same "discovered with spans = --index" "$want" "$(cat "$work/out")"
+for bad in 6-7,0-1 0-1,1-2 0-1, 0-1,,6 1-0 0-8 x 0-1x; do
+  q "serve --tablets $bad" 2 serve --index "$work/idx" --tablets "$bad" --listen 127.0.0.1:0
+  has "serve --tablets $bad: says why" "$work/err" "dpsearch: Invalid argument: --tablets $bad: "
+done
+kill "$pid_e"; wait "$pid_e" 2>/dev/null
+servers 3
+
 # An ingest reaches the serving servers (they follow the index) and their
 # nodes: every server's registration shows the new generation, and a
 # discovered query finds the new document, within 2 s of the commit.
