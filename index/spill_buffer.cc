@@ -7,21 +7,12 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/file.h"
+
 namespace dps {
 
 SpillBuffer::~SpillBuffer() {
   if (fd_ >= 0) ::close(fd_);
-}
-
-Status SpillBuffer::WriteAt(uint64_t offset, std::string_view bytes) {
-  while (!bytes.empty()) {
-    const ssize_t n = ::pwrite(fd_, bytes.data(), bytes.size(), static_cast<off_t>(offset));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return Status::IOError(path_ + ": write: " + std::strerror(n < 0 ? errno : EIO));
-    bytes.remove_prefix(static_cast<size_t>(n));
-    offset += static_cast<uint64_t>(n);
-  }
-  return Status::OK();
 }
 
 Status SpillBuffer::Spill() {
@@ -31,7 +22,7 @@ Status SpillBuffer::Spill() {
     if (fd_ < 0) return Status::IOError(path_ + ": open: " + std::strerror(errno));
     ::unlink(path_.c_str());  // the descriptor keeps it; nothing is left after a crash
   }
-  DPS_RETURN_IF_ERROR(WriteAt(spilled_, tail_));
+  DPS_RETURN_IF_ERROR(WriteAt(fd_, path_, spilled_, tail_));
   spilled_ += tail_.size();
   tail_.clear();
   return Status::OK();
@@ -41,15 +32,10 @@ Status SpillBuffer::Drain(const std::function<Status(std::string_view)>& sink) {
   if (spilled_ > 0) {
     std::string piece(std::max<size_t>(limit_, 64 << 10), '\0');
     for (uint64_t at = 0; at < spilled_;) {
-      const size_t want = static_cast<size_t>(std::min<uint64_t>(piece.size(), spilled_ - at));
-      const ssize_t n = ::pread(fd_, piece.data(), want, static_cast<off_t>(at));
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        return Status::IOError(path_ + ": read at offset " + std::to_string(at) + ": " +
-                               (n < 0 ? std::strerror(errno) : "unexpected end of file"));
-      }
-      DPS_RETURN_IF_ERROR(sink(std::string_view(piece.data(), static_cast<size_t>(n))));
-      at += static_cast<uint64_t>(n);
+      const size_t n = static_cast<size_t>(std::min<uint64_t>(piece.size(), spilled_ - at));
+      DPS_RETURN_IF_ERROR(ReadAt(fd_, path_, at, n, piece.data()));
+      DPS_RETURN_IF_ERROR(sink(std::string_view(piece.data(), n)));
+      at += n;
     }
     // Read once: its page cache can go, and the file's blocks with it.
     (void)posix_fadvise(fd_, 0, 0, POSIX_FADV_DONTNEED);

@@ -43,7 +43,6 @@ class SpillBuffer {
   Status Drain(const std::function<Status(std::string_view)>& sink);
 
  private:
-  Status WriteAt(uint64_t offset, std::string_view bytes);
   std::string path_;
   size_t limit_;
   int fd_ = -1;
