@@ -20,6 +20,10 @@ constexpr size_t kParseByHandAbove = 1u << 20;
 
 bool IsJsonSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 
+void SkipJsonSpace(std::string_view* s) {
+  while (!s->empty() && IsJsonSpace(s->front())) s->remove_prefix(1);
+}
+
 std::string_view TrimTrailingSpace(std::string_view s) {
   while (!s.empty() && IsJsonSpace(s.back())) s.remove_suffix(1);
   return s;
@@ -113,9 +117,7 @@ struct JsonlParser::Impl {
   Status FieldValues(const std::string& field, const char* value, const char* end, std::vector<std::string>* out) {
     out->clear();
     std::string_view rest(value, static_cast<size_t>(end - value));
-    auto skip_space = [&] {
-      while (!rest.empty() && IsJsonSpace(rest.front())) rest.remove_prefix(1);
-    };
+    auto skip_space = [&] { SkipJsonSpace(&rest); };
     if (rest.empty() || rest.front() != '[') {
       const std::string_view token = TrimTrailingSpace(rest.substr(0, TokenLength(rest)));
       if (token == "null") return Status::OK();
@@ -287,8 +289,8 @@ struct JsonlParser::Impl {
 
   // A long line without simdjson, whose index of the line's structure costs
   // a few times the line (67 MB for linuxsrc's 24 MB header, beside the
-  // line and its text): the object is checked whole by SkipJsonValue, then
-  // walked member by member. Accepts and rejects what the simdjson path
+  // line and its text): the object is walked once, member by
+  // member. Accepts and rejects what the simdjson path
   // does (tests/ingest/jsonl_long_line_test.cc); some messages are less
   // specific.
   Result<bool> ParseByHand(std::string_view line, size_t first, RawDocument* doc, uint64_t* replaced_out) {
@@ -304,41 +306,39 @@ struct JsonlParser::Impl {
       std::string_view token = rest.substr(0, std::min(rest.size(), rest.find_first_of(" \t,:[]{}", 1)));
       return Status::InvalidArgument("expected a JSON object, not " + WhatIs(token));
     }
-    size_t length = 0;
-    if (!SkipJsonValue(rest, &length)) return Status::InvalidArgument("malformed JSON: bad structure or value");
-    for (char c : rest.substr(length)) {
-      if (!IsJsonSpace(c)) return Status::InvalidArgument("malformed JSON: unexpected characters after the object");
-    }
-    auto skip_space = [&] {
-      while (!rest.empty() && IsJsonSpace(rest.front())) rest.remove_prefix(1);
-    };
+    const Status bad = Status::InvalidArgument("malformed JSON: bad structure or value");
+    // One walk: each member "key" : value, checked by the same recogniser
+    // that checks skipped values, then a comma or the closing brace.
     StartDocument(doc);
     rest.remove_prefix(1);  // '{'
-    skip_space();
-    if (rest.front() == '}') return EndDocument(replaced_out);
-    // The whole object is well-formed: each member is "key" : value, then
-    // a comma or the closing brace.
-    while (true) {
-      skip_space();
-      size_t key_length = 0;
-      SkipJsonValue(rest, &key_length);
+    SkipJsonSpace(&rest);
+    bool more = rest.empty() || rest.front() != '}';
+    if (!more) rest.remove_prefix(1);
+    while (more) {
+      SkipJsonSpace(&rest);
+      size_t key_length = 0, value_length = 0;
+      if (rest.empty() || rest.front() != '"' || !SkipJsonValue(rest, &key_length)) return bad;
       // simdjson refuses an unpaired surrogate in a key: so does this path.
       uint64_t key_replaced = 0;
       if (!DecodeJsonString(rest.substr(1, key_length - 2), &key, &key_replaced, &error) || key_replaced > 0) {
         return Status::InvalidArgument("malformed JSON: invalid string");
       }
       rest.remove_prefix(key_length);
-      skip_space();
-      rest.remove_prefix(1);  // ':'
-      skip_space();
-      size_t value_length = 0;
-      SkipJsonValue(rest, &value_length);
+      SkipJsonSpace(&rest);
+      if (rest.empty() || rest.front() != ':') return bad;
+      rest.remove_prefix(1);
+      SkipJsonSpace(&rest);
+      if (!SkipJsonValue(rest, &value_length)) return bad;
       DPS_RETURN_IF_ERROR(Member(key, rest.substr(0, value_length), end, doc));
       rest.remove_prefix(value_length);
-      skip_space();
-      if (rest.front() == '}') return EndDocument(replaced_out);
-      rest.remove_prefix(1);  // ','
+      SkipJsonSpace(&rest);
+      if (rest.empty() || (rest.front() != ',' && rest.front() != '}')) return bad;
+      more = rest.front() == ',';
+      rest.remove_prefix(1);
     }
+    SkipJsonSpace(&rest);
+    if (!rest.empty()) return Status::InvalidArgument("malformed JSON: unexpected characters after the object");
+    return EndDocument(replaced_out);
   }
 
   ondemand::parser parser;
