@@ -37,34 +37,27 @@ Status DocSpill::Add(uint32_t bin, DocId docid, std::string_view id, std::string
     for (const auto& l : b.lengths) bytes += l.memory_bytes();
     return bytes;
   };
-  if (text.size() >= kChunkBytes) {
-    // A long text is not copied into the buffer: the buffer so far and this
-    // record's head go out, then the text from where it lies, the whole
-    // record one chunk (linuxsrc's 24 MB headers were copied whole).
-    DPS_RETURN_IF_ERROR(FlushBin(bin));
-    PutVarint32(&b.buffer, docid);
-    PutLengthPrefixed(&b.buffer, id);
-    PutLengthPrefixed(&b.buffer, title);
-    PutVarint64(&b.buffer, text.size());
-    const uint64_t start = size_, len = b.buffer.size() + text.size();
-    if (len > UINT32_MAX) return Status::InvalidArgument(path_ + ": a document of " + std::to_string(len) + " bytes");
-    DPS_RETURN_IF_ERROR(WriteAt(fd_, path_, size_, b.buffer));
-    DPS_RETURN_IF_ERROR(WriteAt(fd_, path_, size_ + b.buffer.size(), text));
-    b.chunks.push_back(Chunk{start, static_cast<uint32_t>(len)});
-    size_ += len;
-    b.buffer.clear();
-    const size_t before = memory();
-    for (size_t c = 0; c < columns_; ++c) b.lengths[c].Set(docid, c < lengths.size() ? lengths[c] : 0);
-    buffered_ += memory() - before;
-    b.last = docid;
-    ++b.docs;
-    return Status::OK();
-  }
+  // A long text is not copied into the buffer: the buffer so far goes
+  // out, then this record's head and the text from where it lies, the
+  // record a chunk of its own (linuxsrc's 24 MB headers were copied whole).
+  const bool long_text = text.size() >= kChunkBytes;
+  if (long_text) DPS_RETURN_IF_ERROR(FlushBin(bin));
   const size_t before = memory();
   PutVarint32(&b.buffer, docid);
   PutLengthPrefixed(&b.buffer, id);
   PutLengthPrefixed(&b.buffer, title);
-  PutLengthPrefixed(&b.buffer, text);
+  if (long_text) {
+    PutVarint64(&b.buffer, text.size());
+    const uint64_t len = b.buffer.size() + text.size();
+    if (len > UINT32_MAX) return Status::InvalidArgument(path_ + ": a document of " + std::to_string(len) + " bytes");
+    DPS_RETURN_IF_ERROR(WriteAt(fd_, path_, size_, b.buffer));
+    DPS_RETURN_IF_ERROR(WriteAt(fd_, path_, size_ + b.buffer.size(), text));
+    b.chunks.push_back(Chunk{size_, static_cast<uint32_t>(len)});
+    size_ += len;
+    b.buffer.clear();
+  } else {
+    PutLengthPrefixed(&b.buffer, text);
+  }
   for (size_t c = 0; c < columns_; ++c) b.lengths[c].Set(docid, c < lengths.size() ? lengths[c] : 0);
   buffered_ += memory() - before;
   b.last = docid;

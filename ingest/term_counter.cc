@@ -50,13 +50,7 @@ void TermCounter::Grow() {
 }
 
 void TermCounter::Add(std::vector<std::string>* tokens, const std::vector<uint32_t>* token_positions) {
-  if (positions_ && token_positions == nullptr && !position_of_.empty()) {
-    // Mixed kinds of calls in one document: keep every position explicit.
-    for (size_t k = 0; k < tokens->size(); ++k) position_of_.push_back(static_cast<uint32_t>(tokens_ + k));
-  } else if (positions_ && token_positions != nullptr) {
-    if (position_of_.empty()) {
-      for (uint64_t k = 0; k < tokens_; ++k) position_of_.push_back(static_cast<uint32_t>(k));
-    }
+  if (positions_ && token_positions != nullptr) {
     position_of_.insert(position_of_.end(), token_positions->begin(), token_positions->end());
   }
   for (std::string& token : *tokens) {

@@ -21,6 +21,7 @@ class TermCounter {
   // Counts `tokens` (consumed: their strings are moved), the next ones of
   // the document. Their positions are `token_positions` when given (one a
   // token), else they continue the count of tokens added so far.
+  // REQUIRES: a document's calls all give positions or none does.
   void Add(std::vector<std::string>* tokens, const std::vector<uint32_t>* token_positions = nullptr);
   // Tokens added since Reset.
   uint64_t tokens() const { return tokens_; }
