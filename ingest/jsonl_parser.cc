@@ -198,6 +198,29 @@ struct JsonlParser::Impl {
     return Status::InvalidArgument("malformed JSON: bad value of field \"" + Excerpt(key) + "\"");
   }
 
+  // Checks that the member value `raw` (simdjson's token: a scalar up to the
+  // next structural character, or only the opening bracket of an array or
+  // object) is
+  // followed by the next member's comma or the object's closing brace, and
+  // sets *closing to that brace.
+  static Status FollowsValue(std::string_view key, std::string_view raw, const char* end, const char** closing) {
+    std::string_view rest(raw.data(), static_cast<size_t>(end - raw.data()));
+    // A string's token ends at its closing quote (simdjson starts a new token
+    // at anything after it); a bracket or an atom (null, 12abc) is measured.
+    size_t length = TrimTrailingSpace(raw).size();
+    bool ok = true;
+    if (raw.empty() || raw.front() != '"') ok = SkipJsonValue(rest, &length);
+    if (ok) {
+      rest.remove_prefix(length);
+      SkipJsonSpace(&rest);
+      ok = !rest.empty() && (rest.front() == ',' || rest.front() == '}');
+      *closing = ok && rest.front() == '}' ? rest.data() : nullptr;
+    }
+    if (ok) return Status::OK();
+    return Status::InvalidArgument("malformed JSON: expected ',' or '}' after the value of field \"" +
+                                   Excerpt(key) + "\"");
+  }
+
   Result<bool> Parse(std::string_view line, RawDocument* doc, uint64_t* replaced_out) {
     size_t first = 0;
     while (first < line.size() && IsJsonSpace(line[first])) ++first;
@@ -229,14 +252,28 @@ struct JsonlParser::Impl {
       return Malformed(e);
     }
     StartDocument(doc);
+    const char* closing = nullptr;  // the object's '}', once a member is read
     for (auto field_or : object) {
+      if (closing != nullptr) {
+        return Status::InvalidArgument("malformed JSON: unexpected characters after the object");
+      }
       ondemand::field field;
       std::string_view key;
       if ((e = std::move(field_or).get(field)) || (e = field.unescaped_key().get(key)))
         return Malformed(e);
       // The value is decoded (or, for other fields, checked) by hand from its
       // raw text (json_text.h); the object iterator steps over it afterwards.
-      DPS_RETURN_IF_ERROR(Member(key, field.value().raw_json_token(), input.data() + input.size(), doc));
+      const std::string_view raw = field.value().raw_json_token();
+      const char* end = input.data() + input.size();
+      DPS_RETURN_IF_ERROR(Member(key, raw, end, doc));
+      // On-Demand steps from member to member without checking what lies
+      // between them: {"id":"a":1,"text":"t"}} would pass. Check it here.
+      DPS_RETURN_IF_ERROR(FollowsValue(key, raw, end, &closing));
+    }
+    if (closing != nullptr) {
+      std::string_view rest(closing + 1, static_cast<size_t>(input.data() + input.size() - closing - 1));
+      SkipJsonSpace(&rest);
+      if (!rest.empty()) return Status::InvalidArgument("malformed JSON: unexpected characters after the object");
     }
     // Only whitespace may follow the object: "{...} {...}" is two documents
     // on one line, which JSONL does not allow.

@@ -263,8 +263,7 @@ const BadLine kBadLines[] = {
     {R"("just a string")", "expected a JSON object, not a string"},
     {R"(42)", "expected a JSON object, not a number"},
     {R"({"id": 1, "text": "a")", "malformed JSON: unterminated object or array"},
-    {R"({"id": 1 "text": "a"})",
-     "malformed JSON: bad structure (missing or extra comma, colon, brace or key)"},
+    {R"({"id": 1 "text": "a"})", R"(malformed JSON: expected ',' or '}' after the value of field "id")"},
     {R"({"id": 1, "text": "a",})",
      "malformed JSON: bad structure (missing or extra comma, colon, brace or key)"},
     {R"({id: 1, "text": "a"})",
@@ -282,6 +281,16 @@ const BadLine kBadLines[] = {
     {R"({"id": 1, "text": "a", "x": tru})", R"(malformed JSON: bad value of field "x")"},
     {R"({"id": 1, "text": "a", "x": 12abc})", R"(malformed JSON: bad value of field "x")"},
     {R"({"id": 1, "text": "a", "x": "\q"})", R"(malformed JSON: bad value of field "x")"},
+    // On-Demand parsing alone let these two through.
+    {R"({"id":"d1","text":"a\\,, " ,"id":"anull,\\":-7}})",
+     R"(malformed JSON: expected ',' or '}' after the value of field "id")"},
+    {R"({"id": 1, "text": "a", "title": "t" "u"})",
+     R"(malformed JSON: expected ',' or '}' after the value of field "title")"},
+    {R"({"id": 1, "text": "a", "title": "t":"u"})",
+     R"(malformed JSON: expected ',' or '}' after the value of field "title")"},
+    {R"({"id": 1, "text": "a" :"u", "title": "t"})",
+     R"(malformed JSON: expected ',' or '}' after the value of field "text")"},
+    {R"({"id": 1, "text": "a"}})", "malformed JSON: unexpected characters after the object"},
 };
 
 TEST_F(JsonlReaderTest, BadLinesFailWithOneLineNamingFileAndLine) {
