@@ -264,6 +264,9 @@ class Simulation {
   double DoneOf(const Request& r, uint32_t tablet) const {
     return c_.samples[r.sample].tablet_done_us[tablet % measured_tablets_];
   }
+  // A tablet the query's plan left out (no bin of it can match: its sample
+  // is 0,0) is not run by the real server, nor held back by its delays.
+  bool Planned(const Request& r, uint32_t tablet) const { return ServiceOf(r, tablet) > 0 || DoneOf(r, tablet) > 0; }
   void Enqueue(uint64_t id, Request& req, uint32_t tablet) {
     req.floors.push_back({tablet, now_ + DoneOf(req, tablet)});
     servers_[req.server].queue.push_back({id, tablet});
@@ -486,14 +489,18 @@ class Simulation {
     req.arrived = now_;
     Server& server = servers_[req.server];
     req.pending = static_cast<uint32_t>(req.tablets.size());
-    // Drawn per tablet before any runs (as shards/server_query.cc does), so
-    // a tied request's Started waits for every held tablet.
+    // Drawn per planned tablet before any runs (as shards/server_query.cc
+    // does), so a tied request's Started waits for every held tablet.
     std::vector<int64_t> delays(req.tablets.size(), 0);
     if (server.delays) {
-      for (size_t i = 0; i < req.tablets.size(); ++i) delays[i] = server.delays->SampleMicros(req.tablets[i]);
+      for (size_t i = 0; i < req.tablets.size(); ++i) {
+        if (Planned(req, req.tablets[i])) delays[i] = server.delays->SampleMicros(req.tablets[i]);
+      }
     }
     for (size_t i = 0; i < req.tablets.size(); ++i) {
-      if (delays[i] > 0) {
+      if (!Planned(req, req.tablets[i])) {
+        TabletFinished(id, req.tablets[i]);
+      } else if (delays[i] > 0) {
         ++req.held;
         Push(now_ + static_cast<double>(delays[i]), kTaskReady, id, req.tablets[i]);
       } else {

@@ -129,6 +129,20 @@ TEST(Simulator, AdaptiveSelectionLeavesASlowServer) {
   EXPECT_LT(adaptive->latency.QuantileMicros(0.5), 1e3);
 }
 
+// As the real server: a tablet a query's plan left out (sampled 0,0) is
+// never held back, so only the queries that need the slow tablet wait.
+TEST(Simulator, DelaysHoldOnlyTabletsTheQueryPlanned) {
+  SimConfig c = Config(1, 1, 0, 0, "first", 1000);
+  c.layout = LayoutOf({ClusterRange{0, 1, {"one"}}});
+  c.samples = {QuerySample{"both", 100, {10, 10}, {20, 20}}, QuerySample{"second only", 100, {0, 10}, {0, 20}}};
+  c.delays.push_back(*ParseServerDelay("0:1:5"));
+  c.delays.back().rule.tablet = 0;  // only tablet 0 is slow
+  auto r = Simulate(c);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_NEAR(FractionAtLeast(*r, 5e3), 0.5, 1e-9);  // every "both", no "second only"
+  EXPECT_LT(r->latency.QuantileMicros(0.25), 1e3);
+}
+
 // Open loop into one server of one worker: M/D/1, whose mean wait is
 // rho / (2 mu (1 - rho)) (Pollaczek-Khinchine): service 100 µs at 5,000 a
 // second (rho 0.5) waits 50 µs on average.
