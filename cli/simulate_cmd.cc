@@ -16,7 +16,7 @@ void RegisterSimulate(CLI::App& app) {
   struct Args {
     std::string samples, cluster, report;
     std::vector<size_t> servers;
-    size_t tablets_per_range = 2, replicas = 2, workers = 1, concurrency = 1, queries = 0;
+    size_t tablets_per_range = 2, replicas = 2, workers = 1, cores = 0, concurrency = 1, queries = 0;
     double rate = 0;
     uint64_t seed = 1;
     std::vector<std::string> delays, policies;
@@ -45,6 +45,10 @@ void RegisterSimulate(CLI::App& app) {
                   "+tied, +tied-MSms, +tied-pNN and +deadline-MS, as in adaptive+hedge-p95")
       ->type_name("POLICY")->default_str("first, first+hedge-p95, first+tied, adaptive, adaptive+hedge-p95");
   cmd->add_option("--workers", a->workers, "Worker threads per server")->check(WholeNumber(1, 1024));
+  cmd->add_option("--cores", a->cores,
+                  "--cluster: all servers share N cores, as on the machine that measured the samples (a request "
+                  "running beside more than one per range is slowed in proportion)")
+      ->check(WholeNumber(1, 100000))->default_str("unshared")->needs(cluster);
   auto* concurrency = cmd->add_option("--concurrency", a->concurrency, "Closed loop: clients")->check(WholeNumber(1, 100000));
   cmd->add_option("--rate", a->rate, "Open loop: Poisson arrivals at QPS")
       ->type_name("QPS")->check(FiniteNumber(0.001, 1e9))->excludes(concurrency);
@@ -60,6 +64,7 @@ void RegisterSimulate(CLI::App& app) {
     SimConfig base;
     base.samples = std::move(samples).value();
     base.workers = a->workers;
+    base.cores = a->cores;
     base.concurrency = a->concurrency;
     base.rate_qps = a->rate;
     base.queries = a->queries;
@@ -101,6 +106,7 @@ void RegisterSimulate(CLI::App& app) {
                                             std::to_string(a->replicas) + " servers"
                                       : "the layout of " + a->cluster;
     description += "; " + std::to_string(a->workers) + " worker(s) a server; ";
+    if (a->cores > 0) description += std::to_string(a->cores) + " shared core(s); ";
     description += a->rate > 0 ? "open loop at " + std::to_string(static_cast<long long>(a->rate)) + " qps"
                                : "closed loop, " + std::to_string(a->concurrency) + " client(s)";
     for (const auto& d : a->delays) description += "; delay " + d;

@@ -173,9 +173,24 @@ class Simulation {
     } else {
       for (size_t i = 0; i < std::min(c_.concurrency, total_); ++i) Push(0, kQueryStart, next_query_++);
     }
-    while (!events_.empty()) {
-      const Event e = events_.top();
-      events_.pop();
+    while (!events_.empty() || !work_events_.empty()) {
+      // Work on shared cores runs 1 / Dilation() as fast as real time, and
+      // Dilation changes only at events: the next work event's real time
+      // holds until then.
+      const double dilation = Dilation();
+      Event e;
+      if (!work_events_.empty() &&
+          (events_.empty() || now_ + (work_events_.top().at - work_now_) * dilation < events_.top().at)) {
+        e = work_events_.top();
+        work_events_.pop();
+        const Time at = std::max(now_, now_ + (e.at - work_now_) * dilation);
+        work_now_ = e.at;
+        e.at = at;
+      } else {
+        e = events_.top();
+        events_.pop();
+        work_now_ = c_.cores == 0 ? e.at : work_now_ + (e.at - now_) / dilation;
+      }
       now_ = e.at;
       Handle(e);
     }
@@ -210,9 +225,9 @@ class Simulation {
     uint64_t request;
     uint32_t tablet;
   };
-  // When a tablet may finish at the earliest: as long after it may start
-  // (its request's arrival, or the end of its delay) as it took when
-  // measured, hand-offs between the server's threads included.
+  // When a tablet may finish at the earliest, on the work clock: as long
+  // after it may start (its request's arrival, or the end of its delay) as
+  // it took when measured, hand-offs between the server's threads included.
   struct Floor {
     uint32_t tablet;
     Time at;
@@ -226,6 +241,7 @@ class Simulation {
     std::vector<uint32_t> tablets;
     // Server side:
     uint32_t pending = 0, held = 0;
+    uint32_t running = 0;  // tablets queued, in service or finishing
     std::vector<Floor> floors;
     Time first_start = -1, last_end = 0;
     bool tied = false, started_sent = false, cancelled = false;
@@ -257,6 +273,12 @@ class Simulation {
   void Push(Time at, Kind kind, uint64_t id, uint32_t arg = 0, uint64_t arg2 = 0) {
     events_.push(Event{at, seq_++, kind, id, arg, arg2});
   }
+  // A server's event at `at` on the work clock, which is the real clock
+  // unless the cores are shared (Dilation).
+  void PushAtWork(Time at, Kind kind, uint64_t id, uint32_t tablet) {
+    if (c_.cores == 0) return Push(at, kind, id, tablet);
+    work_events_.push(Event{at, seq_++, kind, id, tablet});
+  }
 
   double ServiceOf(const Request& r, uint32_t tablet) const {
     return c_.samples[r.sample].tablet_service_us[tablet % measured_tablets_];
@@ -267,8 +289,19 @@ class Simulation {
   // A tablet the query's plan left out (no bin of it can match: its sample
   // is 0,0) is not run by the real server, nor held back by its delays.
   bool Planned(const Request& r, uint32_t tablet) const { return ServiceOf(r, tablet) > 0 || DoneOf(r, tablet) > 0; }
+  // Shared cores: the samples were measured with one request per range
+  // running at once on c_.cores cores; while more run (a hedge, a tied
+  // twin), every server's work is slowed in proportion (processor
+  // sharing): max(1, running / cores) against max(1, ranges / cores).
+  double Dilation() const {
+    if (c_.cores == 0) return 1;
+    const double cores = static_cast<double>(c_.cores);
+    const double measured = std::max(1.0, static_cast<double>(c_.layout.ranges.size()) / cores);
+    return std::max(1.0, static_cast<double>(running_requests_) / cores) / measured;
+  }
   void Enqueue(uint64_t id, Request& req, uint32_t tablet) {
-    req.floors.push_back({tablet, now_ + DoneOf(req, tablet)});
+    if (req.running++ == 0) ++running_requests_;
+    req.floors.push_back({tablet, work_now_ + DoneOf(req, tablet)});
     servers_[req.server].queue.push_back({id, tablet});
   }
 
@@ -529,6 +562,7 @@ class Simulation {
       server.queue.pop_front();
       Request& req = requests_.at(task.request);
       if (req.cancelled) {  // noticed before it starts: no work
+        StopsRunning(req);
         TaskEnded(task.request, req);
         continue;
       }
@@ -536,7 +570,7 @@ class Simulation {
       ++result_.tasks_run;
       if (req.first_start < 0) req.first_start = now_;
       MaybeStarted(task.request, req);
-      Push(now_ + ServiceOf(req, task.tablet), kTaskDone, task.request, task.tablet);
+      PushAtWork(work_now_ + ServiceOf(req, task.tablet), kTaskDone, task.request, task.tablet);
     }
   }
 
@@ -551,21 +585,26 @@ class Simulation {
   void TaskDone(uint64_t id, uint32_t tablet) {
     Request& req = requests_.at(id);
     --servers_[req.server].busy;
-    Time floor = now_;
+    Time floor = work_now_;  // on the work clock, as the floors are
     for (const Floor& f : req.floors) {
       if (f.tablet == tablet) floor = std::max(floor, f.at);
     }
     const uint32_t server = req.server;
-    if (floor > now_) {
-      Push(floor, kTabletFinished, id, tablet);
+    if (floor > work_now_) {
+      PushAtWork(floor, kTabletFinished, id, tablet);
     } else {
       TabletFinished(id, tablet);
     }
     Pump(server);
   }
 
+  void StopsRunning(Request& req) {
+    if (--req.running == 0) --running_requests_;
+  }
+
   void TabletFinished(uint64_t id, uint32_t tablet) {
     Request& req = requests_.at(id);
+    if (Planned(req, tablet)) StopsRunning(req);
     req.last_end = now_;
     // A run the cancel reached is cut short and is not an answer.
     if (!req.cancelled) Push(now_ + req.oneway, kTabletAnswer, id, tablet);
@@ -588,10 +627,13 @@ class Simulation {
   std::vector<Server> servers_;
   std::vector<std::vector<std::string>> replica_names_;
   size_t measured_tablets_ = 1, total_ = 0, next_query_ = 0;
+  size_t running_requests_ = 0;  // requests with a tablet running (Dilation)
   uint64_t next_request_ = 1, seq_ = 0;
   Time now_ = 0;
+  Time work_now_ = 0;  // the servers' work clock (PushAtWork)
   std::unique_ptr<PoissonSchedule> arrivals_;
   std::priority_queue<Event, std::vector<Event>, Later> events_;
+  std::priority_queue<Event, std::vector<Event>, Later> work_events_;  // at: work time
   std::unordered_map<uint64_t, Query> queries_;
   std::unordered_map<uint64_t, Request> requests_;
   SimResult result_;

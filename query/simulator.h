@@ -76,6 +76,9 @@ struct SimConfig {
   std::vector<ServerDelay> delays;
   SimPolicy policy;
   size_t workers = 1;      // per server
+  // > 0: every server shares this many cores, as on the machine that
+  // measured the samples (docs/SIMULATOR.md "Shared cores").
+  size_t cores = 0;
   size_t concurrency = 1;  // closed loop clients
   double rate_qps = 0;     // > 0: open loop, Poisson arrivals instead
   size_t queries = 0;      // 0: one pass over the samples

@@ -143,6 +143,26 @@ TEST(Simulator, DelaysHoldOnlyTabletsTheQueryPlanned) {
   EXPECT_LT(r->latency.QuantileMicros(0.25), 1e3);
 }
 
+// Shared cores: two tied twins running at once on one core each take twice
+// their measured time (measured: one request per range at once), on two
+// cores or unshared their own; a lone request is never slowed.
+TEST(Simulator, SharedCoresSlowWhatRunsBesideTheMeasuredLoad) {
+  auto p50 = [](const std::string& policy, size_t cores) {
+    SimConfig c = Config(2, 2, 0, 0, policy, 100);
+    c.layout = LayoutOf({ClusterRange{0, 0, {"a", "b"}}});
+    c.samples = Constant(100, 100);  // messages 50 µs each way
+    c.cores = cores;
+    auto r = Simulate(c);
+    EXPECT_TRUE(r.ok());
+    return r.ok() ? r->latency.QuantileMicros(0.5) : 0;
+  };
+  EXPECT_NEAR(p50("first", 0), 200, 3);
+  EXPECT_NEAR(p50("first", 1), 200, 3);
+  EXPECT_NEAR(p50("first+tied", 0), 200, 3);
+  EXPECT_NEAR(p50("first+tied", 2), 200, 3);
+  EXPECT_NEAR(p50("first+tied", 1), 300, 4);  // both twins at 1/2 speed: 50 + 200 + 50
+}
+
 // Open loop into one server of one worker: M/D/1, whose mean wait is
 // rho / (2 mu (1 - rho)) (Pollaczek-Khinchine): service 100 µs at 5,000 a
 // second (rho 0.5) waits 50 µs on average.
