@@ -27,7 +27,8 @@
 # unless the first started, and that with hedging; default "first
 # adaptive"), SIMULATE (default 1: each
 # configuration also simulated by `dpsearch simulate` from the no-fault
-# runs' samples, measured and simulated p50 and p99 side by side),
+# runs' samples, measured and simulated p50 and p99 side by side; SIM_CORES
+# passes --cores to those simulations),
 # OPEN_SECONDS (default 0: none; else open-loop runs of that many seconds,
 # no fault and adaptive + hedge p95 with the fault, at the closed loop's
 # own throughput and at 50% and 80% of the capacity measured with 8
@@ -267,7 +268,7 @@ PY
 fi
 if [ "${SIMULATE:-1}" = 1 ]; then
   python3 - "$work/straggler.jsonl" "$bin" "$work" "$prob" <<'PY' >&2
-import json, statistics, subprocess, sys
+import json, os, statistics, subprocess, sys
 jsonl, binary, work, prob = sys.argv[1:5]
 runs = {}
 for line in open(jsonl):
@@ -311,6 +312,8 @@ for name, ds in runs.items():
                    "--queries", str(d["queries"] + d["errors"]), "--seed", str(seed), "--json"]
             if faulted:
                 cmd += ["--server-delay", "0:%s:100" % prob]
+            if os.environ.get("SIM_CORES"):
+                cmd += ["--cores", os.environ["SIM_CORES"]]
             sims.append(json.loads(subprocess.check_output(cmd))["rows"][0])
     row = []
     for p in ("p50", "p99"):
