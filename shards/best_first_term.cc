@@ -41,9 +41,15 @@ class LengthCut {
     slope_ = (idf / threshold - 1) / n1 + 1e-9 * idf / (threshold * n1);
     offset_ = n0 / n1 - 1;
   }
-  bool Keeps(uint32_t tf, uint32_t dl) const { return static_cast<double>(dl) <= tf * slope_ - offset_; }
+  bool Keeps(uint32_t tf, uint32_t dl) const { return static_cast<double>(dl) <= Line(tf); }
+  // False when no length (dl >= 0) keeps tf: the posting is passed over
+  // before its length is read (a frequent term's tf = 1 postings, once the
+  // threshold is above the score of tf 1 at dl 0). The same line as Keeps,
+  // so Keeps(tf, dl) implies it for every dl.
+  bool MayKeep(uint32_t tf) const { return Line(tf) >= 0; }
 
  private:
+  double Line(uint32_t tf) const { return tf * slope_ - offset_; }
   double slope_ = std::numeric_limits<double>::infinity(), offset_ = 0;
 };
 
@@ -62,15 +68,24 @@ class LengthCut {
   DPS_RETURN_IF_ERROR(CheckDocInFile(one, bin, docs[0]));
   DPS_RETURN_IF_ERROR(CheckDocInFile(one, bin, docs[n - 1]));  // ascending: all between are
   const LengthCut cut(bm25, t.idf, top->Refresh());
-  uint32_t dl[kBlockSize], kept[kBlockSize];
-  for (size_t i = 0; i < n; ++i) dl[i] = one.lengths->Get(docs[i]);
-  size_t m = 0;
+  // tf alone first: most of a frequent term's postings (tf 1) cannot
+  // reach a high threshold at any length, and their lengths (a random
+  // read each, the run's cache misses) are never read.
+  uint32_t maybe[kBlockSize], dl[kBlockSize], kept[kBlockSize];
+  size_t candidates = 0;
   for (size_t i = 0; i < n; ++i) {
-    kept[m] = static_cast<uint32_t>(i);
-    m += cut.Keeps(tf[i], dl[i]);
+    maybe[candidates] = static_cast<uint32_t>(i);
+    candidates += cut.MayKeep(tf[i]);
+  }
+  for (size_t j = 0; j < candidates; ++j) dl[j] = one.lengths->Get(docs[maybe[j]]);
+  size_t m = 0;
+  for (size_t j = 0; j < candidates; ++j) {
+    kept[m] = maybe[j];
+    dl[m] = dl[j];  // m <= j
+    m += cut.Keeps(tf[maybe[j]], dl[j]);
   }
   double score[kBlockSize];
-  for (size_t j = 0; j < m; ++j) score[j] = Bm25::ScoreWithNorm(t.idf, tf[kept[j]], bm25.Norm(dl[kept[j]]));
+  for (size_t j = 0; j < m; ++j) score[j] = Bm25::ScoreWithNorm(t.idf, tf[kept[j]], bm25.Norm(dl[j]));
   for (size_t j = 0; j < m; ++j) top->Offer(score[j], bin, docs[kept[j]]);
   return Status::OK();
 }
