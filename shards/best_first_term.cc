@@ -8,8 +8,15 @@
 // the one case where block scores are read at random for free (one term,
 // the default k1 and b). Within a scored block, the postings that cannot
 // reach the threshold are passed over on tf and dl alone (LengthCut).
+// Several bins ranked at once take their first rounds in one order, best
+// block of any bin first (the bins of a query share the threshold, and a
+// bin's second best block is often below another's best): bin by bin,
+// gcide's single frequent terms scored 998 blocks where every bin's
+// blocks reaching the final threshold were 410.
 #include <algorithm>
 #include <limits>
+#include <span>
+#include <vector>
 
 #include "shards/pruned_terms.h"
 
@@ -17,10 +24,7 @@ namespace dps::pruned {
 
 namespace {
 
-// The most blocks chosen for the first round: enough to hold the K best
-// of a list whose best documents are spread one a block, few enough that
-// keeping them sorted while the scores go by stays a handful of compares.
-constexpr size_t kMaxBest = 32;
+constexpr size_t kMaxBest = kMaxFirstRound;
 
 // Which postings can reach a threshold T, judged on tf and dl without a
 // division. A score idf / (1 + Norm(dl) / tf) reaches T only when Norm(dl)
@@ -99,24 +103,76 @@ Status ScoreBlock(const BoundedTerm& t, size_t b, const OneFileBin& one, BinId b
   return ScoreRun(t, one, bin, bm25, top);
 }
 
-}  // namespace
+// A block of the first round, in the order the round scores them.
+struct Candidate {
+  double bound;    // of every score in the block
+  uint32_t score;  // its block score (bound grows with it)
+  uint32_t bin;    // index into the bins ranked
+  uint32_t block;
+};
 
-Status RankTermBestFirst(const BoundedTerm& t, size_t k, const OneFileBin& one, BinId bin, const Bm25& bm25,
-                         PrunedTopK* top) {
-  // A list kept inline is one decoded run with no stored bound: scored whole.
-  if (!t.stored_impacts) return ScoreRun(t, one, bin, bm25, top);
+// Bound first, then the block score (one bin's bounds may tie where its
+// scores do not), then the earlier bin and block.
+bool ScoredBefore(const Candidate& a, const Candidate& b) {
+  if (a.bound != b.bound) return a.bound > b.bound;
+  if (a.score != b.score) return a.score > b.score;
+  if (a.bin != b.bin) return a.bin < b.bin;
+  return a.block < b.block;
+}
+
+// One bin's first round: its best blocks (by block score) and how many of
+// them were scored; done once a block below its threshold ended it.
+struct FirstRound {
+  uint32_t best[kMaxBest];
+  size_t found = 0, scored = 0;
+  bool done = false;
+};
+
+// The bin's best blocks by score (the earlier first among equals), found
+// in one pass over the u16 scores without sorting them all, pushed as
+// candidates of bin `index`.
+Status FindBest(const TermInBin& b, uint32_t index, size_t k, const Bm25& bm25, FirstRound* round,
+                std::vector<Candidate>* candidates) {
+  const BoundedTerm& t = *b.term;
   const PostingCursor& c = *t.cursor;
   const size_t blocks = c.num_blocks();
+  const size_t m = std::min(blocks, std::clamp<size_t>(k, 4, kMaxBest));
+  uint32_t best_score[kMaxBest];
+  size_t found = 0;
+  for (size_t i = 0; i < blocks; ++i) {
+    const uint32_t s = c.block_score(i);
+    if (s == 0) return t.cursor->BadBlockScore(i);  // corrupt: would bound the block at 0
+    if (found == m && s <= best_score[m - 1]) continue;
+    size_t j = found < m ? found++ : m - 1;
+    for (; j > 0 && best_score[j - 1] < s; --j) {
+      round->best[j] = round->best[j - 1];
+      best_score[j] = best_score[j - 1];
+    }
+    round->best[j] = static_cast<uint32_t>(i);
+    best_score[j] = s;
+  }
+  round->found = found;
+  for (size_t j = 0; j < found; ++j) {
+    candidates->push_back({bm25.BlockScoreBound(t.idf, best_score[j], t.score_avgdl), best_score[j], index, round->best[j]});
+  }
+  return Status::OK();
+}
+
+// The bin's blocks left after its first round, in docid order, each
+// scored unless its bound is below the threshold, the first round's never
+// again.
+Status RankRest(const TermInBin& b, const Bm25& bm25, FirstRound* round) {
+  const BoundedTerm& t = *b.term;
+  const PostingCursor& c = *t.cursor;
   // A block whose bound is below the threshold cannot add a document.
   // The bound grows with the score (each step of BlockScoreBound is a
   // correctly rounded operation monotone in it), so comparing scores with
   // the least score reaching the threshold is comparing the bounds.
-  auto bound = [&](uint32_t score) { return bm25.BlockScoreBound(t.idf, score, t.score_avgdl); };
   auto least_reaching = [&](double threshold) {
     uint32_t lo = 0, hi = 65536;  // 0: every score (no threshold), 65536: none
     while (lo < hi) {
       const uint32_t mid = lo + (hi - lo) / 2;
-      if (bound(mid) >= threshold) {
+      if (bm25.BlockScoreBound(t.idf, mid, t.score_avgdl) >= threshold) {
         hi = mid;
       } else {
         lo = mid + 1;
@@ -124,55 +180,67 @@ Status RankTermBestFirst(const BoundedTerm& t, size_t k, const OneFileBin& one, 
     }
     return lo;
   };
-
-  // The first round: the best blocks by score (the earlier first among
-  // equals), found in one pass over the u16 scores without sorting them
-  // all, then scored best first while each one's bound reaches the
-  // threshold. One below it ends the ranking: every block left scores no
-  // higher.
-  const size_t m = std::min(blocks, std::clamp<size_t>(k, 4, kMaxBest));
-  uint32_t best[kMaxBest], best_score[kMaxBest];
-  size_t found = 0;
-  for (size_t b = 0; b < blocks; ++b) {
-    const uint32_t s = c.block_score(b);
-    if (s == 0) return t.cursor->BadBlockScore(b);  // corrupt: would bound the block at 0
-    if (found == m && s <= best_score[m - 1]) continue;
-    size_t i = found < m ? found++ : m - 1;
-    for (; i > 0 && best_score[i - 1] < s; --i) {
-      best[i] = best[i - 1];
-      best_score[i] = best_score[i - 1];
-    }
-    best[i] = static_cast<uint32_t>(b);
-    best_score[i] = s;
-  }
-  for (size_t i = 0; i < found; ++i) {
-    if (bound(best_score[i]) < top->Refresh()) {
-      top->Skipped(blocks - i);
-      return Status::OK();
-    }
-    DPS_RETURN_IF_ERROR(ScoreBlock(t, best[i], one, bin, bm25, top));
-  }
-  if (found == blocks) return Status::OK();
-
-  // The rest in docid order, each block scored unless its bound is below
-  // the threshold, the first round's never again.
+  uint32_t* best = round->best;
+  const size_t found = round->found;
   std::sort(best, best + found);
-  double threshold = top->Refresh();
+  double threshold = b.top->Refresh();
   uint32_t least = least_reaching(threshold);
-  for (size_t b = 0, next_best = 0; b < blocks; ++b) {
-    if (next_best < found && best[next_best] == b) {
+  for (size_t i = 0, next_best = 0; i < c.num_blocks(); ++i) {
+    if (next_best < found && best[next_best] == i) {
       ++next_best;
       continue;
     }
-    if (c.block_score(b) < least) {
-      top->Skipped();
+    if (c.block_score(i) < least) {
+      b.top->Skipped();
       continue;
     }
-    DPS_RETURN_IF_ERROR(ScoreBlock(t, b, one, bin, bm25, top));
-    if (const double now = top->Refresh(); now != threshold) {
+    DPS_RETURN_IF_ERROR(ScoreBlock(t, i, *b.one, b.bin, bm25, b.top));
+    if (const double now = b.top->Refresh(); now != threshold) {
       threshold = now;
       least = least_reaching(threshold);
     }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Status RankTermBestFirst(std::span<const TermInBin> bins, size_t k, const Bm25& bm25) {
+  // Reused by this thread's rankings: no allocation once warm.
+  thread_local std::vector<FirstRound> rounds;
+  thread_local std::vector<Candidate> candidates;
+  rounds.assign(bins.size(), FirstRound());
+  candidates.clear();
+  for (size_t i = 0; i < bins.size(); ++i) {
+    const TermInBin& b = bins[i];
+    if (b.term->stored_impacts) {
+      DPS_RETURN_IF_ERROR(FindBest(b, static_cast<uint32_t>(i), k, bm25, &rounds[i], &candidates));
+      continue;
+    }
+    // A list kept inline is one decoded run with no stored bound: scored whole.
+    DPS_RETURN_IF_ERROR(ScoreRun(*b.term, *b.one, b.bin, bm25, b.top));
+    rounds[i].done = true;
+  }
+  // The first round: every bin's best blocks, best first across the bins,
+  // each scored while its bound reaches its bin's threshold. One below it
+  // ends the bin's ranking: every block left there scores no higher.
+  std::sort(candidates.begin(), candidates.end(), ScoredBefore);
+  for (const Candidate& c : candidates) {
+    FirstRound& round = rounds[c.bin];
+    if (round.done) continue;
+    const TermInBin& b = bins[c.bin];
+    if (c.bound < b.top->Refresh()) {
+      b.top->Skipped(b.term->cursor->num_blocks() - round.scored);
+      round.done = true;
+      continue;
+    }
+    DPS_RETURN_IF_ERROR(ScoreBlock(*b.term, c.block, *b.one, b.bin, bm25, b.top));
+    ++round.scored;
+  }
+  for (size_t i = 0; i < bins.size(); ++i) {
+    FirstRound& round = rounds[i];
+    if (round.done || round.found == bins[i].term->cursor->num_blocks()) continue;
+    DPS_RETURN_IF_ERROR(RankRest(bins[i], bm25, &round));
   }
   return Status::OK();
 }

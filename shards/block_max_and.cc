@@ -116,7 +116,8 @@ Status RankBinBlockMax(const Tablet& tablet, const QueryPlan& plan, BinId bin, c
   // A single term at the default k1 and b (its block scores are read at
   // random, so its best blocks go first), or kept inline (one short run).
   if (n == 1 && (!terms[0].stored_impacts || bm25.UsesBlockScores())) {
-    DPS_RETURN_IF_ERROR(pruned::RankTermBestFirst(terms[0], k, one, bin, bm25, &top));
+    const pruned::TermInBin only{&terms[0], &one, bin, &top};
+    DPS_RETURN_IF_ERROR(pruned::RankTermBestFirst({&only, 1}, k, bm25));
     top.Finish(out, stats);
     return Status::OK();
   }
