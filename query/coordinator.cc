@@ -149,7 +149,7 @@ Status Coordinator::RunPlan(const QueryPlan& plan, const SearchOptions& options,
   task.threshold = ranked ? &threshold : nullptr;
   if (ranked) threshold.KeepBest(task.top_k);  // the query's K best over all bins
   std::optional<TermRound> round;
-  if (ranked && !options.exhaustive && TermRound::Applies(plan, *rank, task.top_k, plan.bins.size())) {
+  if (ranked && !options.exhaustive && TermRound::Applies(plan, *rank, task.top_k, plan.bins)) {
     round.emplace(plan.bins);
     task.round = &*round;
   }

@@ -14,6 +14,7 @@
 // gcide's single frequent terms scored 998 blocks where every bin's
 // blocks reaching the final threshold were 410.
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <span>
 #include <vector>
@@ -205,27 +206,43 @@ Status RankRest(const TermInBin& b, const Bm25& bm25, FirstRound* round) {
 
 }  // namespace
 
-Status RankTermBestFirst(std::span<const TermInBin> bins, size_t k, const Bm25& bm25) {
+Status RankTermBestFirst(std::span<TermInBin> bins, size_t k, const Bm25& bm25, SharedThreshold* shared,
+                         const std::function<Status(TermInBin*)>& open) {
   // Reused by this thread's rankings: no allocation once warm.
   thread_local std::vector<FirstRound> rounds;
-  thread_local std::vector<Candidate> candidates;
+  thread_local std::vector<Candidate> candidates;  // a heap, the next to score in front
   rounds.assign(bins.size(), FirstRound());
   candidates.clear();
-  for (size_t i = 0; i < bins.size(); ++i) {
-    const TermInBin& b = bins[i];
-    if (b.term->stored_impacts) {
-      DPS_RETURN_IF_ERROR(FindBest(b, static_cast<uint32_t>(i), k, bm25, &rounds[i], &candidates));
-      continue;
-    }
-    // A list kept inline is one decoded run with no stored bound: scored whole.
-    DPS_RETURN_IF_ERROR(ScoreRun(*b.term, *b.one, b.bin, bm25, b.top));
-    rounds[i].done = true;
-  }
+  auto after = [](const Candidate& a, const Candidate& b) { return ScoredBefore(b, a); };
   // The first round: every bin's best blocks, best first across the bins,
   // each scored while its bound reaches its bin's threshold. One below it
-  // ends the bin's ranking: every block left there scores no higher.
-  std::sort(candidates.begin(), candidates.end(), ScoredBefore);
-  for (const Candidate& c : candidates) {
+  // ends the bin's ranking: every block left there scores no higher. A
+  // bin is opened when its bound (bins[i].bound, descending) is the
+  // highest left, so a bin none of whose scores can reach the threshold
+  // is never opened.
+  for (size_t next = 0; next < bins.size() || !candidates.empty();) {
+    if (next < bins.size() && (candidates.empty() || bins[next].bound >= candidates.front().bound)) {
+      TermInBin& b = bins[next];
+      FirstRound& round = rounds[next];
+      round.done = true;
+      const uint32_t index = static_cast<uint32_t>(next++);
+      if (shared != nullptr && b.bound < shared->get()) continue;  // nothing here can enter: not opened
+      DPS_RETURN_IF_ERROR(open(&b));
+      if (b.term == nullptr) continue;  // no postings in the bin
+      if (!b.term->stored_impacts) {
+        // A list kept inline is one decoded run with no stored bound: scored whole.
+        DPS_RETURN_IF_ERROR(ScoreRun(*b.term, *b.one, b.bin, bm25, b.top));
+        continue;
+      }
+      round.done = false;
+      const size_t before = candidates.size();
+      DPS_RETURN_IF_ERROR(FindBest(b, index, k, bm25, &round, &candidates));
+      for (size_t i = before; i < candidates.size(); ++i) std::push_heap(candidates.begin(), candidates.begin() + i + 1, after);
+      continue;
+    }
+    std::pop_heap(candidates.begin(), candidates.end(), after);
+    const Candidate c = candidates.back();
+    candidates.pop_back();
     FirstRound& round = rounds[c.bin];
     if (round.done) continue;
     const TermInBin& b = bins[c.bin];

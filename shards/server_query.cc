@@ -150,7 +150,7 @@ bool ServerQuery::Planned(Result<QueryPlan> plan) {
     Answer( DoneCode::kOk, "");
     return false;
   }
-  if (rank_ && TermRound::Applies(plan_, *rank_, top_k_, bins.size())) round_.emplace(bins);
+  if (rank_ && TermRound::Applies(plan_, *rank_, top_k_, bins)) round_.emplace(bins);
   pending_bins_ = bins.size();
   for (BinId bin : bins) ++pending_of_tablet_[static_cast<uint32_t>(manifest.TabletOf(bin.value))];
   TabletDelays delays;

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <mutex>
+#include <span>
 #include <vector>
 
 #include "common/status.h"
@@ -29,12 +30,13 @@ class TermRound {
   // Whether a query takes one: a single plain term at the default k1 and
   // b (its block scores are read at random), ranked pruned, K at most a
   // first round's blocks (a larger K is work to share among threads),
-  // over more than one bin.
-  static bool Applies(const QueryPlan& plan, const RankContext& rank, size_t k, size_t bins);
+  // with lists of several blocks in two or more of `bins` (gcide's medium
+  // terms, a block or so a bin, cost 2% more instructions in a round).
+  static bool Applies(const QueryPlan& plan, const RankContext& rank, size_t k, std::span<const BinId> bins);
 
   // `bins`: every bin of the query this process runs with this round.
-  // REQUIRES: Applies(plan, rank, k, bins.size()) for the plan, context
-  // and K every Take passes.
+  // REQUIRES: Applies(plan, rank, k, bins) for the plan, context and K
+  // every Take passes.
   explicit TermRound(std::vector<BinId> bins) : bins_(std::move(bins)) {}
 
   // The bin's K best, best first, into *out, ranking every bin first if

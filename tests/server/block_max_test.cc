@@ -311,7 +311,7 @@ TEST(TermRound, AcrossBinsEqualsExhaustive) {
       auto plan = PlanQuery(*parsed, (*index)->global(), (*index)->bins());
       ASSERT_TRUE(plan.ok());
       const RankContext rank(*plan, (*index)->collection_stats(), Bm25Params());
-      if (!plan->empty && TermRound::Applies(*plan, rank, k, plan->bins.size())) ++rounds;
+      if (!plan->empty && TermRound::Applies(*plan, rank, k, plan->bins)) ++rounds;
       // The bins one after the other, for the count of postings scored.
       SharedThreshold shared;
       shared.KeepBest(k);
