@@ -11,8 +11,8 @@
 // Several bins ranked at once take their first rounds in one order, best
 // block of any bin first (the bins of a query share the threshold, and a
 // bin's second best block is often below another's best): bin by bin,
-// gcide's single frequent terms scored 998 blocks where every bin's
-// blocks reaching the final threshold were 410.
+// gcide's single common and frequent terms scored 998 blocks, across the
+// bins 583, and 410 reach the final threshold.
 #include <algorithm>
 #include <functional>
 #include <limits>
