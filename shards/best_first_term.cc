@@ -75,12 +75,19 @@ class LengthCut {
   const LengthCut cut(bm25, t.idf, top->Refresh());
   // tf alone first: most of a frequent term's postings (tf 1) cannot
   // reach a high threshold at any length, and their lengths (a random
-  // read each, the run's cache misses) are never read.
+  // read each, the run's cache misses) are never read. Only a filter
+  // (Keeps implies MayKeep): skipped when tf 1 passes it, as it then
+  // drops next to nothing (a medium term's blocks, a first block).
   uint32_t maybe[kBlockSize], dl[kBlockSize], kept[kBlockSize];
   size_t candidates = 0;
-  for (size_t i = 0; i < n; ++i) {
-    maybe[candidates] = static_cast<uint32_t>(i);
-    candidates += cut.MayKeep(tf[i]);
+  if (cut.MayKeep(1)) {
+    for (size_t i = 0; i < n; ++i) maybe[i] = static_cast<uint32_t>(i);
+    candidates = n;
+  } else {
+    for (size_t i = 0; i < n; ++i) {
+      maybe[candidates] = static_cast<uint32_t>(i);
+      candidates += cut.MayKeep(tf[i]);
+    }
   }
   for (size_t j = 0; j < candidates; ++j) dl[j] = one.lengths->Get(docs[maybe[j]]);
   size_t m = 0;
