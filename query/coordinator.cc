@@ -15,6 +15,7 @@
 #include "shards/top_k.h"
 #include "query/result_stream.h"
 #include "shards/bin_executor.h"
+#include "shards/term_round.h"
 
 namespace dps {
 
@@ -147,6 +148,11 @@ Status Coordinator::RunPlan(const QueryPlan& plan, const SearchOptions& options,
   task.rank = rank ? &*rank : nullptr;
   task.threshold = ranked ? &threshold : nullptr;
   if (ranked) threshold.KeepBest(task.top_k);  // the query's K best over all bins
+  std::optional<TermRound> round;
+  if (ranked && !options.exhaustive && TermRound::Applies(plan, *rank, task.top_k, plan.bins)) {
+    round.emplace(plan.bins);
+    task.round = &*round;
+  }
   task.exhaustive = options.exhaustive;
   task.cancel = &cancel;
   task.timed = timed;

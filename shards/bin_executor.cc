@@ -6,6 +6,7 @@
 #include "shards/bin_search.h"
 #include "shards/ranking.h"
 #include "shards/snippet.h"
+#include "shards/term_round.h"
 
 namespace dps {
 
@@ -42,7 +43,11 @@ Status BinExecutor::Execute(const QueryPlan& plan, const BinTask& task, BinResul
     BinMatches m;
     bool pruned = false;
     std::vector<ScoredDoc> best;
-    if (ranked && !task.exhaustive) {
+    if (ranked && !task.exhaustive && task.round != nullptr) {
+      DPS_RETURN_IF_ERROR(
+          task.round->Take(*index_, plan, *task.rank, task.top_k, task.threshold, task.bin, &best, &pruned));
+    }
+    if (ranked && !task.exhaustive && !pruned) {
       DPS_RETURN_IF_ERROR(RankBinBlockMax(tablet, plan, task.bin, *task.rank, task.top_k, task.threshold, &best, &pruned));
       if (!pruned) {
         DPS_RETURN_IF_ERROR(RankBinMaxScore(tablet, plan, task.bin, *task.rank, task.top_k, task.threshold, &best, &pruned));

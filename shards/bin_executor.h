@@ -52,6 +52,7 @@ enum class Fetch : uint8_t {
 
 struct RankContext;
 class SharedThreshold;
+class TermRound;
 
 struct BinTask {
   BinId bin;
@@ -65,6 +66,9 @@ struct BinTask {
   // one per ranked query (per request on a server), so a bin that starts
   // late prunes with the best bound known. Null: the bin prunes alone.
   SharedThreshold* threshold = nullptr;
+  // Ranked, a single term (TermRound::Applies): the query's bins ranked
+  // at once, shared like `threshold`. Null: the bin ranks alone.
+  TermRound* round = nullptr;
   // Ranked: score every match (no block-max pruning). Tests compare both.
   bool exhaustive = false;
   size_t limit = 0;                 // the query's limit (0: none): no bin needs more

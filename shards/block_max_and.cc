@@ -1,6 +1,7 @@
 // Block-max AND (Ding & Suel, "Faster top-k document retrieval using
 // block-max indexes", SIGIR 2011): shards/ranking.h RankBinBlockMax.
 #include <algorithm>
+#include <limits>
 #include <memory>
 
 #include "index/intersect.h"
@@ -116,7 +117,9 @@ Status RankBinBlockMax(const Tablet& tablet, const QueryPlan& plan, BinId bin, c
   // A single term at the default k1 and b (its block scores are read at
   // random, so its best blocks go first), or kept inline (one short run).
   if (n == 1 && (!terms[0].stored_impacts || bm25.UsesBlockScores())) {
-    DPS_RETURN_IF_ERROR(pruned::RankTermBestFirst(terms[0], k, one, bin, bm25, &top));
+    // Opened already (its bound checked above).
+    pruned::TermInBin only{bin, std::numeric_limits<double>::infinity(), 0, &terms[0], &one, &top};
+    DPS_RETURN_IF_ERROR(pruned::RankTermBestFirst({&only, 1}, k, bm25, nullptr, [](pruned::TermInBin*) { return Status::OK(); }));
     top.Finish(out, stats);
     return Status::OK();
   }

@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <functional>
 #include <limits>
+#include <span>
 
 #include "index/bm25.h"
 #include "index/posting_list.h"
@@ -18,6 +20,11 @@
 namespace dps::pruned {
 
 inline constexpr size_t kMaxTerms = 16;  // longer queries rank exhaustively
+// The most blocks a single term's first round takes in a bin
+// (RankTermBestFirst): enough to hold the K best of a list whose best
+// documents are spread one a block, few enough that keeping them sorted
+// while the scores go by stays a handful of compares.
+inline constexpr size_t kMaxFirstRound = 32;
 inline constexpr double kNoThreshold = -std::numeric_limits<double>::infinity();
 
 // The bin's one file, when pruning applies to it.
@@ -123,13 +130,31 @@ class PrunedTopK {
   RankStats stats_;
 };
 
-// A single term's K best in the bin, its blocks scored best first (by
-// block score) and the rest in docid order unless their bound is below
-// the threshold; no block scored twice; a list kept inline scored whole
-// (shards/best_first_term.cc). REQUIRES: t freshly opened, and its list
-// kept inline or bm25.UsesBlockScores() (block scores bound the scores).
-Status RankTermBestFirst(const BoundedTerm& t, size_t k, const OneFileBin& one, BinId bin, const Bm25& bm25,
-                         PrunedTopK* top);
+// One bin of a single term's ranking: a bound of its scores (BinBound),
+// then, once opened, the term there, the bin's file and its K best (all
+// outlive the ranking).
+struct TermInBin {
+  BinId bin{0};
+  double bound = 0;
+  size_t slot = 0;  // the caller's, for `open`
+  const BoundedTerm* term = nullptr;  // null until opened, and after when the bin has no postings
+  const OneFileBin* one = nullptr;
+  PrunedTopK* top = nullptr;
+};
+
+// A single term's K best in each of `bins`, a bin opened (`open` sets its
+// term, one and top, or leaves term null: no postings) only when its bound
+// is the highest left and reaches the shared threshold: the first rounds'
+// blocks (each bin's best by block score) scored best first across the
+// bins, a bin's round ending at its first block below its threshold, then
+// each bin's other blocks in docid order unless their bound is below the
+// threshold; no block scored twice; a list kept inline scored whole
+// (shards/best_first_term.cc). Each bin's K best are its own ranking's
+// (RankBin's with the shared threshold). REQUIRES: bins distinct, by bound
+// descending; each term freshly opened, its list kept inline or
+// bm25.UsesBlockScores() (block scores bound the scores).
+Status RankTermBestFirst(std::span<TermInBin> bins, size_t k, const Bm25& bm25, SharedThreshold* shared,
+                         const std::function<Status(TermInBin*)>& open);
 
 // A posting's docid must be a document of the file (lengths are read there).
 Status CheckDocInFile(const OneFileBin& one, BinId bin, DocId d);

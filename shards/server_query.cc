@@ -150,6 +150,7 @@ bool ServerQuery::Planned(Result<QueryPlan> plan) {
     Answer( DoneCode::kOk, "");
     return false;
   }
+  if (rank_ && TermRound::Applies(plan_, *rank_, top_k_, bins)) round_.emplace(bins);
   pending_bins_ = bins.size();
   for (BinId bin : bins) ++pending_of_tablet_[static_cast<uint32_t>(manifest.TabletOf(bin.value))];
   TabletDelays delays;
@@ -243,6 +244,7 @@ ServerQuery::BinOutcome ServerQuery::Evaluate(BinId bin, uint32_t tablet) {
   task.top_k = top_k_;
   task.rank = rank_ ? &*rank_ : nullptr;
   task.threshold = rank_ ? &threshold_ : nullptr;
+  task.round = round_ ? &*round_ : nullptr;
   task.limit = limit_;
   task.budget = budget_ ? &*budget_ : nullptr;
   const Fetch fetch = snippets_ ? Fetch::kSnippet : Fetch::kIdsAndTitles;

@@ -37,6 +37,7 @@
 #include "shards/index_holder.h"
 #include "shards/protocol.h"
 #include "shards/ranking.h"
+#include "shards/term_round.h"
 #include "shards/top_k.h"
 
 namespace dps {
@@ -123,6 +124,7 @@ class ServerQuery : public std::enable_shared_from_this<ServerQuery> {
   size_t top_k_ = 0;  // ranked: each bin's K best (0: unranked)
   std::optional<RankContext> rank_;  // ranked: built with the plan
   SharedThreshold threshold_;        // ranked: the request's bins prune together
+  std::optional<TermRound> round_;   // ranked, a single term: the request's bins ranked at once
   QueryRequest request_;  // as received, its root moved to the planner
   bool answered_ = false;  // its Done frame went out (network thread)
   std::chrono::steady_clock::time_point received_;

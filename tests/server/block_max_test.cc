@@ -17,9 +17,12 @@
 #include "index/query_plan.h"
 #include "ingest/analyzer.h"
 #include "query/coordinator.h"
+#include "query/local_shards.h"
 #include "query/parser.h"
 #include "shards/bin_search.h"
 #include "shards/ranking.h"
+#include "shards/term_round.h"
+#include "tests/server/cluster_fixture.h"
 #include "tests/testing/test_util.h"
 
 namespace dps {
@@ -29,6 +32,45 @@ bool SameRanking(const std::vector<ScoredDoc>& a, const std::vector<ScoredDoc>& 
   return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const ScoredDoc& x, const ScoredDoc& y) {
     return x.score == y.score && x.bin == y.bin && x.docid == y.docid;
   });
+}
+
+// An index with the in-process searchers the tests compare: inline, and
+// fanned out over two threads for every plan (bins sharing the threshold
+// from two threads).
+struct Searchers {
+  explicit Searchers(const std::string& dir) {
+    auto opened = IndexReader::Open(dir);
+    EXPECT_TRUE(opened.ok()) << opened.status().ToString();
+    auto created = Analyzer::Create();
+    EXPECT_TRUE(created.ok());
+    if (!opened.ok() || !created.ok()) return;
+    index = std::move(opened).value();
+    analyzer = std::move(created).value();
+    CoordinatorOptions fanned;
+    fanned.threads = 2;
+    fanned.parallel_threshold = 0;
+    inline_coordinator = std::make_unique<Coordinator>(index.get(), CoordinatorOptions{1});
+    parallel_coordinator = std::make_unique<Coordinator>(index.get(), fanned);
+  }
+  std::unique_ptr<IndexReader> index;
+  std::unique_ptr<Analyzer> analyzer;
+  std::unique_ptr<Coordinator> inline_coordinator, parallel_coordinator;
+};
+
+// A whole query's ranked answer from `searcher`, in delivery order.
+std::vector<ScoredDoc> RankedAnswer(Searcher* searcher, const QueryNode& query, size_t k, Bm25Params params,
+                                    bool exhaustive) {
+  SearchOptions ranked;
+  ranked.top_k = k;
+  ranked.bm25 = params;
+  ranked.exhaustive = exhaustive;
+  std::vector<ScoredDoc> got;
+  const Status status = searcher->Run(query, ranked, [&](const BinResult& b) {
+    for (size_t i = 0; i < b.docs.size(); ++i) got.push_back({b.scores[i], b.bin.value, b.docs[i]});
+    return true;
+  }, nullptr);
+  EXPECT_TRUE(status.ok()) << status.ToString();
+  return got;
 }
 
 using PrunedRanker = Status (*)(const Tablet&, const QueryPlan&, BinId, const RankContext&, size_t, SharedThreshold*,
@@ -54,14 +96,12 @@ TEST_P(BlockMax, PrunedRankingEqualsExhaustive) {
     auto docs = testing::RandomCorpus(rng, 3000 + rng() % 3000, vocab, 40 + rng() % 360);
     ASSERT_TRUE((*writer)->Commit(testing::ToAnalyzed(docs)).ok());
   }
-  auto index = IndexReader::Open(dir.path());
-  ASSERT_TRUE(index.ok()) << index.status().ToString();
-  auto analyzer = Analyzer::Create();
-  ASSERT_TRUE(analyzer.ok());
-  CoordinatorOptions fanned;
-  fanned.threads = 2;
-  fanned.parallel_threshold = 0;
-  Coordinator inline_coordinator(index->get(), CoordinatorOptions{1}), parallel_coordinator(index->get(), fanned);
+  Searchers searchers(dir.path());
+  ASSERT_NE(searchers.parallel_coordinator, nullptr);
+  const auto* index = &searchers.index;
+  const auto* analyzer = &searchers.analyzer;
+  Coordinator& inline_coordinator = *searchers.inline_coordinator;
+  Coordinator& parallel_coordinator = *searchers.parallel_coordinator;
 
   RankStats pruning;
   uint64_t matched = 0;  // by the exhaustive rankings
@@ -113,15 +153,7 @@ TEST_P(BlockMax, PrunedRankingEqualsExhaustive) {
     for (auto [searcher, exhaustive] : {std::make_pair(static_cast<Searcher*>(&inline_coordinator), true),
                                         std::make_pair(static_cast<Searcher*>(&inline_coordinator), false),
                                         std::make_pair(static_cast<Searcher*>(&parallel_coordinator), false)}) {
-      SearchOptions ranked;
-      ranked.top_k = k;
-      ranked.bm25 = params;
-      ranked.exhaustive = exhaustive;
-      std::vector<ScoredDoc>& got = answers[which++];
-      ASSERT_TRUE(searcher->Run(*parsed, ranked, [&](const BinResult& b) {
-        for (size_t i = 0; i < b.docs.size(); ++i) got.push_back({b.scores[i], b.bin.value, b.docs[i]});
-        return true;
-      }, nullptr).ok());
+      answers[which++] = RankedAnswer(searcher, *parsed, k, params, exhaustive);
     }
     ASSERT_TRUE(SameRanking(answers[1], answers[0]));
     ASSERT_TRUE(SameRanking(answers[2], answers[0]));
@@ -219,6 +251,92 @@ TEST(BlockMaxSingleTerm, BestFirstEqualsExhaustive) {
   // Blocks were passed over, and blocks were scored after the first round.
   EXPECT_GT(pruning.skipped_ranges, 100u);
   EXPECT_GT(first_round_exceeded, 3u);
+}
+
+// A single term's bins ranked at once (shards/term_round.h): on random
+// corpora of 2 to 9 bins in 1 to 3 tablets, with long and short documents,
+// every single-term top K (K up to a first round's 32) equals the
+// exhaustive ranking bit for bit, from the coordinator inline and fanned
+// out (bins racing for the round) and from in-process shard servers
+// (shards/server_query.cc, one round per request).
+TEST(TermRound, AcrossBinsEqualsExhaustive) {
+  uint64_t rounds = 0;
+  RankStats alone;
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
+    std::mt19937_64 rng(seed);
+    IndexOptions options;  // 2 to 9 bins in 1 to 3 tablets
+    options.bins = 2 + static_cast<uint32_t>(rng() % 8);
+    options.tablets = 1 + static_cast<uint32_t>(rng() % std::min<uint32_t>(options.bins, 3));
+    SCOPED_TRACE("seed " + std::to_string(seed) + ", " + std::to_string(options.bins) + " bins");
+    testing::TempDir dir;
+    const size_t vocab = 40 + rng() % 60;
+    {
+      auto writer = IndexWriter::Open(dir.path(), options);
+      ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+      auto docs = testing::RandomCorpus(rng, 4000 + rng() % 4000, vocab, 20 + rng() % 300);
+      // As in BestFirstEqualsExhaustive: even bins' documents short, odd
+      // bins' long, so block scores (at each bin's mean length) are loose
+      // bounds in some bins and blocks past the first rounds are scored.
+      for (size_t i = 0; i < 12000; ++i) {
+        testing::ModelDoc d;
+        d.id = std::to_string(100000 + i);  // beyond RandomCorpus's ids
+        const bool shorter = BinOfId(d.id, options.bins).value % 2 == 0;
+        const uint32_t len = 1 + static_cast<uint32_t>(rng() % (shorter ? 60 : 600));
+        const uint32_t tf = 1 + static_cast<uint32_t>(rng() % std::min<uint32_t>(len, rng() % 4 == 0 ? 40 : 3));
+        if (rng() % 5 != 0) d.terms["alpha"] = tf;
+        if (rng() % 20 == 0) d.terms["beta"] = tf;
+        if (len > tf) d.terms["filler"] = len - tf;
+        docs.push_back(std::move(d));
+      }
+      ASSERT_TRUE((*writer)->Commit(testing::ToAnalyzed(docs)).ok());
+    }
+    Searchers searchers(dir.path());
+    ASSERT_NE(searchers.parallel_coordinator, nullptr);
+    const auto* index = &searchers.index;
+    const auto* analyzer = &searchers.analyzer;
+    auto shards = LocalShards::Start(std::shared_ptr<const IndexReader>(std::shared_ptr<void>(), index->get()), 1,
+                                     /*workers=*/2, {}, /*seed=*/5);
+    ASSERT_TRUE(shards.ok()) << shards.status().ToString();
+    ClusterOptions local;
+    local.local = *shards;
+    auto servers = cluster_testing::Client((*shards)->ranges(), local);
+    ASSERT_NE(servers, nullptr);
+    for (int q = 0; q < 40; ++q) {
+      const std::string term =
+          q % 4 == 0 ? "alpha" : q % 4 == 1 ? "beta" : testing::VocabTerm(rng() % 3 == 0 ? rng() % vocab : rng() % 8);
+      const size_t k = std::vector<size_t>{1, 2, 10, 32}[rng() % 4];
+      SCOPED_TRACE(term + " k " + std::to_string(k));
+      auto parsed = ParseQuery(term, analyzer->get());
+      ASSERT_TRUE(parsed.ok());
+      auto plan = PlanQuery(*parsed, (*index)->global(), (*index)->bins());
+      ASSERT_TRUE(plan.ok());
+      const RankContext rank(*plan, (*index)->collection_stats(), Bm25Params());
+      if (!plan->empty && TermRound::Applies(*plan, rank, k, plan->bins)) ++rounds;
+      // The bins one after the other, for the count of postings scored.
+      SharedThreshold shared;
+      shared.KeepBest(k);
+      for (BinId bin : plan->bins) {
+        std::vector<ScoredDoc> best;
+        bool handled = false;
+        ASSERT_TRUE(RankBinBlockMax((*index)->TabletOf(bin), *plan, bin, rank, k, &shared, &best, &handled, &alone).ok());
+      }
+      std::vector<ScoredDoc> answers[4];
+      int which = 0;
+      for (auto [searcher, exhaustive] :
+           {std::make_pair(static_cast<Searcher*>(searchers.inline_coordinator.get()), true),
+            std::make_pair(static_cast<Searcher*>(searchers.inline_coordinator.get()), false),
+            std::make_pair(static_cast<Searcher*>(searchers.parallel_coordinator.get()), false),
+            std::make_pair(static_cast<Searcher*>(servers.get()), false)}) {
+        answers[which++] = RankedAnswer(searcher, *parsed, k, Bm25Params(), exhaustive);
+      }
+      if (!plan->empty) {
+        ASSERT_EQ(answers[0].size(), std::min<size_t>(k, plan->terms.entries[0].second.df));
+      }
+      for (int i = 1; i < 4; ++i) ASSERT_TRUE(SameRanking(answers[i], answers[0])) << "searcher " << i;
+    }
+  }
+  EXPECT_GT(rounds, 100u);  // the round ran, not only the bins alone
+  EXPECT_GT(alone.skipped_ranges, 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, BlockMax, ::testing::Combine(::testing::Range<uint64_t>(1, 7), ::testing::Bool()));
