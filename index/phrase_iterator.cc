@@ -114,8 +114,12 @@ uint32_t CountPhrase(std::span<const std::vector<uint32_t>* const> slots, uint32
 
 PhraseMatcher::PhraseMatcher(std::vector<std::unique_ptr<PostingCursor>> cursors,
                              std::vector<std::unique_ptr<PostingPositions>> positions, std::vector<uint32_t> slot_word,
-                             uint32_t slop)
-    : cursors_(std::move(cursors)), positions_(std::move(positions)), at_(cursors_.size()), slop_(slop) {
+                             uint32_t slop, PhraseGather gather)
+    : cursors_(std::move(cursors)),
+      positions_(std::move(positions)),
+      at_(cursors_.size()),
+      slop_(slop),
+      gather_(gather) {
   for (uint32_t w : slot_word) slots_.push_back(&at_[w]);
   // Words are numbered in first appearance, so a phrase of distinct words
   // has word i at slot i.
@@ -127,28 +131,69 @@ PhraseMatcher::PhraseMatcher(std::vector<std::unique_ptr<PostingCursor>> cursors
 
 bool PhraseMatcher::Gather(size_t w) {
   PostingCursor& c = *cursors_[w];
+  PostingPositions& positions = *positions_[w];
   const size_t m = cand_.size();
   spot_blocks_.resize(m);
   spot_in_blocks_.resize(m);
   spot_tfs_.resize(m);
   gathered_at_.resize(m + 1);
-  size_t at = 0;
-  for (size_t i = 0; i < m; ++i) {
-    if (c.SeekNear(cand_[i]) != cand_[i] || !c.PositionsAt(&spot_blocks_[i], &spot_in_blocks_[i], &spot_tfs_[i])) {
-      return Fail(c);
+  uint64_t at = 0;
+  size_t pending = m;  // the first candidate of the batch left for GetMany (m: none)
+  auto flush = [&](size_t upto) {
+    if (pending >= upto) return true;
+    status_ = positions.GetMany(spot_blocks_.data() + pending, spot_in_blocks_.data() + pending, spot_tfs_.data() + pending,
+                                upto - pending, gathered_.data() + gathered_at_[pending]);
+    pending = m;
+    return status_.ok();
+  };
+  for (size_t i = 0; i < m;) {
+    // The decoded run holding candidate i: its candidates are found by a
+    // merge with its postings, each one's values counted from its weights.
+    if (c.Seek(cand_[i]) != cand_[i]) return Fail(c);
+    uint32_t block = 0, tf = 0;
+    uint64_t in_block = 0;
+    if (!c.PositionsAt(&block, &in_block, &tf)) return Fail(c);
+    const DocId* docs = c.run();
+    const uint32_t* weights = c.run_weights();
+    const size_t len = c.run_size();
+    const size_t first = i;
+    uint64_t off = 0, demand = 0;
+    for (size_t k = 0; i < m; ++i) {
+      while (k < len && docs[k] < cand_[i]) off += weights[k++];
+      if (k == len) break;
+      if (docs[k] != cand_[i]) return Fail(c);
+      spot_blocks_[i] = block;
+      spot_in_blocks_[i] = in_block + off;
+      spot_tfs_[i] = weights[k];
+      gathered_at_[i] = at + demand;
+      demand += weights[k];
     }
-    gathered_at_[i] = at;
-    at += spot_tfs_[i];
+    // Checked before anything is sized by it: the run's weights could be
+    // damaged.
+    if (demand > positions.values() - std::min<uint64_t>(at, positions.values())) {
+      status_ = Status::Corruption("a phrase's word has more positions at its candidates than in its list");
+      return false;
+    }
+    at += demand;
+    // Grown, never shrunk: a resize down then up would zero it again.
+    if (gathered_.size() < at) gathered_.resize(std::max<uint64_t>(at, 2 * gathered_.size()));
+    // Dense: the values the run's candidates ask are a good share of
+    // those their postings span (the value blocks the span touches), so
+    // decoding those blocks whole beats reading values in place.
+    const uint64_t span = spot_in_blocks_[i - 1] + spot_tfs_[i - 1] - spot_in_blocks_[first];
+    const bool dense = gather_ == PhraseGather::kRuns ||
+                       (gather_ == PhraseGather::kAuto && demand * kDenseRatio >= span + kBlockSize);
+    if (!dense) {
+      if (pending == m) pending = first;
+      continue;
+    }
+    if (!flush(first)) return false;
+    status_ = positions.GetRun(block, spot_in_blocks_.data() + first, spot_tfs_.data() + first, i - first,
+                               gathered_.data() + gathered_at_[first]);
+    if (!status_.ok()) return false;
   }
   gathered_at_[m] = at;
-  if (at > positions_[w]->values()) {
-    status_ = Status::Corruption("a phrase's word has more positions at its candidates than in its list");
-    return false;
-  }
-  // Grown, never shrunk: a resize down then up would zero it again.
-  if (gathered_.size() < at) gathered_.resize(at);
-  status_ = positions_[w]->GetMany(spot_blocks_.data(), spot_in_blocks_.data(), spot_tfs_.data(), m, gathered_.data());
-  return status_.ok();
+  return flush(m);
 }
 
 bool PhraseMatcher::Fail(PostingCursor& c) {
