@@ -158,15 +158,24 @@ bool PhraseMatcher::Gather(size_t w) {
     const size_t len = c.run_size();
     const size_t first = i;
     uint64_t off = 0, demand = 0;
+    // Raw pointers: stores through the vectors' could alias the
+    // candidates, and the compiler would load each again every step.
+    const DocId* cand = cand_.data();
+    uint32_t* spot_blocks = spot_blocks_.data();
+    uint64_t* spot_in_blocks = spot_in_blocks_.data();
+    uint32_t* spot_tfs = spot_tfs_.data();
+    size_t* gathered_at = gathered_at_.data();
     for (size_t k = 0; i < m; ++i) {
-      while (k < len && docs[k] < cand_[i]) off += weights[k++];
+      const DocId d = cand[i];
+      while (k < len && docs[k] < d) off += weights[k++];
       if (k == len) break;
-      if (docs[k] != cand_[i]) return Fail(c);
-      spot_blocks_[i] = block;
-      spot_in_blocks_[i] = in_block + off;
-      spot_tfs_[i] = weights[k];
-      gathered_at_[i] = at + demand;
-      demand += weights[k];
+      if (docs[k] != d) return Fail(c);
+      const uint32_t weight = weights[k];
+      spot_blocks[i] = block;
+      spot_in_blocks[i] = in_block + off;
+      spot_tfs[i] = weight;
+      gathered_at[i] = at + demand;
+      demand += weight;
     }
     // Checked before anything is sized by it: the run's weights could be
     // damaged.
@@ -239,42 +248,59 @@ bool PhraseMatcher::Filter(std::span<const DocId> candidates, std::vector<uint32
   // (word w stands at start + w).
   const uint32_t lead = by_df_[0];
   if (!Gather(lead)) return false;
-  batch_starts_.clear();
-  start_at_.assign(1, 0);
-  size_t live = 0;
+  // Raw pointers below: stores through the vectors' could alias the
+  // arrays read, and the compiler would load each again every step.
+  const size_t* g_at = gathered_at_.data();
+  const uint32_t* g = gathered_.data();
+  if (batch_starts_.size() < g_at[cand_.size()]) {
+    batch_starts_.resize(std::max(g_at[cand_.size()], 2 * batch_starts_.size()));
+  }
+  start_at_.resize(cand_.size() + 1);
+  uint32_t* starts = batch_starts_.data();
+  size_t* s_at = start_at_.data();
+  DocId* cand = cand_.data();
+  uint32_t* cand_index = cand_index_.data();
+  s_at[0] = 0;
+  size_t live = 0, n = 0;
   for (size_t i = 0; i < cand_.size(); ++i) {
-    for (size_t k = gathered_at_[i]; k < gathered_at_[i + 1]; ++k) {
-      if (gathered_[k] >= lead) batch_starts_.push_back(gathered_[k] - lead);
+    const size_t before = n;
+    for (size_t k = g_at[i]; k < g_at[i + 1]; ++k) {
+      starts[n] = g[k] - lead;  // n <= k: within the array sized above
+      n += g[k] >= lead;
     }
-    if (batch_starts_.size() == start_at_.back()) continue;  // no start: the candidate fails
-    cand_[live] = cand_[i];
-    cand_index_[live++] = cand_index_[i];
-    start_at_.push_back(batch_starts_.size());
+    if (n == before) continue;  // no start: the candidate fails
+    cand[live] = cand[i];
+    cand_index[live++] = cand_index[i];
+    s_at[live] = n;
   }
   cand_.resize(live);
+  start_at_.resize(live + 1);
   // Each other word, fewest postings first, keeps the starts it confirms.
   for (size_t k = 1; k < by_df_.size() && !cand_.empty(); ++k) {
     const uint32_t w = by_df_[k];
     if (!Gather(w)) return false;
+    g_at = gathered_at_.data();
+    g = gathered_.data();
+    s_at = start_at_.data();
     size_t kept_starts = 0;
     live = 0;
-    size_t from = start_at_[0];
+    size_t from = s_at[0];
     for (size_t i = 0; i < cand_.size(); ++i) {
-      const size_t to = start_at_[i + 1];
+      const size_t to = s_at[i + 1];
       const size_t first_kept = kept_starts;
-      size_t j = gathered_at_[i];
-      const size_t j_end = gathered_at_[i + 1];
-      for (size_t s = from; s < to; ++s) {
-        const uint64_t want = uint64_t{batch_starts_[s]} + w;
-        while (j < j_end && gathered_[j] < want) ++j;
+      size_t j = g_at[i];
+      const size_t j_end = g_at[i + 1];
+      for (size_t t = from; t < to; ++t) {
+        const uint64_t want = uint64_t{starts[t]} + w;
+        while (j < j_end && g[j] < want) ++j;
         if (j == j_end) break;
-        if (gathered_[j] == want) batch_starts_[kept_starts++] = batch_starts_[s];
+        if (g[j] == want) starts[kept_starts++] = starts[t];
       }
       from = to;
       if (kept_starts == first_kept) continue;
-      cand_[live] = cand_[i];
-      cand_index_[live] = cand_index_[i];
-      start_at_[++live] = kept_starts;
+      cand[live] = cand[i];
+      cand_index[live] = cand_index[i];
+      s_at[++live] = kept_starts;
     }
     cand_.resize(live);
     start_at_.resize(live + 1);

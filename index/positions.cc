@@ -23,13 +23,14 @@ void ToValues(std::span<const uint32_t> weights, std::span<const uint32_t> posit
 }
 
 // Values back to positions for one posting, from v to out (which may be
-// v); false past kMaxPosition.
+// v); false past kMaxPosition. Positions ascend, so the last is checked
+// alone (a sum of at most 2^32 values below 2^32 each fits 64 bits); out
+// is left half written on failure.
 bool ToPositions(const uint32_t* v, uint32_t tf, uint32_t* out) {
   uint64_t p = v[0];
   out[0] = v[0];
   for (uint32_t i = 1; i < tf; ++i) {
     p += uint64_t{v[i]} + 1;
-    if (p > kMaxPosition) return false;
     out[i] = static_cast<uint32_t>(p);
   }
   return p <= kMaxPosition;
@@ -262,11 +263,12 @@ Status PositionReader::GetRun(uint32_t block, const uint64_t* in_blocks, const u
                               uint32_t* out) {
   if (block >= blocks_) return Corrupt("doc block " + std::to_string(block) + " of " + std::to_string(blocks_));
   const uint64_t base = BlockStart(block);
+  const uint64_t values = values_;  // a local: stores to out could alias members
   for (size_t i = 0; i < m; ++i) {
     const uint64_t start = base + in_blocks[i];
     const uint32_t tf = tfs[i];
-    if (tf == 0 || start >= values_ || tf > values_ - start) {
-      return Corrupt("values " + std::to_string(start) + "+" + std::to_string(tf) + " of " + std::to_string(values_));
+    if (tf == 0 || start >= values || tf > values - start) {
+      return Corrupt("values " + std::to_string(start) + "+" + std::to_string(tf) + " of " + std::to_string(values));
     }
     const uint64_t chunk = start / kBlockSize;
     if ((start + tf - 1) / kBlockSize == chunk) {
