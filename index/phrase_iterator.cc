@@ -114,8 +114,12 @@ uint32_t CountPhrase(std::span<const std::vector<uint32_t>* const> slots, uint32
 
 PhraseMatcher::PhraseMatcher(std::vector<std::unique_ptr<PostingCursor>> cursors,
                              std::vector<std::unique_ptr<PostingPositions>> positions, std::vector<uint32_t> slot_word,
-                             uint32_t slop)
-    : cursors_(std::move(cursors)), positions_(std::move(positions)), at_(cursors_.size()), slop_(slop) {
+                             uint32_t slop, PhraseGather gather)
+    : cursors_(std::move(cursors)),
+      positions_(std::move(positions)),
+      at_(cursors_.size()),
+      slop_(slop),
+      gather_(gather) {
   for (uint32_t w : slot_word) slots_.push_back(&at_[w]);
   // Words are numbered in first appearance, so a phrase of distinct words
   // has word i at slot i.
@@ -127,28 +131,78 @@ PhraseMatcher::PhraseMatcher(std::vector<std::unique_ptr<PostingCursor>> cursors
 
 bool PhraseMatcher::Gather(size_t w) {
   PostingCursor& c = *cursors_[w];
+  PostingPositions& positions = *positions_[w];
   const size_t m = cand_.size();
   spot_blocks_.resize(m);
   spot_in_blocks_.resize(m);
   spot_tfs_.resize(m);
   gathered_at_.resize(m + 1);
-  size_t at = 0;
-  for (size_t i = 0; i < m; ++i) {
-    if (c.SeekNear(cand_[i]) != cand_[i] || !c.PositionsAt(&spot_blocks_[i], &spot_in_blocks_[i], &spot_tfs_[i])) {
-      return Fail(c);
+  uint64_t at = 0;
+  size_t pending = m;  // the first candidate of the batch left for GetMany (m: none)
+  auto flush = [&](size_t upto) {
+    if (pending >= upto) return true;
+    status_ = positions.GetMany(spot_blocks_.data() + pending, spot_in_blocks_.data() + pending, spot_tfs_.data() + pending,
+                                upto - pending, gathered_.data() + gathered_at_[pending]);
+    pending = m;
+    return status_.ok();
+  };
+  for (size_t i = 0; i < m;) {
+    // The decoded run holding candidate i: its candidates are found by a
+    // merge with its postings, each one's values counted from its weights.
+    if (c.Seek(cand_[i]) != cand_[i]) return Fail(c);
+    uint32_t block = 0, tf = 0;
+    uint64_t in_block = 0;
+    if (!c.PositionsAt(&block, &in_block, &tf)) return Fail(c);
+    const DocId* docs = c.run();
+    const uint32_t* weights = c.run_weights();
+    const size_t len = c.run_size();
+    const size_t first = i;
+    uint64_t off = 0, demand = 0;
+    // Raw pointers: stores through the vectors' could alias the
+    // candidates, and the compiler would load each again every step.
+    const DocId* cand = cand_.data();
+    uint32_t* spot_blocks = spot_blocks_.data();
+    uint64_t* spot_in_blocks = spot_in_blocks_.data();
+    uint32_t* spot_tfs = spot_tfs_.data();
+    size_t* gathered_at = gathered_at_.data();
+    for (size_t k = 0; i < m; ++i) {
+      const DocId d = cand[i];
+      while (k < len && docs[k] < d) off += weights[k++];
+      if (k == len) break;
+      if (docs[k] != d) return Fail(c);
+      const uint32_t weight = weights[k];
+      spot_blocks[i] = block;
+      spot_in_blocks[i] = in_block + off;
+      spot_tfs[i] = weight;
+      gathered_at[i] = at + demand;
+      demand += weight;
     }
-    gathered_at_[i] = at;
-    at += spot_tfs_[i];
+    // Checked before anything is sized by it: the run's weights could be
+    // damaged.
+    if (demand > positions.values() - std::min<uint64_t>(at, positions.values())) {
+      status_ = Status::Corruption("a phrase's word has more positions at its candidates than in its list");
+      return false;
+    }
+    at += demand;
+    // Grown, never shrunk: a resize down then up would zero it again.
+    if (gathered_.size() < at) gathered_.resize(std::max<uint64_t>(at, 2 * gathered_.size()));
+    // Dense: the values the run's candidates ask are a good share of
+    // those their postings span (the value blocks the span touches), so
+    // decoding those blocks whole beats reading values in place.
+    const uint64_t span = spot_in_blocks_[i - 1] + spot_tfs_[i - 1] - spot_in_blocks_[first];
+    const bool dense = gather_ == PhraseGather::kRuns ||
+                       (gather_ == PhraseGather::kAuto && demand * kDenseRatio >= span + kBlockSize);
+    if (!dense) {
+      if (pending == m) pending = first;
+      continue;
+    }
+    if (!flush(first)) return false;
+    status_ = positions.GetRun(block, spot_in_blocks_.data() + first, spot_tfs_.data() + first, i - first,
+                               gathered_.data() + gathered_at_[first]);
+    if (!status_.ok()) return false;
   }
   gathered_at_[m] = at;
-  if (at > positions_[w]->values()) {
-    status_ = Status::Corruption("a phrase's word has more positions at its candidates than in its list");
-    return false;
-  }
-  // Grown, never shrunk: a resize down then up would zero it again.
-  if (gathered_.size() < at) gathered_.resize(at);
-  status_ = positions_[w]->GetMany(spot_blocks_.data(), spot_in_blocks_.data(), spot_tfs_.data(), m, gathered_.data());
-  return status_.ok();
+  return flush(m);
 }
 
 bool PhraseMatcher::Fail(PostingCursor& c) {
@@ -194,42 +248,59 @@ bool PhraseMatcher::Filter(std::span<const DocId> candidates, std::vector<uint32
   // (word w stands at start + w).
   const uint32_t lead = by_df_[0];
   if (!Gather(lead)) return false;
-  batch_starts_.clear();
-  start_at_.assign(1, 0);
-  size_t live = 0;
+  // Raw pointers below: stores through the vectors' could alias the
+  // arrays read, and the compiler would load each again every step.
+  const size_t* g_at = gathered_at_.data();
+  const uint32_t* g = gathered_.data();
+  if (batch_starts_.size() < g_at[cand_.size()]) {
+    batch_starts_.resize(std::max(g_at[cand_.size()], 2 * batch_starts_.size()));
+  }
+  start_at_.resize(cand_.size() + 1);
+  uint32_t* starts = batch_starts_.data();
+  size_t* s_at = start_at_.data();
+  DocId* cand = cand_.data();
+  uint32_t* cand_index = cand_index_.data();
+  s_at[0] = 0;
+  size_t live = 0, n = 0;
   for (size_t i = 0; i < cand_.size(); ++i) {
-    for (size_t k = gathered_at_[i]; k < gathered_at_[i + 1]; ++k) {
-      if (gathered_[k] >= lead) batch_starts_.push_back(gathered_[k] - lead);
+    const size_t before = n;
+    for (size_t k = g_at[i]; k < g_at[i + 1]; ++k) {
+      starts[n] = g[k] - lead;  // n <= k: within the array sized above
+      n += g[k] >= lead;
     }
-    if (batch_starts_.size() == start_at_.back()) continue;  // no start: the candidate fails
-    cand_[live] = cand_[i];
-    cand_index_[live++] = cand_index_[i];
-    start_at_.push_back(batch_starts_.size());
+    if (n == before) continue;  // no start: the candidate fails
+    cand[live] = cand[i];
+    cand_index[live++] = cand_index[i];
+    s_at[live] = n;
   }
   cand_.resize(live);
+  start_at_.resize(live + 1);
   // Each other word, fewest postings first, keeps the starts it confirms.
   for (size_t k = 1; k < by_df_.size() && !cand_.empty(); ++k) {
     const uint32_t w = by_df_[k];
     if (!Gather(w)) return false;
+    g_at = gathered_at_.data();
+    g = gathered_.data();
+    s_at = start_at_.data();
     size_t kept_starts = 0;
     live = 0;
-    size_t from = start_at_[0];
+    size_t from = s_at[0];
     for (size_t i = 0; i < cand_.size(); ++i) {
-      const size_t to = start_at_[i + 1];
+      const size_t to = s_at[i + 1];
       const size_t first_kept = kept_starts;
-      size_t j = gathered_at_[i];
-      const size_t j_end = gathered_at_[i + 1];
-      for (size_t s = from; s < to; ++s) {
-        const uint64_t want = uint64_t{batch_starts_[s]} + w;
-        while (j < j_end && gathered_[j] < want) ++j;
+      size_t j = g_at[i];
+      const size_t j_end = g_at[i + 1];
+      for (size_t t = from; t < to; ++t) {
+        const uint64_t want = uint64_t{starts[t]} + w;
+        while (j < j_end && g[j] < want) ++j;
         if (j == j_end) break;
-        if (gathered_[j] == want) batch_starts_[kept_starts++] = batch_starts_[s];
+        if (g[j] == want) starts[kept_starts++] = starts[t];
       }
       from = to;
       if (kept_starts == first_kept) continue;
-      cand_[live] = cand_[i];
-      cand_index_[live] = cand_index_[i];
-      start_at_[++live] = kept_starts;
+      cand[live] = cand[i];
+      cand_index[live] = cand_index[i];
+      s_at[++live] = kept_starts;
     }
     cand_.resize(live);
     start_at_.resize(live + 1);

@@ -52,6 +52,16 @@ PhraseSlots SplitPhrase(std::span<const Word> words) {
 // "b a"). first_only: stop at the first (0 or 1).
 uint32_t CountPhrase(std::span<const std::vector<uint32_t>* const> slots, uint32_t slop, bool first_only);
 
+// How PhraseMatcher reads a word's positions at a batch's candidates, a
+// decoded run of the word's postings (PostingCursor::run) at a time.
+enum class PhraseGather {
+  kAuto,        // a run whose candidates ask a good share of the values
+                // their postings span is read whole (GetRun), the others
+                // a posting at a time (GetMany, in place where few are asked)
+  kPerPosting,  // every run a posting at a time (tests: that path alone)
+  kRuns,        // every run whole (tests: that path alone)
+};
+
 // A phrase checked on documents already known to hold its words (the AND
 // kernel's candidates, ascending), over plain cursors of one file's lists:
 // the fast path of a conjunction of terms and phrases in a bin of one file
@@ -62,7 +72,7 @@ class PhraseMatcher {
   // the word at each phrase position.
   PhraseMatcher(std::vector<std::unique_ptr<PostingCursor>> cursors,
                 std::vector<std::unique_ptr<PostingPositions>> positions, std::vector<uint32_t> slot_word,
-                uint32_t slop = 0);
+                uint32_t slop = 0, PhraseGather gather = PhraseGather::kAuto);
   // Which of the candidates (ascending, each above the last one asked, each
   // holding every word) hold the phrase: their indexes into `candidates`
   // appended to *kept, ascending, and when `occurrences` is given how many
@@ -76,7 +86,10 @@ class PhraseMatcher {
 
  private:
   // Word w's positions at each of cand_'s documents: gathered_ (flat) and
-  // gathered_at_ (candidate i's are [at[i], at[i + 1])).
+  // gathered_at_ (candidate i's are [at[i], at[i + 1])). A run is read
+  // whole when its candidates ask at least 1/kDenseRatio of the values
+  // their postings span plus a value block's worth.
+  static constexpr uint64_t kDenseRatio = 16;
   bool Gather(size_t w);
   // The phrase's occurrences in d (every cursor moved there), or whether
   // it occurs at all when first_only; false on an error.
@@ -101,6 +114,7 @@ class PhraseMatcher {
   bool exact_distinct_ = false;            // slop 0, no word twice: Filter's batch applies
   std::vector<const std::vector<uint32_t>*> slots_;
   uint32_t slop_;
+  PhraseGather gather_;
   Status status_;
 };
 

@@ -23,13 +23,14 @@ void ToValues(std::span<const uint32_t> weights, std::span<const uint32_t> posit
 }
 
 // Values back to positions for one posting, from v to out (which may be
-// v); false past kMaxPosition.
+// v); false past kMaxPosition. Positions ascend, so the last is checked
+// alone (a sum of at most 2^32 values below 2^32 each fits 64 bits); out
+// is left half written on failure.
 bool ToPositions(const uint32_t* v, uint32_t tf, uint32_t* out) {
   uint64_t p = v[0];
   out[0] = v[0];
   for (uint32_t i = 1; i < tf; ++i) {
     p += uint64_t{v[i]} + 1;
-    if (p > kMaxPosition) return false;
     out[i] = static_cast<uint32_t>(p);
   }
   return p <= kMaxPosition;
@@ -199,6 +200,16 @@ Status PositionReader::ReadChunk(uint64_t chunk, bool whole) {
   return Status::OK();
 }
 
+Status PositionReader::CopyValues(uint64_t start, uint32_t tf, uint32_t* out) {
+  for (uint64_t v = start; v < start + tf;) {
+    DPS_RETURN_IF_ERROR(ReadChunk(v / kBlockSize, /*whole=*/true));
+    const uint64_t upto = std::min(start + tf, (v / kBlockSize + 1) * kBlockSize);
+    std::copy(buf_ + v % kBlockSize, buf_ + v % kBlockSize + (upto - v), out + (v - start));
+    v = upto;
+  }
+  return Status::OK();
+}
+
 Status PositionReader::Get(size_t block, uint64_t in_block, uint32_t tf, uint32_t* out) {
   const uint32_t b = block > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(block);
   return GetMany(&b, &in_block, &tf, 1, out);
@@ -240,14 +251,33 @@ Status PositionReader::GetMany(const uint32_t* blocks, const uint64_t* in_blocks
       DPS_RETURN_IF_ERROR(ReadChunk(chunk, /*whole=*/false));
       for (uint32_t k = 0; k < tf; ++k) out[k] = view_.At(start % kBlockSize + k);
     } else {
-      for (uint64_t v = start; v < next;) {
-        DPS_RETURN_IF_ERROR(ReadChunk(v / kBlockSize, /*whole=*/true));
-        const uint64_t upto = std::min(next, (v / kBlockSize + 1) * kBlockSize);
-        std::copy(buf_ + v % kBlockSize, buf_ + v % kBlockSize + (upto - v), out + (v - start));
-        v = upto;
-      }
+      DPS_RETURN_IF_ERROR(CopyValues(start, tf, out));
     }
     if (!ToPositions(out, tf, out)) return PastMaxPosition();
+    out += tf;
+  }
+  return Status::OK();
+}
+
+Status PositionReader::GetRun(uint32_t block, const uint64_t* in_blocks, const uint32_t* tfs, size_t m,
+                              uint32_t* out) {
+  if (block >= blocks_) return Corrupt("doc block " + std::to_string(block) + " of " + std::to_string(blocks_));
+  const uint64_t base = BlockStart(block);
+  const uint64_t values = values_;  // a local: stores to out could alias members
+  for (size_t i = 0; i < m; ++i) {
+    const uint64_t start = base + in_blocks[i];
+    const uint32_t tf = tfs[i];
+    if (tf == 0 || start >= values || tf > values - start) {
+      return Corrupt("values " + std::to_string(start) + "+" + std::to_string(tf) + " of " + std::to_string(values));
+    }
+    const uint64_t chunk = start / kBlockSize;
+    if ((start + tf - 1) / kBlockSize == chunk) {
+      if (chunk != loaded_) DPS_RETURN_IF_ERROR(ReadChunk(chunk, /*whole=*/true));
+      if (!ToPositions(buf_ + start % kBlockSize, tf, out)) return PastMaxPosition();
+    } else {
+      DPS_RETURN_IF_ERROR(CopyValues(start, tf, out));
+      if (!ToPositions(out, tf, out)) return PastMaxPosition();
+    }
     out += tf;
   }
   return Status::OK();
@@ -297,26 +327,31 @@ Status PostingPositions::OpenInline(std::string_view bytes, std::span<const uint
   return Status::OK();
 }
 
+Status PostingPositions::CopyInline(uint32_t block, uint64_t in_block, uint32_t tf, uint32_t** out) const {
+  if (block != 0 || tf == 0 || in_block + tf > inline_values_.size()) {
+    return Status::Corruption("inline positions: posting out of range");
+  }
+  *out = std::copy_n(inline_values_.begin() + static_cast<ptrdiff_t>(in_block), tf, *out);
+  return Status::OK();
+}
+
 Status PostingPositions::GetMany(const uint32_t* blocks, const uint64_t* in_blocks, const uint32_t* tfs, size_t m,
                                  uint32_t* out) {
   if (!inline_) return reader_.GetMany(blocks, in_blocks, tfs, m, out);
-  for (size_t i = 0; i < m; ++i) {
-    if (blocks[i] != 0 || tfs[i] == 0 || in_blocks[i] + tfs[i] > inline_values_.size()) {
-      return Status::Corruption("inline positions: posting out of range");
-    }
-    out = std::copy_n(inline_values_.begin() + static_cast<ptrdiff_t>(in_blocks[i]), tfs[i], out);
-  }
+  for (size_t i = 0; i < m; ++i) DPS_RETURN_IF_ERROR(CopyInline(blocks[i], in_blocks[i], tfs[i], &out));
+  return Status::OK();
+}
+
+Status PostingPositions::GetRun(uint32_t block, const uint64_t* in_blocks, const uint32_t* tfs, size_t m,
+                                uint32_t* out) {
+  if (!inline_) return reader_.GetRun(block, in_blocks, tfs, m, out);
+  for (size_t i = 0; i < m; ++i) DPS_RETURN_IF_ERROR(CopyInline(block, in_blocks[i], tfs[i], &out));
   return Status::OK();
 }
 
 Status PostingPositions::Get(uint32_t block, uint64_t in_block, uint32_t tf, uint32_t* out) {
   if (!inline_) return reader_.Get(block, in_block, tf, out);
-  if (block != 0 || tf == 0 || in_block + tf > inline_values_.size()) {
-    return Status::Corruption("inline positions: posting out of range");
-  }
-  std::copy(inline_values_.begin() + static_cast<ptrdiff_t>(in_block),
-            inline_values_.begin() + static_cast<ptrdiff_t>(in_block + tf), out);
-  return Status::OK();
+  return CopyInline(block, in_block, tf, &out);
 }
 
 }  // namespace dps

@@ -82,6 +82,12 @@ class PositionReader {
   Status GetMany(const uint32_t* blocks, const uint64_t* in_blocks, const uint32_t* tfs, size_t m,
                  uint32_t* out);
 
+  // GetMany for postings of one doc block that are dense in it (a
+  // phrase's candidates are most of a frequent word's postings): every
+  // value block they touch is decoded whole, once, and each posting's
+  // positions come out of it with no per-posting lookup of its block.
+  Status GetRun(uint32_t block, const uint64_t* in_blocks, const uint32_t* tfs, size_t m, uint32_t* out);
+
   // Every value block decoded and the whole list checked against its
   // postings' weights (in list order): what `dpsearch check` runs. *end_out:
   // the byte after the list.
@@ -98,6 +104,8 @@ class PositionReader {
   Status EndsOnTable(uint64_t chunk, const uint8_t* after) const;
   // Value block `chunk` decoded whole into buf_, or opened in place in view_.
   Status ReadChunk(uint64_t chunk, bool whole);
+  // The raw values [start, start + tf) into out, through whole blocks.
+  Status CopyValues(uint64_t start, uint32_t tf, uint32_t* out);
   uint64_t BlockStart(size_t block) const;
 
   const PagedFileReader* file_ = nullptr;  // null: bytes given whole, already verified
@@ -126,6 +134,11 @@ class PostingPositions {
     inline_ = false;
     return reader_.Open(file, offset, end, df, std::move(where));
   }
+  // A positions list given whole as bytes (PositionReader::Open's).
+  Status OpenBytes(std::string_view list, uint64_t df, std::string where) {
+    inline_ = false;
+    return reader_.Open(list, df, std::move(where));
+  }
   // `weights`: the inline list's, in list order.
   Status OpenInline(std::string_view bytes, std::span<const uint32_t> weights, const std::string& where);
   // The positions of the posting at (block, in_block) with weight tf
@@ -136,6 +149,8 @@ class PostingPositions {
   // PositionReader::GetMany's batch.
   Status GetMany(const uint32_t* blocks, const uint64_t* in_blocks, const uint32_t* tfs, size_t m,
                  uint32_t* out);
+  // PositionReader::GetRun's: postings of one doc block, dense in it.
+  Status GetRun(uint32_t block, const uint64_t* in_blocks, const uint32_t* tfs, size_t m, uint32_t* out);
   // The whole list against its postings' weights (PositionReader::CheckWhole;
   // inline positions were checked whole when opened).
   Status CheckWhole(std::span<const uint32_t> weights) {
@@ -144,6 +159,9 @@ class PostingPositions {
   }
 
  private:
+  // An inline posting's positions to *out, which moves past them.
+  Status CopyInline(uint32_t block, uint64_t in_block, uint32_t tf, uint32_t** out) const;
+
   bool inline_ = false;
   PositionReader reader_;
   std::vector<uint32_t> inline_values_;  // every posting's positions, in list order

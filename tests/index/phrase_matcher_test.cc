@@ -1,0 +1,148 @@
+// PhraseMatcher (the AND fast path's phrase check) against brute force on
+// random corpora of few words (long lists of many blocks, postings of one
+// to hundreds of positions, words repeated in documents and in phrases),
+// with each way of reading positions forced (a run at a time whole, a
+// posting at a time, and the automatic choice), candidates of every density
+// and windows of every size.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "index/phrase_iterator.h"
+#include "index/positions.h"
+#include "index/posting_list.h"
+#include "tests/testing/test_util.h"
+
+namespace dps {
+namespace {
+
+// One word's list: its postings' bytes and its positions' bytes.
+struct WordList {
+  std::vector<DocId> docs;
+  std::vector<uint32_t> weights, lengths, positions;
+  std::string postings, position_bytes, inline_positions;
+};
+
+struct Corpus {
+  std::vector<std::vector<std::string>> tokens;  // by docid
+  std::map<std::string, WordList> lists;
+};
+
+Corpus RandomCorpus(std::mt19937_64& rng) {
+  Corpus c;
+  const size_t docs = 1 + rng() % (rng() % 3 ? 3000 : 200);
+  const size_t vocab = 2 + rng() % 5;
+  const size_t max_len = rng() % 4 == 0 ? 400 : 12;
+  for (size_t d = 0; d < docs; ++d) {
+    std::vector<std::string> doc(1 + rng() % max_len);
+    // Skewed: word 0 is in most documents, the last in few.
+    for (auto& t : doc) t = testing::VocabTerm(std::min<size_t>(rng() % vocab, rng() % vocab));
+    c.tokens.push_back(std::move(doc));
+  }
+  for (DocId d = 0; d < c.tokens.size(); ++d) {
+    std::map<std::string, std::vector<uint32_t>> at;
+    for (uint32_t p = 0; p < c.tokens[d].size(); ++p) at[c.tokens[d][p]].push_back(p);
+    for (auto& [word, positions] : at) {
+      WordList& l = c.lists[word];
+      l.docs.push_back(d);
+      l.weights.push_back(static_cast<uint32_t>(positions.size()));
+      l.lengths.push_back(static_cast<uint32_t>(c.tokens[d].size()));
+      l.positions.insert(l.positions.end(), positions.begin(), positions.end());
+    }
+  }
+  for (auto& [word, l] : c.lists) {
+    EncodePostingList(l.docs, l.weights, l.lengths, /*score_avgdl=*/8.0, &l.postings);
+    EncodePositionList(l.weights, l.positions, &l.position_bytes);
+    AppendInlinePositions(l.weights, l.positions, &l.inline_positions);
+  }
+  return c;
+}
+
+// The phrase's matcher over the corpus's lists; positions kept inline
+// for a list of one block when `inline_short`.
+PhraseMatcher MakeMatcher(const Corpus& c, const std::vector<std::string>& words, uint32_t slop, PhraseGather gather,
+                          bool inline_short) {
+  const PhraseSlots slots = SplitPhrase(std::span<const std::string>(words));
+  std::vector<std::unique_ptr<PostingCursor>> cursors;
+  std::vector<std::unique_ptr<PostingPositions>> positions;
+  for (size_t first : slots.first) {
+    const WordList& l = c.lists.at(words[first]);
+    cursors.push_back(std::make_unique<PostingCursor>());
+    EXPECT_TRUE(cursors.back()
+                    ->Init(reinterpret_cast<const uint8_t*>(l.postings.data()), l.postings.size(),
+                           static_cast<uint32_t>(l.docs.size()), nullptr, 0)
+                    .ok());
+    positions.push_back(std::make_unique<PostingPositions>());
+    if (inline_short && l.docs.size() <= kBlockSize) {
+      EXPECT_TRUE(positions.back()->OpenInline(l.inline_positions, l.weights, words[first]).ok());
+    } else {
+      EXPECT_TRUE(positions.back()->OpenBytes(l.position_bytes, l.docs.size(), words[first]).ok());
+    }
+  }
+  return PhraseMatcher(std::move(cursors), std::move(positions), slots.slot_word, slop, gather);
+}
+
+TEST(PhraseMatcher, EveryWayOfReadingPositionsMatchesBruteForce) {
+  for (uint64_t seed = 1; seed <= 150; ++seed) {
+    std::mt19937_64 rng(seed);
+    const Corpus c = RandomCorpus(rng);
+    std::vector<std::string> vocab;
+    for (const auto& [word, l] : c.lists) vocab.push_back(word);
+    for (int q = 0; q < 6; ++q) {
+      // Two to four words, repeats allowed ("w0 w0", "w1 w0 w1"); a slop
+      // now and then.
+      std::vector<std::string> words(2 + rng() % 3);
+      for (auto& w : words) w = vocab[std::min<size_t>(rng() % vocab.size(), rng() % vocab.size())];
+      const uint32_t slop = rng() % 5 == 0 ? static_cast<uint32_t>(1 + rng() % 3) : 0;
+      // Candidates: documents holding every word, a random share of them
+      // (the other terms of a conjunction keep fewer).
+      const uint64_t keep_one_in = rng() % 2 ? 1 : 1 + rng() % 40;
+      std::vector<DocId> candidates;
+      std::vector<uint32_t> want_occurrences;
+      for (DocId d = 0; d < c.tokens.size(); ++d) {
+        bool all = true;
+        for (const auto& w : words) all &= std::find(c.tokens[d].begin(), c.tokens[d].end(), w) != c.tokens[d].end();
+        if (!all || rng() % keep_one_in != 0) continue;
+        candidates.push_back(d);
+        want_occurrences.push_back(testing::PhraseOccurrences(c.tokens[d], words, slop));
+      }
+      std::vector<uint32_t> want_kept, want_counts;
+      for (uint32_t i = 0; i < candidates.size(); ++i) {
+        if (want_occurrences[i] == 0) continue;
+        want_kept.push_back(i);
+        want_counts.push_back(want_occurrences[i]);
+      }
+      const size_t window = 1 + rng() % (rng() % 2 ? 2000 : 20);
+      const bool inline_short = rng() % 2 == 0;
+      for (PhraseGather gather : {PhraseGather::kAuto, PhraseGather::kPerPosting, PhraseGather::kRuns}) {
+        for (bool occurrences : {false, true}) {
+          PhraseMatcher m = MakeMatcher(c, words, slop, gather, inline_short);
+          std::vector<uint32_t> kept, counts, window_kept;
+          for (size_t from = 0; from < candidates.size(); from += window) {
+            const size_t to = std::min(candidates.size(), from + window);
+            window_kept.clear();
+            ASSERT_TRUE(m.Filter(std::span<const DocId>(candidates).subspan(from, to - from), &window_kept,
+                                 occurrences ? &counts : nullptr))
+                << m.status().ToString() << " seed " << seed;
+            for (uint32_t k : window_kept) kept.push_back(static_cast<uint32_t>(from + k));
+          }
+          std::string phrase;
+          for (const auto& w : words) phrase.append(w).push_back(' ');
+          ASSERT_EQ(kept, want_kept) << "seed " << seed << " phrase " << phrase << "~" << slop << " gather "
+                                     << static_cast<int>(gather) << " window " << window;
+          if (occurrences) {
+            ASSERT_EQ(counts, want_counts) << "seed " << seed << " phrase " << phrase;
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace dps
