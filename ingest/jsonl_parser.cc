@@ -114,33 +114,42 @@ struct JsonlParser::Impl {
   // A declared field's value, which starts at `value` and lies within the
   // line ending at `end`: a string, null, or an array of strings (decoded
   // by hand like the other fields; the object iterator steps over it).
-  Status FieldValues(const std::string& field, const char* value, const char* end, std::vector<std::string>* out) {
+  // *length: the bytes the value spans.
+  Status FieldValues(const std::string& field, const char* value, const char* end, std::vector<std::string>* out,
+                     size_t* length) {
     out->clear();
     std::string_view rest(value, static_cast<size_t>(end - value));
     auto skip_space = [&] { SkipJsonSpace(&rest); };
     if (rest.empty() || rest.front() != '[') {
-      const std::string_view token = TrimTrailingSpace(rest.substr(0, TokenLength(rest)));
+      *length = TokenLength(rest);
+      const std::string_view token = TrimTrailingSpace(rest.substr(0, *length));
       if (token == "null") return Status::OK();
       return String(token, field, &out->emplace_back(), "a string, an array of strings or null");
     }
     rest.remove_prefix(1);
     skip_space();
-    if (!rest.empty() && rest.front() == ']') return Status::OK();
+    if (!rest.empty() && rest.front() == ']') {
+      *length = static_cast<size_t>(rest.data() + 1 - value);
+      return Status::OK();
+    }
     while (true) {
       skip_space();
-      size_t length = 0;
-      if (!SkipJsonValue(rest, &length)) {
+      size_t item = 0;
+      if (!SkipJsonValue(rest, &item)) {
         return Status::InvalidArgument("malformed JSON: bad value of field " + Quoted(field));
       }
-      DPS_RETURN_IF_ERROR(String(rest.substr(0, length), field, &out->emplace_back(),
+      DPS_RETURN_IF_ERROR(String(rest.substr(0, item), field, &out->emplace_back(),
                                  "a string, an array of strings or null"));
-      rest.remove_prefix(length);
+      rest.remove_prefix(item);
       skip_space();
       if (!rest.empty() && rest.front() == ',') {
         rest.remove_prefix(1);
         continue;
       }
-      if (!rest.empty() && rest.front() == ']') return Status::OK();
+      if (!rest.empty() && rest.front() == ']') {
+        *length = static_cast<size_t>(rest.data() + 1 - value);
+        return Status::OK();
+      }
       return Status::InvalidArgument("malformed JSON: bad value of field " + Quoted(field));
     }
   }
@@ -183,14 +192,14 @@ struct JsonlParser::Impl {
   }
 
   // Checks the value of an ignored field, which starts at `value` and lies
-  // within the line ending at `end`.
-  static Status CheckSkipped(std::string_view key, const char* value, const char* end) {
+  // within the line ending at `end`; *length: the bytes it spans.
+  static Status CheckSkipped(std::string_view key, const char* value, const char* end, size_t* length) {
     std::string_view rest(value, static_cast<size_t>(end - value));
-    size_t length = 0;
-    bool ok = SkipJsonValue(rest, &length);
+    bool ok = SkipJsonValue(rest, length);
     if (ok) {
-      // The value must end where the object's next comma or brace begins.
-      rest.remove_prefix(length);
+      // The value must end where the object's next comma or brace begins
+      // (a value like 12abc is bad, not followed by something).
+      rest.remove_prefix(*length);
       while (!rest.empty() && IsJsonSpace(rest.front())) rest.remove_prefix(1);
       ok = !rest.empty() && (rest.front() == ',' || rest.front() == '}');
     }
@@ -198,27 +207,18 @@ struct JsonlParser::Impl {
     return Status::InvalidArgument("malformed JSON: bad value of field \"" + Excerpt(key) + "\"");
   }
 
-  // Checks that the member value `raw` (simdjson's token: a scalar up to the
-  // next structural character, or only the opening bracket of an array or
-  // object) is
-  // followed by the next member's comma or the object's closing brace, and
-  // sets *closing to that brace.
-  static Status FollowsValue(std::string_view key, std::string_view raw, const char* end, const char** closing) {
-    std::string_view rest(raw.data(), static_cast<size_t>(end - raw.data()));
-    // A string's token ends at its closing quote (simdjson starts a new token
-    // at anything after it); a bracket or an atom (null, 12abc) is measured.
-    size_t length = TrimTrailingSpace(raw).size();
-    bool ok = true;
-    if (raw.empty() || raw.front() != '"') ok = SkipJsonValue(rest, &length);
-    if (ok) {
-      rest.remove_prefix(length);
-      SkipJsonSpace(&rest);
-      ok = !rest.empty() && (rest.front() == ',' || rest.front() == '}');
-      *closing = ok && rest.front() == '}' ? rest.data() : nullptr;
+  // Checks that the value of member `key`, which ends at `after`, is
+  // followed by the next member's comma or the object's closing brace
+  // within the line ending at `end`, and sets *closing to that brace.
+  static Status FollowsValue(std::string_view key, const char* after, const char* end, const char** closing) {
+    std::string_view rest(after, static_cast<size_t>(end - after));
+    SkipJsonSpace(&rest);
+    if (rest.empty() || (rest.front() != ',' && rest.front() != '}')) {
+      return Status::InvalidArgument("malformed JSON: expected ',' or '}' after the value of field \"" +
+                                     Excerpt(key) + "\"");
     }
-    if (ok) return Status::OK();
-    return Status::InvalidArgument("malformed JSON: expected ',' or '}' after the value of field \"" +
-                                   Excerpt(key) + "\"");
+    *closing = rest.front() == '}' ? rest.data() : nullptr;
+    return Status::OK();
   }
 
   Result<bool> Parse(std::string_view line, RawDocument* doc, uint64_t* replaced_out) {
@@ -265,10 +265,11 @@ struct JsonlParser::Impl {
       // raw text (json_text.h); the object iterator steps over it afterwards.
       const std::string_view raw = field.value().raw_json_token();
       const char* end = input.data() + input.size();
-      DPS_RETURN_IF_ERROR(Member(key, raw, end, doc));
+      size_t length = 0;
+      DPS_RETURN_IF_ERROR(Member(key, raw, end, doc, &length));
       // On-Demand steps from member to member without checking what lies
       // between them: {"id":"a":1,"text":"t"}} would pass. Check it here.
-      DPS_RETURN_IF_ERROR(FollowsValue(key, raw, end, &closing));
+      DPS_RETURN_IF_ERROR(FollowsValue(key, raw.data() + length, end, &closing));
     }
     if (closing != nullptr) {
       std::string_view rest(closing + 1, static_cast<size_t>(input.data() + input.size() - closing - 1));
@@ -300,16 +301,21 @@ struct JsonlParser::Impl {
     return true;
   }
 
-  // One member of the object: `raw` is its value's text (trailing space
-  // allowed), within the line ending at `end`.
-  Status Member(std::string_view key, std::string_view raw, const char* end, RawDocument* doc) {
+  // One member of the object: `raw` is its value's text (simdjson's token:
+  // a scalar up to the next structural character, or only the opening
+  // bracket of an array or object), within the line ending at `end`.
+  // *length: the bytes the value spans, once checked.
+  Status Member(std::string_view key, std::string_view raw, const char* end, RawDocument* doc, size_t* length) {
     if (const int f = FieldIndex(key); f >= 0) {
-      DPS_RETURN_IF_ERROR(
-          FieldValues(fields[static_cast<size_t>(f)], raw.data(), end, &doc->fields[static_cast<size_t>(f)]));
+      DPS_RETURN_IF_ERROR(FieldValues(fields[static_cast<size_t>(f)], raw.data(), end,
+                                      &doc->fields[static_cast<size_t>(f)], length));
       if (key != id_field && key != text_field && key != title_field) return Status::OK();
     }
-    if (key != id_field && key != text_field && key != title_field) return CheckSkipped(key, raw.data(), end);
+    if (key != id_field && key != text_field && key != title_field) return CheckSkipped(key, raw.data(), end, length);
+    // A string's token ends at its closing quote (simdjson starts a new
+    // token at anything after it); any other is checked whole below.
     std::string_view token = TrimTrailingSpace(raw);
+    *length = token.size();
     if (key == id_field) {
       DPS_RETURN_IF_ERROR(Id(token, &doc->id));
       have_id = true;
@@ -366,7 +372,8 @@ struct JsonlParser::Impl {
       rest.remove_prefix(1);
       SkipJsonSpace(&rest);
       if (!SkipJsonValue(rest, &value_length)) return bad;
-      DPS_RETURN_IF_ERROR(Member(key, rest.substr(0, value_length), end, doc));
+      size_t member_length = 0;  // value_length: measured already
+      DPS_RETURN_IF_ERROR(Member(key, rest.substr(0, value_length), end, doc, &member_length));
       rest.remove_prefix(value_length);
       SkipJsonSpace(&rest);
       if (rest.empty() || (rest.front() != ',' && rest.front() != '}')) return bad;
