@@ -25,8 +25,6 @@ namespace dps::pruned {
 
 namespace {
 
-constexpr size_t kMaxBest = kMaxFirstRound;
-
 // Which postings can reach a threshold T, judged on tf and dl without a
 // division. A score idf / (1 + Norm(dl) / tf) reaches T only when Norm(dl)
 // <= tf (idf / T - 1), and Norm is affine in dl (n0 + n1 dl): so only when
@@ -131,7 +129,7 @@ bool ScoredBefore(const Candidate& a, const Candidate& b) {
 // One bin's first round: its best blocks (by block score) and how many of
 // them were scored; done once a block below its threshold ended it.
 struct FirstRound {
-  uint32_t best[kMaxBest];
+  uint32_t best[kMaxFirstRound];
   size_t found = 0, scored = 0;
   bool done = false;
 };
@@ -144,8 +142,8 @@ Status FindBest(const TermInBin& b, uint32_t index, size_t k, const Bm25& bm25, 
   const BoundedTerm& t = *b.term;
   const PostingCursor& c = *t.cursor;
   const size_t blocks = c.num_blocks();
-  const size_t m = std::min(blocks, std::clamp<size_t>(k, 4, kMaxBest));
-  uint32_t best_score[kMaxBest];
+  const size_t m = std::min(blocks, std::clamp<size_t>(k, 4, kMaxFirstRound));
+  uint32_t best_score[kMaxFirstRound];
   size_t found = 0;
   for (size_t i = 0; i < blocks; ++i) {
     const uint32_t s = c.block_score(i);
