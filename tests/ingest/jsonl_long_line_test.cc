@@ -150,7 +150,9 @@ TEST(JsonlLongLines, ByHandAcceptsExactlyWhatSimdjsonAccepts) {
     ASSERT_EQ(a.ok, b.ok) << "line [" << line << "]: simdjson " << (a.ok ? "accepts" : a.error) << ", by hand "
                           << (b.ok ? "accepts" : b.error);
     // Accepted lines are one well-formed JSON object, and nothing else.
-    if (a.ok && a.document) ASSERT_TRUE(IsJsonValueLine(line)) << line;
+    if (a.ok && a.document) {
+      ASSERT_TRUE(IsJsonValueLine(line)) << line;
+    }
     if (!a.ok) {
       ++rejected;
       continue;
