@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/validators.h"
+#include "query/sibling_hedge.h"
 
 namespace dps::cli {
 
@@ -39,6 +40,11 @@ void AddSearchFlags(CLI::App* cmd, SearchFlags* f) {
       ->type_name("MS")->check(WholeNumber(1))->default_str("none");
   cmd->add_option("--hedge-after", f->target.hedge_after, "--cluster, --zookeeper or --replicas: ask another replica after MS, or after pNN of the range's answers from its other replicas")
       ->type_name("pNN|MS")->default_str("never");
+  cmd->add_option("--hedge-siblings", f->target.hedge_siblings,
+                  "--hedge-after: a range is hedged only once it has also waited X times as long as the slowest of "
+                  "the query's ranges that answered (0: the --hedge-after delay alone)")
+      ->type_name("X")->check(CLI::Range(0.0, 1000.0))->default_str("2");
+  static_assert(kDefaultHedgeSiblings == 2, "the --hedge-siblings help says 2");
   cmd->add_option("--replica-policy", f->target.replica_policy,
                   "--cluster, --zookeeper or --replicas: which replica of a range to ask: adaptive (C3: the fastest by response time, service time "
                   "and queue), first (as listed) or random")

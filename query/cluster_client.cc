@@ -203,7 +203,7 @@ Status ClusterClient::Run(QueryNode root, const SearchOptions& options, const Re
   Impl& impl = *impl_;
   impl.Refresh();
   ResultStream stream(options, sink, stats, /*timed=*/true);
-  QueryFanOut fan(impl.ranges, FanOutPolicy{impl.options.deadline_ms, impl.options.consistent, impl.options.tied, impl.TiedDelaysUs(), impl.HedgeDelaysUs()}, &impl, root,
+  QueryFanOut fan(impl.ranges, FanOutPolicy{impl.options.deadline_ms, impl.options.consistent, impl.options.tied, impl.TiedDelaysUs(), impl.HedgeDelaysUs(), impl.options.hedge_siblings}, &impl, root,
                   options, &stream, stats);
   fan.Start();
   while (fan.waiting()) {

@@ -24,6 +24,7 @@
 #include "query/cluster_file.h"
 #include "query/cluster_roster.h"
 #include "query/replica_selector.h"
+#include "query/sibling_hedge.h"
 #include "query/searcher.h"
 
 namespace dps {
@@ -36,6 +37,9 @@ struct ClusterOptions {
   uint32_t deadline_ms = 0;        // 0: wait for every tablet
   double hedge_after_ms = 0;       // > 0: hedge after this fixed delay
   double hedge_percentile = 0;     // > 0: hedge after this percentile of the range's healthy answers (hedge_thresholds.h)
+  // A hedge also waits this many times the slowest answer of the query's
+  // other ranges (query/sibling_hedge.h); 0: the delay alone.
+  double hedge_siblings = kDefaultHedgeSiblings;
   // Which replica of a range is asked first (query/replica_selector.h).
   ReplicaPolicy replica_policy = ReplicaPolicy::kAdaptive;
   bool tied = false;  // tied requests (FanOutPolicy::tied)

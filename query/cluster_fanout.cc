@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "query/ranked_runs.h"
+#include "query/sibling_hedge.h"
 #include "shards/top_k.h"
 
 namespace dps {
@@ -161,13 +162,21 @@ void QueryFanOut::GiveUp(size_t r) {
   stats_->missing.push_back(ranges_[r].name());
 }
 
-// A range's only request has waited past the hedge delay and a replica is
-// left to ask.
-bool QueryFanOut::HedgeDue(const Attempt& a, size_t r, Clock::time_point now) const {
-  const RangeState& st = state_[r];
-  const double hedge_us = policy_.HedgeUs(r, a.replica);
-  return hedge_us > 0 && a.range == r && a.active && st.open() && !st.hedged && st.active == 1 && Untried(r) &&
-         now >= a.sent + std::chrono::microseconds(static_cast<int64_t>(hedge_us));
+// A range's only request is to be hedged once it has waited the hedge
+// delay (and, with hedge_siblings, long enough against the ranges that
+// answered) and a replica is left to ask.
+QueryFanOut::Clock::time_point QueryFanOut::HedgeAt(const Attempt& a, size_t open_ranges) const {
+  const RangeState& st = state_[a.range];
+  const double hedge_us = policy_.HedgeUs(a.range, a.replica);
+  if (hedge_us <= 0 || !a.active || !st.open() || st.hedged || st.active != 1 || !Untried(a.range)) {
+    return Clock::time_point::max();
+  }
+  const double wait_us = HedgeWaitUs(hedge_us, policy_.hedge_siblings, open_ranges > 1, slowest_answer_us_);
+  return a.sent + std::chrono::microseconds(static_cast<int64_t>(wait_us));
+}
+
+size_t QueryFanOut::OpenRanges() const {
+  return std::count_if(state_.begin(), state_.end(), [](const RangeState& s) { return s.open(); });
 }
 
 QueryFanOut::Clock::time_point QueryFanOut::NextWake() const {
@@ -175,10 +184,8 @@ QueryFanOut::Clock::time_point QueryFanOut::NextWake() const {
   for (const RangeState& st : state_) {
     if (st.open()) wake = std::min({wake, st.twin_due, st.retry_due});
   }
-  for (const auto& [rid, a] : attempts_) {
-    if (!HedgeDue(a, a.range, Clock::time_point::max())) continue;
-    wake = std::min(wake, a.sent + std::chrono::microseconds(static_cast<int64_t>(policy_.HedgeUs(a.range, a.replica))));
-  }
+  const size_t open = OpenRanges();
+  for (const auto& [rid, a] : attempts_) wake = std::min(wake, HedgeAt(a, open));
   return wake;
 }
 
@@ -200,7 +207,7 @@ void QueryFanOut::OnTimeout(Clock::time_point now) {
       if (st.open() && Send(r, true)) ++stats_->tied;
     }
     for (const auto& [rid, a] : attempts_) {
-      if (!HedgeDue(a, r, now)) continue;
+      if (a.range != r || now < HedgeAt(a, OpenRanges())) continue;
       if (Send(r)) ++stats_->hedged;
       state_[r].hedged = true;  // hedged, or nothing left worth hedging
       break;
@@ -326,8 +333,11 @@ void QueryFanOut::OnDone(Attempt& attempt, const Done& done) {
       if (!st.open()) return;
       st.done = true;
       if (done.code == DoneCode::kDeadline) GiveUp(attempt.range);
-      host_->RecordLatency(attempt.range, ranges_[attempt.range].replicas[attempt.replica],
-                           std::chrono::duration<double, std::micro>(Clock::now() - attempt.sent).count());
+      {
+        const double us = std::chrono::duration<double, std::micro>(Clock::now() - attempt.sent).count();
+        host_->RecordLatency(attempt.range, ranges_[attempt.range].replicas[attempt.replica], us);
+        if (done.code == DoneCode::kOk) slowest_answer_us_ = std::max(slowest_answer_us_, us);
+      }
       for (auto& [rid, a] : attempts_) {
         if (a.range == attempt.range && a.active) Cancel(rid);
       }
@@ -388,6 +398,7 @@ void QueryFanOut::Restart(uint64_t generation) {
   buffers_.clear();
   delivered_bins_.clear();
   complete_tablets_.clear();
+  slowest_answer_us_ = -1;
   ranked_bins_.clear();
   held_.clear();
   if (order_) order_.emplace(std::vector<BinId>(), options_.offset);

@@ -103,6 +103,9 @@ struct FanOutPolicy {
   double HedgeUs(size_t range, size_t replica) const {
     return range < hedge_us.size() && replica < hedge_us[range].size() ? hedge_us[range][replica] : -1;
   }
+  // A hedge also waits this many times the slowest answer of the query's
+  // other ranges (query/sibling_hedge.h); <= 0: the delay above alone.
+  double hedge_siblings = 0;
 };
 
 class QueryFanOut {
@@ -163,7 +166,10 @@ class QueryFanOut {
   // The attempt is over; `kind` says what its time tells the selector.
   void Deactivate(Attempt* attempt, ReplicaSample::Kind kind);
   bool Untried(size_t range) const;
-  bool HedgeDue(const Attempt& a, size_t range, Clock::time_point now) const;
+  // When `a` is to be hedged (max: not eligible), `open_ranges` of the
+  // query's ranges still owing their answer.
+  Clock::time_point HedgeAt(const Attempt& a, size_t open_ranges) const;
+  size_t OpenRanges() const;
   void OnResults(Attempt& attempt, LinkEvent& e);
   void OnBinStats(Attempt& attempt, LinkEvent& e);
   void OnDone(Attempt& attempt, const Done& done);
@@ -189,6 +195,7 @@ class QueryFanOut {
   bool ranked_ = false;
   std::vector<BinResult> ranked_bins_;  // ranked: every bin's best, merged in Finish
   std::set<uint32_t> complete_tablets_;  // reported whole by some server
+  double slowest_answer_us_ = -1;  // the longest a range's answering request took (< 0: none yet)
   bool stopped_ = false;
   Status query_error_;
   std::optional<uint64_t> generation_;  // consistent: the one every range answers at

@@ -91,6 +91,7 @@ Result<ClusterOptions> FanOutOptions(const SearchTarget& t) {
   DPS_RETURN_IF_ERROR(ParseDelayFlag("--tied-delay", t.tied_delay, &options.tied_delay_percentile, &options.tied_delay_ms));
   options.log = t.log;
   DPS_RETURN_IF_ERROR(ParseDelayFlag("--hedge-after", t.hedge_after, &options.hedge_percentile, &options.hedge_after_ms));
+  if (t.hedge_siblings >= 0) options.hedge_siblings = t.hedge_siblings;
   if (!t.replica_policy.empty()) {
     DPS_ASSIGN_OR_RETURN(options.replica_policy, ParseReplicaPolicy(t.replica_policy));
   }
@@ -133,6 +134,9 @@ Status ReplicaDelayRules(const std::vector<std::string>& specs, size_t replicas,
 Result<std::unique_ptr<SearchBackend>> SearchBackend::Open(const SearchTarget& t) {
   if (!t.index_dir.empty() + !t.cluster_file.empty() + !t.zookeeper.empty() != 1) {
     return Status::InvalidArgument("give one of --index DIR, --cluster FILE or --zookeeper HOST:PORT/PATH");
+  }
+  if (t.hedge_siblings >= 0 && t.hedge_after.empty()) {
+    return Status::InvalidArgument("--hedge-siblings applies to hedging: give --hedge-after");
   }
   if (!t.index_dir.empty()) {
     if (!t.token.empty() || t.allow_partial) {

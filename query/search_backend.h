@@ -32,6 +32,7 @@ struct SearchTarget {
   // --cluster, or --index with replicas:
   uint32_t deadline_ms = 0;  // 0: wait for every tablet
   std::string hedge_after;   // "pNN" (a percentile of recent latencies) or milliseconds
+  double hedge_siblings = -1;  // --hedge-siblings X (query/sibling_hedge.h); < 0: not given (kDefaultHedgeSiblings)
   std::string replica_policy;  // "first", "random" or "adaptive" (the default when empty)
   bool tied = false;           // tied requests: each range asked of two replicas, the later starter cancelled
   std::string tied_delay;      // "pNN" or milliseconds: the second twin after this, unless the first started

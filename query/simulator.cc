@@ -10,6 +10,7 @@
 
 #include "query/bench.h"
 #include "query/hedge_thresholds.h"
+#include "query/sibling_hedge.h"
 
 namespace dps {
 
@@ -28,7 +29,7 @@ Result<SimPolicy> ParseSimPolicy(const std::string& text) {
   auto bad = [&](const std::string& why) {
     return Status::InvalidArgument("policy '" + text + "': " + why +
                                    " (expected first|random|adaptive, then +hedge-pNN, +hedge-MSms, +tied, "
-                                   "+tied-MSms, +tied-pNN, +deadline-MS)");
+                                   "+tied-MSms, +tied-pNN, +deadline-MS, +siblings-X)");
   };
   size_t start = 0;
   for (size_t part = 0;; ++part) {
@@ -58,6 +59,10 @@ Result<SimPolicy> ParseSimPolicy(const std::string& text) {
       if (!ParseNumber(std::string_view(token).substr(6, token.size() - 8), &p.hedge_ms)) {
         return bad("'" + token + "' is not a delay in ms");
       }
+    } else if (token.rfind("siblings-", 0) == 0) {
+      const std::string_view x = std::string_view(token).substr(9);
+      if (x != "0" && !ParseNumber(x, &p.hedge_siblings)) return bad("'" + token + "' is not a ratio");
+      if (x == "0") p.hedge_siblings = 0;
     } else if (token.rfind("deadline-", 0) == 0) {
       double ms = 0;
       if (!ParseNumber(std::string_view(token).substr(9), &ms) || ms > 3.6e6 || ms != std::floor(ms)) {
@@ -244,6 +249,7 @@ class Simulation {
     uint32_t running = 0;  // tablets queued, in service or finishing
     std::vector<Floor> floors;
     Time first_start = -1, last_end = 0;
+    double hedge_us = -1;  // its hedge delay (< 0: none)
     bool tied = false, started_sent = false, cancelled = false;
     // Coordinator side:
     bool active = true, started = false;
@@ -261,6 +267,7 @@ class Simulation {
     size_t sample = 0;
     Time oneway = 0;
     size_t open = 0;
+    Time slowest_answer = -1;  // the longest a range's answering request took
     std::vector<RangeState> ranges;
     std::vector<uint64_t> requests;
   };
@@ -395,8 +402,14 @@ class Simulation {
     } else if (c_.policy.hedge_percentile > 0) {
       hedge_us = thresholds_.DelayUs(r, c_.layout.names[req.server], c_.policy.hedge_percentile);
     }
-    if (hedge_us > 0) Push(now_ + hedge_us, kHedge, qid, static_cast<uint32_t>(r), id);
+    req.hedge_us = hedge_us;
+    if (hedge_us > 0) Push(now_ + HedgeWait(q, hedge_us), kHedge, qid, static_cast<uint32_t>(r), id);
     return true;
+  }
+
+  // As QueryFanOut::HedgeAt: the wait from the send (query/sibling_hedge.h).
+  double HedgeWait(const Query& q, double hedge_us) const {
+    return HedgeWaitUs(hedge_us, c_.policy.hedge_siblings, q.open > 1, q.slowest_answer);
   }
 
   // The request is over for the coordinator; a cancel also goes to its server.
@@ -434,6 +447,15 @@ class Simulation {
     if (++st.complete < st.tablet_done.size()) return;
     st.done = true;
     thresholds_.Record(req.range, c_.layout.names[req.server], now_ - req.sent);
+    q.slowest_answer = std::max(q.slowest_answer, now_ - req.sent);
+    // The other ranges' hedges may now be due sooner (or later: HedgeDue
+    // looks again when one fires).
+    for (uint64_t other : q.requests) {
+      auto o = requests_.find(other);
+      if (o == requests_.end() || !o->second.active || o->second.hedge_us <= 0 || o->second.range == req.range) continue;
+      const Request& w = o->second;
+      Push(std::max(now_, w.sent + HedgeWait(q, w.hedge_us)), kHedge, req.query, w.range, other);
+    }
     for (uint64_t other : st.requests) {
       auto o = requests_.find(other);
       if (other != id && o != requests_.end() && Running(o->second)) {
@@ -480,6 +502,8 @@ class Simulation {
     RangeState& st = qit->second.ranges[r];
     if (st.done || st.hedged || st.active != 1) return;
     if (std::find(st.tried.begin(), st.tried.end(), false) == st.tried.end()) return;
+    const Request& req = rit->second;
+    if (now_ < req.sent + HedgeWait(qit->second, req.hedge_us)) return;  // not yet: a sibling's answer moved it
     if (Send(qid, qit->second, r, false)) ++result_.hedged;
     st.hedged = true;
   }

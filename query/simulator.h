@@ -25,6 +25,7 @@
 #include "query/cluster_file.h"
 #include "query/latency_histogram.h"
 #include "query/replica_selector.h"
+#include "query/sibling_hedge.h"
 #include "shards/delay.h"
 
 namespace dps {
@@ -33,12 +34,15 @@ namespace dps {
 // `adaptive+tied`, `first+deadline-50`: a replica policy (first, random,
 // adaptive), then any of hedge-pNN / hedge-MSms, tied / tied-MSms /
 // tied-pNN (the second twin after MS, or after the pNN of the range's
-// other replicas' Started times, unless the first started), deadline-MS.
+// other replicas' Started times, unless the first started), deadline-MS,
+// siblings-X (a hedge waits X times the slowest answered range, as
+// `--hedge-siblings X`; 0: the hedge delay alone; 2 unless given).
 struct SimPolicy {
   std::string name;
   ReplicaPolicy replicas = ReplicaPolicy::kFirst;
   double hedge_percentile = 0;  // > 0: hedge after this percentile (HedgeThresholds)
   double hedge_ms = 0;          // > 0: hedge after this fixed delay
+  double hedge_siblings = kDefaultHedgeSiblings;  // query/sibling_hedge.h; <= 0: off
   bool tied = false;
   double tied_delay_ms = 0;
   double tied_delay_percentile = 0;

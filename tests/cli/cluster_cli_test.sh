@@ -152,6 +152,9 @@ q "--replica-policy with --index" 2 query --index "$work/idx" --replica-policy f
 same "--replica-policy with --index message" \
   "dpsearch: Invalid argument: --deadline, --hedge-after, --replica-policy, --tied and --consistent need --cluster, or --index with --replicas" \
   "$(cat "$work/err")"
+q "--hedge-siblings without --hedge-after" 2 query --cluster "$work/incomplete.txt" --hedge-siblings 3 --count w1
+same "--hedge-siblings without --hedge-after message" \
+  "dpsearch: Invalid argument: --hedge-siblings applies to hedging: give --hedge-after" "$(cat "$work/err")"
 q "--tied with --index" 2 bench --index "$work/idx" --tied --queries "$work/queries.tsv"
 has "--tied with --index message" "$work/err" "--tied and --consistent need --cluster, or --index with --replicas"
 q "--replicas with --cluster" 2 query --cluster "$work/incomplete.txt" --replicas 2 --count w1

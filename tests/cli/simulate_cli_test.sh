@@ -89,7 +89,7 @@ q "simulate without a layout" 2 simulate --samples "$work/s.tsv"
 err_is "no layout message" "dpsearch: Invalid argument: give --cluster FILE or --servers N"
 q "simulate --cluster and --servers" 2 simulate --samples "$work/s.tsv" --cluster "$work/cluster.txt" --servers 4
 q "simulate bad policy" 2 simulate --samples "$work/s.tsv" --servers 4 --policy fastest+tied
-err_is "bad policy message" "dpsearch: Invalid argument: policy 'fastest+tied': 'fastest' is not a replica policy (expected first|random|adaptive, then +hedge-pNN, +hedge-MSms, +tied, +tied-MSms, +tied-pNN, +deadline-MS)"
+err_is "bad policy message" "dpsearch: Invalid argument: policy 'fastest+tied': 'fastest' is not a replica policy (expected first|random|adaptive, then +hedge-pNN, +hedge-MSms, +tied, +tied-MSms, +tied-pNN, +deadline-MS, +siblings-X)"
 q "simulate delay on a server not there" 2 simulate --samples "$work/s.tsv" --servers 4 --server-delay '4:0.1:5'
 err_is "server out of range message" "dpsearch: Invalid argument: --server-delay: server 4 of 4 (numbered from 0)"
 q "simulate bad delay" 2 simulate --samples "$work/s.tsv" --servers 4 --server-delay 'x:0.1:5'

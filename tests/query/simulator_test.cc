@@ -181,6 +181,59 @@ TEST(Simulator, OpenLoopQueueingMatchesMD1) {
   EXPECT_NEAR(r->simulated_seconds, 40, 0.5);
 }
 
+// Hedging against the query's other ranges (query/sibling_hedge.h). A
+// tenth of the queries cost 3 times more on every tablet: past a p80
+// threshold on every range, so the threshold alone hedges each of their
+// requests, to replicas just as slow. Against the ranges that answered,
+// none is late; a request held on a slow server still is, at the threshold.
+TEST(Simulator, SiblingHedgesSkipQueriesCostlyOnEveryRange) {
+  std::vector<QuerySample> samples;
+  for (int i = 0; i < 10; ++i) {
+    const double us = i == 0 ? 30 : 10;
+    samples.push_back(QuerySample{"q" + std::to_string(i), 20, {us, us}, {us, us}});
+  }
+  SimConfig c;
+  c.samples = samples;
+  c.layout = RingLayout(4, 1, 2);  // 4 one-tablet ranges, on servers r and r+1
+  c.queries = 5000;
+  c.policy = *ParseSimPolicy("first+hedge-p80+siblings-0");
+  auto alone = Simulate(c);
+  c.policy = *ParseSimPolicy("first+hedge-p80");
+  auto siblings = Simulate(c);
+  ASSERT_TRUE(alone.ok() && siblings.ok());
+  EXPECT_EQ(siblings->hedged, 0u);
+  // Every range of the costly tenth (less the first few queries: nothing is
+  // hedged before kMinSamples answers), and more: a hedge's twin already
+  // running finishes its task, and the next query's cheap request on that
+  // server waits behind it past the threshold.
+  EXPECT_GE(alone->ExtraRequests(), 0.098);
+  EXPECT_LE(siblings->latency.QuantileMicros(0.99), alone->latency.QuantileMicros(0.99));
+
+  // Server 0 holds every request 50 ms: range 0's first replica. Its
+  // requests are hedged once the threshold passes (the other ranges
+  // answered long before): cheap queries at the p80 of healthy answers,
+  // costly ones at twice their siblings' time.
+  c.delays.push_back(*ParseServerDelay("0:1:50"));
+  auto held = Simulate(c);
+  ASSERT_TRUE(held.ok());
+  EXPECT_NEAR(static_cast<double>(held->hedged), 5000 - 20, 20);
+  EXPECT_LT(held->latency.QuantileMicros(0.99), 1e3);
+  EXPECT_EQ(ParseSimPolicy("first+hedge-p95+siblings-3")->hedge_siblings, 3);
+  EXPECT_EQ(ParseSimPolicy("first+hedge-p95+siblings-0")->hedge_siblings, 0);
+  EXPECT_EQ(ParseSimPolicy("first+hedge-p95")->hedge_siblings, kDefaultHedgeSiblings);
+  EXPECT_FALSE(ParseSimPolicy("first+hedge-p95+siblings-x").ok());
+  EXPECT_FALSE(ParseSimPolicy("first+hedge-p95+siblings-").ok());
+}
+
+// The rule itself, on its edges.
+TEST(Simulator, SiblingHedgeWaits) {
+  EXPECT_EQ(HedgeWaitUs(100, 0, true, -1), 100);      // off
+  EXPECT_EQ(HedgeWaitUs(100, 2, false, -1), 100);     // no sibling: the threshold
+  EXPECT_EQ(HedgeWaitUs(100, 2, true, -1), kHedgeLoneFactor * 100);  // siblings all running
+  EXPECT_EQ(HedgeWaitUs(100, 2, true, 30), 100);      // a cheap sibling: the threshold
+  EXPECT_EQ(HedgeWaitUs(100, 2, false, 300), 600);    // a costly one: twice it
+}
+
 TEST(Simulator, ParsesPoliciesAndDelaysStrictly) {
   auto p = ParseSimPolicy("adaptive+hedge-p95+tied+deadline-50");
   ASSERT_TRUE(p.ok());

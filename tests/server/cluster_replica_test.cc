@@ -93,5 +93,43 @@ TEST(ClusterReplicas, TheFirstPolicyKeepsAskingTheListedOrder) {
   for (const auto& a : answers) EXPECT_EQ(a.stats.hedged, 1u);
 }
 
+// Hedges against the query's other ranges (query/sibling_hedge.h), over
+// two ranges of two servers each. Every server holding every request 30 ms
+// is a query costly everywhere: a 20 ms threshold alone hedges both ranges,
+// to servers just as slow; against the siblings nothing is late (each
+// range answers within twice the other's time). With the other range on
+// a fast server, the slow range is still hedged at the threshold.
+TEST(ClusterReplicas, HedgesWaitForTheQuerysOtherRanges) {
+  Fixture f(23);
+  ServerOptions slow_options;
+  slow_options.delays = {DelayRule{-1, 1.0, 30, 0}};
+  std::vector<std::unique_ptr<ShardServer>> slow;
+  for (int i = 0; i < 4; ++i) slow.push_back(f.Serve(i < 2 ? 0 : 2, i < 2 ? 1 : 3, slow_options));
+  const std::vector<ClusterRange> ranges = {{0, 1, {Addr(slow[0]->port()), Addr(slow[1]->port())}},
+                                            {2, 3, {Addr(slow[2]->port()), Addr(slow[3]->port())}}};
+  ClusterOptions o;
+  o.hedge_after_ms = 20;
+  o.replica_policy = ReplicaPolicy::kFirst;
+  o.hedge_siblings = 0;
+  auto alone = Client(ranges, o);
+  o.hedge_siblings = 2;
+  auto siblings = Client(ranges, o);
+  ASSERT_NE(alone, nullptr);
+  ASSERT_NE(siblings, nullptr);
+  uint64_t hedged_alone = 0;
+  for (const Answer& a : AskMany(alone.get(), f, 4)) hedged_alone += a.stats.hedged;
+  // Both ranges of each query (a late wake-up of this thread may miss one).
+  EXPECT_GE(hedged_alone, 6u);
+  for (const Answer& a : AskMany(siblings.get(), f, 4)) EXPECT_EQ(a.stats.hedged, 0u);
+
+  auto fast = f.Serve(2, 3);
+  auto held = Client({ranges[0], {2, 3, {Addr(fast->port())}}}, o);
+  ASSERT_NE(held, nullptr);
+  for (const Answer& a : AskMany(held.get(), f, 4)) {
+    EXPECT_EQ(a.stats.hedged, 1u);
+    EXPECT_EQ(a.stats.asked.size(), 3u);
+  }
+}
+
 }  // namespace
 }  // namespace dps
