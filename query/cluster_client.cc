@@ -83,6 +83,9 @@ struct ClusterClient::Impl final : FanOutHost {
     return selector->Choose(range.replicas, candidates);
   }
   void Ended(const std::string& address, const ReplicaSample& sample) override { selector->Ended(address, sample); }
+  bool AmongBest(const ClusterRange& range, const std::string& address) override {
+    return selector->AmongBest(range.replicas, address);
+  }
   void RecordLatency(size_t range, const std::string& address, double us) override {
     hedge_thresholds.Record(range, address, us);
   }

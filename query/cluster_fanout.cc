@@ -95,6 +95,7 @@ bool QueryFanOut::Send(size_t r, bool tied) {
   EncodeQuery(q, &frame);
   Attempt& attempt = attempts_[q.request_id] = Attempt{r, replica, Clock::now()};
   attempt.tied = tied;
+  attempt.siblings = policy_.hedge_siblings <= 0 || host_->AmongBest(range, range.replicas[replica]);
   ++st.active;
   ++stats_->requests;
   stats_->asked.push_back(range.replicas[replica]);
@@ -171,7 +172,8 @@ QueryFanOut::Clock::time_point QueryFanOut::HedgeAt(const Attempt& a, size_t ope
   if (hedge_us <= 0 || !a.active || !st.open() || st.hedged || st.active != 1 || !Untried(a.range)) {
     return Clock::time_point::max();
   }
-  const double wait_us = HedgeWaitUs(hedge_us, policy_.hedge_siblings, open_ranges > 1, slowest_answer_us_);
+  const double ratio = a.siblings ? policy_.hedge_siblings : 0;
+  const double wait_us = HedgeWaitUs(hedge_us, ratio, open_ranges > 1, slowest_answer_us_);
   return a.sent + std::chrono::microseconds(static_cast<int64_t>(wait_us));
 }
 

@@ -45,6 +45,9 @@ class FanOutHost {
   // Which replica of `range` to ask: one of `candidates` (indexes into
   // range.replicas, not empty: those not tried yet and usable).
   virtual size_t ChooseReplica(const ClusterRange& range, std::span<const size_t> candidates) = 0;
+  // Whether `address` ranks among the best of `range`'s replicas (its
+  // hedges then wait for the query's other ranges: sibling_hedge.h).
+  virtual bool AmongBest(const ClusterRange& range, const std::string& address) { return true; }
   // A request submitted to `address` ended (answered, cancelled or failed).
   virtual void Ended(const std::string& address, const ReplicaSample& sample) = 0;
   virtual void Cancel(const std::string& address, uint64_t rid) = 0;
@@ -140,6 +143,11 @@ class QueryFanOut {
     uint32_t first_start_us = UINT32_MAX;  // when its first bin started
     uint64_t last_end_us = 0;              // when its last bin ended
     bool tied = false;    // one of a tied pair
+    // Its hedge waits for the other ranges too (FanOutPolicy::hedge_siblings):
+    // its server ranked among the range's best when it was sent. A request
+    // to a server already seen slower than another replica is hedged on
+    // the delay alone: it is suspect, however costly the query.
+    bool siblings = true;
     bool started = false;  // tied: its server reported Started
   };
   struct RangeState {

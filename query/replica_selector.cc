@@ -45,6 +45,20 @@ double ReplicaSelector::Rank(const std::string& server) const {
   return RankOf(it->second);
 }
 
+bool ReplicaSelector::AmongBest(std::span<const std::string> replicas, const std::string& server) const {
+  auto known = [&](const std::string& s) -> const Estimate* {
+    const auto it = servers_.find(s);
+    return it != servers_.end() && it->second.response_us >= 0 ? &it->second : nullptr;
+  };
+  const Estimate* own = known(server);
+  if (own == nullptr) return true;
+  double best = std::numeric_limits<double>::infinity();
+  for (const std::string& r : replicas) {
+    if (const Estimate* e = known(r)) best = std::min(best, RankOf(*e));
+  }
+  return RankOf(*own) <= best * (1 + kTieSlack);
+}
+
 size_t ReplicaSelector::Choose(std::span<const std::string> replicas, std::span<const size_t> candidates) {
   if (policy_ == ReplicaPolicy::kFirst || candidates.size() == 1) return candidates[0];
   if (policy_ == ReplicaPolicy::kRandom) return candidates[rng_() % candidates.size()];

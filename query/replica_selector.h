@@ -78,6 +78,10 @@ class ReplicaSelector {
   // C3's psi for `server` (microseconds); the best known for one never
   // heard from, 0 when none is known.
   double Rank(const std::string& server) const;
+  // Whether `server` ranks within kTieSlack of the best of `replicas` heard
+  // from (as the adaptive policy would choose it), whatever the policy;
+  // true when nothing is known of it.
+  bool AmongBest(std::span<const std::string> replicas, const std::string& server) const;
   ReplicaPolicy policy() const { return policy_; }
 
  private:

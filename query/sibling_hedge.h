@@ -10,6 +10,12 @@
 // how MapReduce picks tasks to run speculatively (Zaharia et al., "Improving
 // MapReduce Performance in Heterogeneous Environments" (LATE), OSDI 2008).
 //
+// A request to a server already seen slower than another replica of its
+// range (ReplicaSelector::AmongBest false) is suspect and is hedged on the
+// threshold alone (`ratio` 0): a held request of a costly query would
+// otherwise wait twice its siblings' time, which costs most where a slow
+// server keeps being asked (the `first` policy).
+//
 // On gcide's 300 queries at 4 servers (two ranges), the healthy range took
 // more than twice its sibling's time and more than the p95 threshold for
 // 0.1% of counting and 0.9% of ranked requests, against 5% for the

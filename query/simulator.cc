@@ -250,6 +250,7 @@ class Simulation {
     std::vector<Floor> floors;
     Time first_start = -1, last_end = 0;
     double hedge_us = -1;  // its hedge delay (< 0: none)
+    bool siblings = true;  // its hedge waits for the other ranges (QueryFanOut's Attempt::siblings)
     bool tied = false, started_sent = false, cancelled = false;
     // Coordinator side:
     bool active = true, started = false;
@@ -394,6 +395,8 @@ class Simulation {
     st.requests.push_back(id);
     ++result_.requests;
     ++result_.requests_by_server[req.server];
+    // Before Sent: the rank counts requests in flight.
+    req.siblings = c_.policy.hedge_siblings <= 0 || selector_.AmongBest(replica_names_[r], c_.layout.names[req.server]);
     selector_.Sent(c_.layout.names[req.server]);
     Push(now_ + q.oneway, kRequestArrive, id);
     double hedge_us = -1;
@@ -403,13 +406,13 @@ class Simulation {
       hedge_us = thresholds_.DelayUs(r, c_.layout.names[req.server], c_.policy.hedge_percentile);
     }
     req.hedge_us = hedge_us;
-    if (hedge_us > 0) Push(now_ + HedgeWait(q, hedge_us), kHedge, qid, static_cast<uint32_t>(r), id);
+    if (hedge_us > 0) Push(now_ + HedgeWait(q, req), kHedge, qid, static_cast<uint32_t>(r), id);
     return true;
   }
 
   // As QueryFanOut::HedgeAt: the wait from the send (query/sibling_hedge.h).
-  double HedgeWait(const Query& q, double hedge_us) const {
-    return HedgeWaitUs(hedge_us, c_.policy.hedge_siblings, q.open > 1, q.slowest_answer);
+  double HedgeWait(const Query& q, const Request& req) const {
+    return HedgeWaitUs(req.hedge_us, req.siblings ? c_.policy.hedge_siblings : 0, q.open > 1, q.slowest_answer);
   }
 
   // The request is over for the coordinator; a cancel also goes to its server.
@@ -454,7 +457,7 @@ class Simulation {
       auto o = requests_.find(other);
       if (o == requests_.end() || !o->second.active || o->second.hedge_us <= 0 || o->second.range == req.range) continue;
       const Request& w = o->second;
-      Push(std::max(now_, w.sent + HedgeWait(q, w.hedge_us)), kHedge, req.query, w.range, other);
+      Push(std::max(now_, w.sent + HedgeWait(q, w)), kHedge, req.query, w.range, other);
     }
     for (uint64_t other : st.requests) {
       auto o = requests_.find(other);
@@ -503,7 +506,7 @@ class Simulation {
     if (st.done || st.hedged || st.active != 1) return;
     if (std::find(st.tried.begin(), st.tried.end(), false) == st.tried.end()) return;
     const Request& req = rit->second;
-    if (now_ < req.sent + HedgeWait(qit->second, req.hedge_us)) return;  // not yet: a sibling's answer moved it
+    if (now_ < req.sent + HedgeWait(qit->second, req)) return;  // not yet: a sibling's answer moved it
     if (Send(qid, qit->second, r, false)) ++result_.hedged;
     st.hedged = true;
   }

@@ -127,5 +127,25 @@ TEST(ReplicaSelector, FirstAndRandomPolicies) {
   EXPECT_FALSE(ParseReplicaPolicy("fastest").ok());
 }
 
+// Which servers' hedges wait for the query's other ranges
+// (query/sibling_hedge.h): those ranked among the best of their range's
+// replicas heard from, whatever the policy. One never heard from, or with
+// no other replica known, is not suspect.
+TEST(ReplicaSelector, AmongBestComparesTheRangesKnownReplicas) {
+  ReplicaSelector sel(ReplicaPolicy::kFirst);
+  EXPECT_TRUE(sel.AmongBest(kReplicas, "a:1"));
+  sel.Ended("a:1", Answered(5000));
+  EXPECT_TRUE(sel.AmongBest(kReplicas, "a:1"));  // b unknown
+  EXPECT_TRUE(sel.AmongBest(kReplicas, "b:1"));
+  sel.Ended("b:1", Answered(100));
+  EXPECT_FALSE(sel.AmongBest(kReplicas, "a:1"));
+  EXPECT_TRUE(sel.AmongBest(kReplicas, "b:1"));
+  sel.Ended("c:1", Answered(10));  // another range's server does not count
+  EXPECT_TRUE(sel.AmongBest(kReplicas, "b:1"));
+  sel.Ended("a:1", Answered(110));
+  for (int i = 0; i < 20; ++i) sel.Ended("a:1", Answered(100));
+  EXPECT_TRUE(sel.AmongBest(kReplicas, "a:1"));  // as fast again: a tie
+}
+
 }  // namespace
 }  // namespace dps

@@ -209,15 +209,19 @@ TEST(Simulator, SiblingHedgesSkipQueriesCostlyOnEveryRange) {
   EXPECT_GE(alone->ExtraRequests(), 0.098);
   EXPECT_LE(siblings->latency.QuantileMicros(0.99), alone->latency.QuantileMicros(0.99));
 
-  // Server 0 holds every request 50 ms: range 0's first replica. Its
-  // requests are hedged once the threshold passes (the other ranges
-  // answered long before): cheap queries at the p80 of healthy answers,
-  // costly ones at twice their siblings' time.
+  // Server 0 holds every request 50 ms: range 0's first replica, which
+  // `first` keeps asking. Its requests are hedged once the threshold
+  // passes, and not later: a server already seen slower than another
+  // replica of the range is suspect, and its requests are hedged on the
+  // threshold alone, however costly the query, as without the rule.
   c.delays.push_back(*ParseServerDelay("0:1:50"));
   auto held = Simulate(c);
-  ASSERT_TRUE(held.ok());
+  c.policy = *ParseSimPolicy("first+hedge-p80+siblings-0");
+  auto held_alone = Simulate(c);
+  ASSERT_TRUE(held.ok() && held_alone.ok());
   EXPECT_NEAR(static_cast<double>(held->hedged), 5000 - 20, 20);
   EXPECT_LT(held->latency.QuantileMicros(0.99), 1e3);
+  EXPECT_LE(held->latency.QuantileMicros(0.99), held_alone->latency.QuantileMicros(0.99) * 1.01);
   EXPECT_EQ(ParseSimPolicy("first+hedge-p95+siblings-3")->hedge_siblings, 3);
   EXPECT_EQ(ParseSimPolicy("first+hedge-p95+siblings-0")->hedge_siblings, 0);
   EXPECT_EQ(ParseSimPolicy("first+hedge-p95")->hedge_siblings, kDefaultHedgeSiblings);
