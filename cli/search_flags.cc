@@ -41,7 +41,7 @@ void AddSearchFlags(CLI::App* cmd, SearchFlags* f) {
   cmd->add_option("--hedge-after", f->target.hedge_after, "--cluster, --zookeeper or --replicas: ask another replica after MS, or after pNN of the range's answers from its other replicas")
       ->type_name("pNN|MS")->default_str("never");
   cmd->add_option("--hedge-siblings", f->target.hedge_siblings,
-                  "--hedge-after: a range is hedged only once it has also waited X times as long as the slowest of "
+                  "--hedge-after: a range is hedged only once it has also waited X times the median time of "
                   "the query's ranges that answered (0: the --hedge-after delay alone)")
       ->type_name("X")->check(CLI::Range(0.0, 1000.0))->default_str("2");
   static_assert(kDefaultHedgeSiblings == 2, "the --hedge-siblings help says 2");

@@ -165,7 +165,7 @@ void QueryFanOut::GiveUp(size_t r) {
 
 // A range's only request is to be hedged once it has waited the hedge
 // delay (and, with hedge_siblings, long enough against the ranges that
-// answered) and a replica is left to ask.
+// answered: their median time) and a replica is left to ask.
 QueryFanOut::Clock::time_point QueryFanOut::HedgeAt(const Attempt& a, size_t open_ranges) const {
   const RangeState& st = state_[a.range];
   const double hedge_us = policy_.HedgeUs(a.range, a.replica);
@@ -173,7 +173,7 @@ QueryFanOut::Clock::time_point QueryFanOut::HedgeAt(const Attempt& a, size_t ope
     return Clock::time_point::max();
   }
   const double ratio = a.siblings ? policy_.hedge_siblings : 0;
-  const double wait_us = HedgeWaitUs(hedge_us, ratio, open_ranges > 1, slowest_answer_us_);
+  const double wait_us = HedgeWaitUs(hedge_us, ratio, open_ranges > 1, answers_.us());
   return a.sent + std::chrono::microseconds(static_cast<int64_t>(wait_us));
 }
 
@@ -338,7 +338,7 @@ void QueryFanOut::OnDone(Attempt& attempt, const Done& done) {
       {
         const double us = std::chrono::duration<double, std::micro>(Clock::now() - attempt.sent).count();
         host_->RecordLatency(attempt.range, ranges_[attempt.range].replicas[attempt.replica], us);
-        if (done.code == DoneCode::kOk) slowest_answer_us_ = std::max(slowest_answer_us_, us);
+        if (done.code == DoneCode::kOk) answers_.Add(us);
       }
       for (auto& [rid, a] : attempts_) {
         if (a.range == attempt.range && a.active) Cancel(rid);
@@ -400,7 +400,7 @@ void QueryFanOut::Restart(uint64_t generation) {
   buffers_.clear();
   delivered_bins_.clear();
   complete_tablets_.clear();
-  slowest_answer_us_ = -1;
+  answers_.Clear();
   ranked_bins_.clear();
   held_.clear();
   if (order_) order_.emplace(std::vector<BinId>(), options_.offset);

@@ -32,6 +32,7 @@
 #include "query/bin_order.h"
 #include "query/cluster_link.h"
 #include "query/replica_selector.h"
+#include "query/sibling_hedge.h"
 #include "query/result_stream.h"
 
 namespace dps {
@@ -203,7 +204,7 @@ class QueryFanOut {
   bool ranked_ = false;
   std::vector<BinResult> ranked_bins_;  // ranked: every bin's best, merged in Finish
   std::set<uint32_t> complete_tablets_;  // reported whole by some server
-  double slowest_answer_us_ = -1;  // the longest a range's answering request took (< 0: none yet)
+  AnswerMedian answers_;  // how long each range's answering request took
   bool stopped_ = false;
   Status query_error_;
   std::optional<uint64_t> generation_;  // consistent: the one every range answers at

@@ -268,7 +268,8 @@ class Simulation {
     size_t sample = 0;
     Time oneway = 0;
     size_t open = 0;
-    Time slowest_answer = -1;  // the longest a range's answering request took
+    AnswerMedian answers;  // how long each range's answering request took
+    double answers_median = -1;
     std::vector<RangeState> ranges;
     std::vector<uint64_t> requests;
   };
@@ -412,7 +413,7 @@ class Simulation {
 
   // As QueryFanOut::HedgeAt: the wait from the send (query/sibling_hedge.h).
   double HedgeWait(const Query& q, const Request& req) const {
-    return HedgeWaitUs(req.hedge_us, req.siblings ? c_.policy.hedge_siblings : 0, q.open > 1, q.slowest_answer);
+    return HedgeWaitUs(req.hedge_us, req.siblings ? c_.policy.hedge_siblings : 0, q.open > 1, q.answers_median);
   }
 
   // The request is over for the coordinator; a cancel also goes to its server.
@@ -450,14 +451,19 @@ class Simulation {
     if (++st.complete < st.tablet_done.size()) return;
     st.done = true;
     thresholds_.Record(req.range, c_.layout.names[req.server], now_ - req.sent);
-    q.slowest_answer = std::max(q.slowest_answer, now_ - req.sent);
-    // The other ranges' hedges may now be due sooner (or later: HedgeDue
-    // looks again when one fires).
-    for (uint64_t other : q.requests) {
-      auto o = requests_.find(other);
-      if (o == requests_.end() || !o->second.active || o->second.hedge_us <= 0 || o->second.range == req.range) continue;
-      const Request& w = o->second;
-      Push(std::max(now_, w.sent + HedgeWait(q, w)), kHedge, req.query, w.range, other);
+    // The other ranges' hedges: due sooner only if the median fell (or
+    // this is the first answer, which ends the lone wait); a later due is
+    // found when the pending event fires (HedgeDue).
+    const double before = q.answers_median;
+    q.answers.Add(now_ - req.sent);
+    q.answers_median = q.answers.us();
+    if (before < 0 || q.answers_median < before) {
+      for (uint64_t other : q.requests) {
+        auto o = requests_.find(other);
+        if (o == requests_.end() || !o->second.active || o->second.hedge_us <= 0 || o->second.range == req.range) continue;
+        const Request& w = o->second;
+        Push(std::max(now_, w.sent + HedgeWait(q, w)), kHedge, req.query, w.range, other);
+      }
     }
     for (uint64_t other : st.requests) {
       auto o = requests_.find(other);
@@ -506,7 +512,8 @@ class Simulation {
     if (st.done || st.hedged || st.active != 1) return;
     if (std::find(st.tried.begin(), st.tried.end(), false) == st.tried.end()) return;
     const Request& req = rit->second;
-    if (now_ < req.sent + HedgeWait(qit->second, req)) return;  // not yet: a sibling's answer moved it
+    // Not yet: the siblings' median rose since this was due.
+    if (const Time due = req.sent + HedgeWait(qit->second, req); now_ < due) return Push(due, kHedge, qid, r, id);
     if (Send(qid, qit->second, r, false)) ++result_.hedged;
     st.hedged = true;
   }
