@@ -4,7 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <random>
+#include <vector>
 
 namespace dps {
 namespace {
@@ -236,6 +239,23 @@ TEST(Simulator, SiblingHedgeWaits) {
   EXPECT_EQ(HedgeWaitUs(100, 2, true, -1), kHedgeLoneFactor * 100);  // siblings all running
   EXPECT_EQ(HedgeWaitUs(100, 2, true, 30), 100);      // a cheap sibling: the threshold
   EXPECT_EQ(HedgeWaitUs(100, 2, false, 300), 600);    // a costly one: twice it
+}
+
+// The siblings' median (the upper one of an even count), against sorting.
+TEST(Simulator, AnswerMedianMatchesSorting) {
+  AnswerMedian m;
+  EXPECT_EQ(m.us(), -1);
+  std::mt19937_64 rng(5);
+  std::vector<double> all;
+  for (int i = 0; i < 500; ++i) {
+    all.push_back(static_cast<double>(rng() % 1000));
+    m.Add(all.back());
+    std::vector<double> sorted = all;
+    std::sort(sorted.begin(), sorted.end());
+    ASSERT_EQ(m.us(), sorted[sorted.size() / 2]) << i;
+  }
+  m.Clear();
+  EXPECT_EQ(m.us(), -1);
 }
 
 TEST(Simulator, ParsesPoliciesAndDelaysStrictly) {
