@@ -4,8 +4,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <random>
+#include <string>
 
 #include "tests/ingest/dir_tree_fixture.h"
 
@@ -131,25 +135,58 @@ TEST_F(DirReaderTest, FifosAreSkippedWithoutBlocking) {
   EXPECT_EQ(stats_.skipped_entries, 1u);
 }
 
+// Root reads every file, so as root each check runs in a child process
+// that has become nobody (a death test: its exit code carries the
+// verdict, its stderr the first mismatch).
+void CheckUnprivileged(const std::string& dir, const std::function<std::string()>& check) {
+  if (geteuid() != 0) {
+    const std::string why = check();
+    EXPECT_EQ(why, "");
+    return;
+  }
+  // The tree and the test's temporary directory above it (mkdtemp's 0700
+  // would hide everything).
+  for (const fs::path& p : {fs::path(dir), fs::path(dir).parent_path()}) ASSERT_EQ(chmod(p.c_str(), 0755), 0);
+  EXPECT_EXIT(
+      {
+        if (setgid(65534) != 0 || setuid(65534) != 0) {
+          std::fprintf(stderr, "could not become nobody\n");
+          std::_Exit(2);
+        }
+        const std::string why = check();
+        if (!why.empty()) std::fprintf(stderr, "%s\n", why.c_str());
+        std::_Exit(why.empty() ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
+// The first of `got` and `want` that differ, described; "" when equal.
+std::string Mismatch(const std::string& what, const std::string& got, const std::string& want) {
+  return got == want ? "" : what + ": got [" + got + "], want [" + want + "]";
+}
+
 TEST_F(DirReaderTest, UnreadableFilesAreErrors) {
-  if (geteuid() == 0) GTEST_SKIP() << "root reads every file";
   Write("a.txt", "a");
   Write("secret.txt", "s");
   ASSERT_EQ(chmod((root_ + "/secret.txt").c_str(), 0), 0);
-  Drained d = Read();
-  EXPECT_EQ(d.status.code(), Status::Code::kIOError);
-  EXPECT_EQ(d.status.message(), root_ + "/secret.txt: open: Permission denied");
-  ReaderOptions skip;
-  skip.skip_bad = true;
-  d = Read(skip);
-  ASSERT_TRUE(d.status.ok());
-  EXPECT_EQ(stats_.bad_records, 1u);
+  CheckUnprivileged(root_, [&] {
+    Drained d = Read();
+    std::string why = d.status.code() == Status::Code::kIOError ? "" : "not an IO error: " + d.status.ToString();
+    if (why.empty()) why = Mismatch("message", d.status.message(), root_ + "/secret.txt: open: Permission denied");
+    ReaderOptions skip;
+    skip.skip_bad = true;
+    d = Read(skip);
+    if (why.empty() && !d.status.ok()) why = "--skip-bad: " + d.status.ToString();
+    if (why.empty()) why = Mismatch("bad records", std::to_string(stats_.bad_records), "1");
+    return why;
+  });
 
   ASSERT_EQ(chmod((root_ + "/secret.txt").c_str(), 0644), 0);
   Write("locked/inside.txt", "i");
   ASSERT_EQ(chmod((root_ + "/locked").c_str(), 0), 0);
-  d = Read();
-  EXPECT_EQ(d.status.message(), root_ + "/locked: opendir: Permission denied");
+  CheckUnprivileged(root_, [&] {
+    return Mismatch("message", Read().status.message(), root_ + "/locked: opendir: Permission denied");
+  });
   chmod((root_ + "/locked").c_str(), 0755);  // so TempDir can remove it
 }
 
