@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "index/doc_iterator.h"
+#include "index/positions.h"
 #include "index/term_iterator.h"
 
 namespace dps {
@@ -52,12 +53,16 @@ PhraseSlots SplitPhrase(std::span<const Word> words) {
 // "b a"). first_only: stop at the first (0 or 1).
 uint32_t CountPhrase(std::span<const std::vector<uint32_t>* const> slots, uint32_t slop, bool first_only);
 
-// How PhraseMatcher reads a word's positions at a batch's candidates, a
-// decoded run of the word's postings (PostingCursor::run) at a time.
+// How PhraseMatcher reads a word's positions at a batch's candidates.
 enum class PhraseGather {
-  kAuto,        // a run whose candidates ask a good share of the values
-                // their postings span is read whole (GetRun), the others
-                // a posting at a time (GetMany, in place where few are asked)
+  kAuto,  // the merge (index/phrase_merge.cc) when every word's positions
+          // are in a file, a value block decoded whole when the batch asks
+          // more than a few of its values, else read in place; the gather
+          // below (a run at a time, GetRun or GetMany) for inline lists
+  kMergeWhole,    // the merge, every value block decoded whole (tests)
+  kMergeInPlace,  // the merge, values read in place where one block holds them (tests)
+  // The gather: a decoded run of the word's postings (PostingCursor::run)
+  // at a time, its positions copied out for the whole batch.
   kPerPosting,  // every run a posting at a time (tests: that path alone)
   kRuns,        // every run whole (tests: that path alone)
 };
@@ -91,6 +96,20 @@ class PhraseMatcher {
   // their postings span plus a value block's worth.
   static constexpr uint64_t kDenseRatio = 16;
   bool Gather(size_t w);
+  // The merge (index/phrase_merge.cc): Filter for a phrase of distinct
+  // words, slop 0, every word's positions in a file. Locate finds word w's
+  // values at each candidate; Merge checks the candidates one at a time,
+  // reading each word's positions straight out of its value blocks.
+  bool FilterByMerge(std::span<const DocId> candidates, std::vector<uint32_t>* kept,
+                     std::vector<uint32_t>* occurrences);
+  bool Locate(size_t w, std::span<const DocId> candidates);
+  // FilterByMerge's check of Locate's m candidates for a phrase of two words.
+  bool MergePair(size_t m, std::vector<uint32_t>* kept, std::vector<uint32_t>* occurrences);
+  // Word w's raw values at candidate i (Locate's), in *out; false on an error.
+  bool ValuesAt(size_t w, size_t i, const uint32_t** out);
+  // A value block the batch asks at most this many values of (from the
+  // asking candidate on) is read in place by the merge, else decoded whole.
+  static constexpr uint64_t kMostInPlace = 8;
   // The phrase's occurrences in d (every cursor moved there), or whether
   // it occurs at all when first_only; false on an error.
   bool CountAt(DocId d, bool first_only, uint32_t* count);
@@ -111,6 +130,14 @@ class PhraseMatcher {
   std::vector<uint32_t> spot_blocks_, spot_tfs_;
   std::vector<uint64_t> spot_in_blocks_;
   std::vector<uint32_t> by_df_;  // words, fewest postings first
+  // The merge's: each word's reader (all in a file: the merge applies),
+  // and by word, each candidate's first value and value count; a
+  // candidate's possible starts; a word's values copied out of place.
+  std::vector<PositionReader*> readers_;
+  std::vector<std::vector<uint64_t>> value_at_;
+  std::vector<std::vector<uint32_t>> value_tf_;
+  std::vector<uint32_t> merge_starts_;
+  std::vector<std::vector<uint32_t>> scratch_;
   bool exact_distinct_ = false;            // slop 0, no word twice: Filter's batch applies
   std::vector<const std::vector<uint32_t>*> slots_;
   uint32_t slop_;

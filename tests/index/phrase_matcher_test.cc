@@ -1,9 +1,10 @@
 // PhraseMatcher (the AND fast path's phrase check) against brute force on
 // random corpora of few words (long lists of many blocks, postings of one
 // to hundreds of positions, words repeated in documents and in phrases),
-// with each way of reading positions forced (a run at a time whole, a
-// posting at a time, and the automatic choice), candidates of every density
-// and windows of every size.
+// with each way of reading positions forced (the merge with value blocks
+// decoded whole or read in place, the gather a run at a time whole or a
+// posting at a time, and the automatic choice), candidates of every
+// density and windows of every size.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -119,7 +120,8 @@ TEST(PhraseMatcher, EveryWayOfReadingPositionsMatchesBruteForce) {
       }
       const size_t window = 1 + rng() % (rng() % 2 ? 2000 : 20);
       const bool inline_short = rng() % 2 == 0;
-      for (PhraseGather gather : {PhraseGather::kAuto, PhraseGather::kPerPosting, PhraseGather::kRuns}) {
+      for (PhraseGather gather : {PhraseGather::kAuto, PhraseGather::kMergeWhole, PhraseGather::kMergeInPlace,
+                                  PhraseGather::kPerPosting, PhraseGather::kRuns}) {
         for (bool occurrences : {false, true}) {
           PhraseMatcher m = MakeMatcher(c, words, slop, gather, inline_short);
           std::vector<uint32_t> kept, counts, window_kept;
