@@ -117,20 +117,24 @@ uint32_t CountPhrase(std::span<const std::vector<uint32_t>* const> slots, uint32
 PhraseMatcher::PhraseMatcher(std::vector<std::unique_ptr<PostingCursor>> cursors,
                              std::vector<std::unique_ptr<PostingPositions>> positions, std::vector<uint32_t> slot_word,
                              uint32_t slop, PhraseGather gather)
-    : cursors_(std::move(cursors)),
-      positions_(std::move(positions)),
-      at_(cursors_.size()),
-      slop_(slop),
-      gather_(gather) {
+    : cursors_(std::move(cursors)), positions_(std::move(positions)), slop_(slop), gather_(gather) {
+  Init(slot_word);
+}
+
+void PhraseMatcher::Init(std::span<const uint32_t> slot_word) {
+  at_.resize(cursors_.size());
+  slots_.clear();
   for (uint32_t w : slot_word) slots_.push_back(&at_[w]);
   // Words are numbered in first appearance, so a phrase of distinct words
   // has word i at slot i.
   exact_distinct_ = slop_ == 0 && slot_word.size() == cursors_.size() && cursors_.size() <= kMaxPhraseWords;
+  by_df_.clear();
   for (size_t w = 0; w < cursors_.size(); ++w) by_df_.push_back(static_cast<uint32_t>(w));
   std::stable_sort(by_df_.begin(), by_df_.end(),
                    [this](uint32_t a, uint32_t b) { return cursors_[a]->df() < cursors_[b]->df(); });
   const bool merge = gather_ == PhraseGather::kAuto || gather_ == PhraseGather::kMergeWhole ||
                      gather_ == PhraseGather::kMergeInPlace;
+  readers_.clear();
   for (const auto& p : positions_) {
     if (merge && exact_distinct_ && p->in_file() != nullptr) readers_.push_back(p->in_file());
   }

@@ -78,6 +78,26 @@ class PhraseMatcher {
   PhraseMatcher(std::vector<std::unique_ptr<PostingCursor>> cursors,
                 std::vector<std::unique_ptr<PostingPositions>> positions, std::vector<uint32_t> slot_word,
                 uint32_t slop = 0, PhraseGather gather = PhraseGather::kAuto);
+  // A matcher to Reopen: a thread keeps its matchers (their cursors,
+  // readers and buffers) from bin to bin and query to query, since
+  // allocating them per bin cost a cheap phrase query several percent.
+  PhraseMatcher() = default;
+  // Reopens for another phrase of `words` distinct words: open(w, cursor,
+  // positions) opens word w's; slot_word and slop as the constructor's.
+  // Status: open's first failure.
+  template <typename Open>
+  Status Reopen(size_t words, std::span<const uint32_t> slot_word, uint32_t slop, Open open) {
+    while (cursors_.size() < words) cursors_.push_back(std::make_unique<PostingCursor>());
+    while (positions_.size() < words) positions_.push_back(std::make_unique<PostingPositions>());
+    cursors_.resize(words);
+    positions_.resize(words);
+    for (size_t w = 0; w < words; ++w) DPS_RETURN_IF_ERROR(open(w, cursors_[w].get(), positions_[w].get()));
+    slop_ = slop;
+    gather_ = PhraseGather::kAuto;
+    status_ = Status::OK();
+    Init(slot_word);
+    return Status::OK();
+  }
   // Which of the candidates (ascending, each above the last one asked, each
   // holding every word) hold the phrase: their indexes into `candidates`
   // appended to *kept, ascending, and when `occurrences` is given how many
@@ -95,6 +115,8 @@ class PhraseMatcher {
   // whole when its candidates ask at least 1/kDenseRatio of the values
   // their postings span plus a value block's worth.
   static constexpr uint64_t kDenseRatio = 16;
+  // What follows from the words and their slots (both constructors').
+  void Init(std::span<const uint32_t> slot_word);
   bool Gather(size_t w);
   // The merge (index/phrase_merge.cc): Filter for a phrase of distinct
   // words, slop 0, every word's positions in a file. Locate finds word w's
@@ -140,8 +162,8 @@ class PhraseMatcher {
   std::vector<std::vector<uint32_t>> scratch_;
   bool exact_distinct_ = false;            // slop 0, no word twice: Filter's batch applies
   std::vector<const std::vector<uint32_t>*> slots_;
-  uint32_t slop_;
-  PhraseGather gather_;
+  uint32_t slop_ = 0;
+  PhraseGather gather_ = PhraseGather::kAuto;
   Status status_;
 };
 
