@@ -101,10 +101,10 @@ class PhraseMatcher {
   // Which of the candidates (ascending, each above the last one asked, each
   // holding every word) hold the phrase: their indexes into `candidates`
   // appended to *kept, ascending, and when `occurrences` is given how many
-  // times each holds it (its tf, CountPhrase's). Each word's positions are
-  // read for all candidates at once (PostingPositions::GetMany), rarest
-  // word first, and a later word only for the candidates still alive.
-  // False with status() set on an error.
+  // times each holds it (its tf, CountPhrase's). The merge
+  // (FilterByMerge) when it applies, else each word's positions gathered
+  // for all candidates at once, rarest word first, and a later word only
+  // for the candidates still alive. False with status() set on an error.
   bool Filter(std::span<const DocId> candidates, std::vector<uint32_t>* kept,
               std::vector<uint32_t>* occurrences = nullptr);
   const Status& status() const { return status_; }
