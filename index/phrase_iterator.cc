@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "index/candidate_runs.h"
+
 namespace dps {
 
 namespace {
@@ -115,22 +117,31 @@ uint32_t CountPhrase(std::span<const std::vector<uint32_t>* const> slots, uint32
 PhraseMatcher::PhraseMatcher(std::vector<std::unique_ptr<PostingCursor>> cursors,
                              std::vector<std::unique_ptr<PostingPositions>> positions, std::vector<uint32_t> slot_word,
                              uint32_t slop, PhraseGather gather)
-    : cursors_(std::move(cursors)),
-      positions_(std::move(positions)),
-      at_(cursors_.size()),
-      slop_(slop),
-      gather_(gather) {
+    : cursors_(std::move(cursors)), positions_(std::move(positions)), slop_(slop), gather_(gather) {
+  Init(slot_word);
+}
+
+void PhraseMatcher::Init(std::span<const uint32_t> slot_word) {
+  at_.resize(cursors_.size());
+  slots_.clear();
   for (uint32_t w : slot_word) slots_.push_back(&at_[w]);
   // Words are numbered in first appearance, so a phrase of distinct words
   // has word i at slot i.
   exact_distinct_ = slop_ == 0 && slot_word.size() == cursors_.size() && cursors_.size() <= kMaxPhraseWords;
+  by_df_.clear();
   for (size_t w = 0; w < cursors_.size(); ++w) by_df_.push_back(static_cast<uint32_t>(w));
   std::stable_sort(by_df_.begin(), by_df_.end(),
                    [this](uint32_t a, uint32_t b) { return cursors_[a]->df() < cursors_[b]->df(); });
+  const bool merge = gather_ == PhraseGather::kAuto || gather_ == PhraseGather::kMergeWhole ||
+                     gather_ == PhraseGather::kMergeInPlace;
+  readers_.clear();
+  for (const auto& p : positions_) {
+    if (merge && exact_distinct_ && p->in_file() != nullptr) readers_.push_back(p->in_file());
+  }
+  if (readers_.size() != positions_.size()) readers_.clear();  // an inline list: the gather reads it
 }
 
 bool PhraseMatcher::Gather(size_t w) {
-  PostingCursor& c = *cursors_[w];
   PostingPositions& positions = *positions_[w];
   const size_t m = cand_.size();
   spot_blocks_.resize(m);
@@ -146,62 +157,58 @@ bool PhraseMatcher::Gather(size_t w) {
     pending = m;
     return status_.ok();
   };
-  for (size_t i = 0; i < m;) {
-    // The decoded run holding candidate i: its candidates are found by a
-    // merge with its postings, each one's values counted from its weights.
-    if (c.Seek(cand_[i]) != cand_[i]) return Fail(c);
-    uint32_t block = 0, tf = 0;
-    uint64_t in_block = 0;
-    if (!c.PositionsAt(&block, &in_block, &tf)) return Fail(c);
-    const DocId* docs = c.run();
-    const uint32_t* weights = c.run_weights();
-    const size_t len = c.run_size();
-    const size_t first = i;
-    uint64_t off = 0, demand = 0;
-    // Raw pointers: stores through the vectors' could alias the
-    // candidates, and the compiler would load each again every step.
-    const DocId* cand = cand_.data();
-    uint32_t* spot_blocks = spot_blocks_.data();
-    uint64_t* spot_in_blocks = spot_in_blocks_.data();
-    uint32_t* spot_tfs = spot_tfs_.data();
-    size_t* gathered_at = gathered_at_.data();
-    for (size_t k = 0; i < m; ++i) {
-      const DocId d = cand[i];
-      while (k < len && docs[k] < d) off += weights[k++];
-      if (k == len) break;
-      if (docs[k] != d) return Fail(c);
-      const uint32_t weight = weights[k];
-      spot_blocks[i] = block;
-      spot_in_blocks[i] = in_block + off;
-      spot_tfs[i] = weight;
-      gathered_at[i] = at + demand;
-      demand += weight;
-    }
-    // Checked before anything is sized by it: the run's weights could be
-    // damaged.
-    if (demand > positions.values() - std::min<uint64_t>(at, positions.values())) {
-      status_ = Status::Corruption("a phrase's word has more positions at its candidates than in its list");
-      return false;
-    }
-    at += demand;
-    // Grown, never shrunk: a resize down then up would zero it again.
-    if (gathered_.size() < at) gathered_.resize(std::max<uint64_t>(at, 2 * gathered_.size()));
-    // Dense: the values the run's candidates ask are a good share of
-    // those their postings span (the value blocks the span touches), so
-    // decoding those blocks whole beats reading values in place.
-    const uint64_t span = spot_in_blocks_[i - 1] + spot_tfs_[i - 1] - spot_in_blocks_[first];
-    const bool dense = gather_ == PhraseGather::kRuns ||
-                       (gather_ == PhraseGather::kAuto && demand * kDenseRatio >= span + kBlockSize);
-    if (!dense) {
-      if (pending == m) pending = first;
-      continue;
-    }
-    if (!flush(first)) return false;
-    status_ = positions.GetRun(block, spot_in_blocks_.data() + first, spot_tfs_.data() + first, i - first,
-                               gathered_.data() + gathered_at_[first]);
-    if (!status_.ok()) return false;
-  }
-  gathered_at_[m] = at;
+  // Raw pointers: stores through the vectors' could alias the candidates,
+  // and the compiler would load each again every step.
+  uint32_t* spot_blocks = spot_blocks_.data();
+  uint64_t* spot_in_blocks = spot_in_blocks_.data();
+  uint32_t* spot_tfs = spot_tfs_.data();
+  size_t* gathered_at = gathered_at_.data();
+  uint32_t run_block = 0;
+  uint64_t run_in_block = 0, demand = 0;
+  bool missing = false;
+  const bool done = ForEachCandidateRun(
+      *cursors_[w], cand_.data(), m, &missing,
+      [&](uint32_t block, uint64_t in_block, size_t) {
+        run_block = block;
+        run_in_block = in_block;
+        demand = 0;
+        return true;
+      },
+      [&](size_t i, uint64_t off, uint32_t weight) {
+        spot_blocks[i] = run_block;
+        spot_in_blocks[i] = run_in_block + off;
+        spot_tfs[i] = weight;
+        gathered_at[i] = at + demand;
+        demand += weight;
+        return true;
+      },
+      [&](size_t first, size_t i) {
+        // Checked before anything is sized by it: the run's weights could
+        // be damaged.
+        if (demand > positions.values() - std::min<uint64_t>(at, positions.values())) {
+          status_ = Status::Corruption("a phrase's word has more positions at its candidates than in its list");
+          return false;
+        }
+        at += demand;
+        // Grown, never shrunk: a resize down then up would zero it again.
+        if (gathered_.size() < at) gathered_.resize(std::max<uint64_t>(at, 2 * gathered_.size()));
+        // Dense: the values the run's candidates ask are a good share of
+        // those their postings span (the value blocks the span touches),
+        // so decoding those blocks whole beats reading values in place.
+        const uint64_t span = spot_in_blocks[i - 1] + spot_tfs[i - 1] - spot_in_blocks[first];
+        const bool dense = gather_ == PhraseGather::kRuns ||
+                           (gather_ != PhraseGather::kPerPosting && demand * kDenseRatio >= span + kBlockSize);
+        if (!dense) {
+          if (pending == m) pending = first;
+          return true;
+        }
+        if (!flush(first)) return false;
+        status_ = positions.GetRun(run_block, spot_in_blocks + first, spot_tfs + first, i - first,
+                                   gathered_.data() + gathered_at[first]);
+        return status_.ok();
+      });
+  if (!done) return missing ? Fail(*cursors_[w]) : false;
+  gathered_at[m] = at;
   return flush(m);
 }
 
@@ -241,6 +248,7 @@ bool PhraseMatcher::Filter(std::span<const DocId> candidates, std::vector<uint32
     }
     return true;
   }
+  if (!readers_.empty()) return FilterByMerge(candidates, kept, occurrences);
   cand_.assign(candidates.begin(), candidates.end());
   cand_index_.resize(cand_.size());
   for (size_t i = 0; i < cand_.size(); ++i) cand_index_[i] = static_cast<uint32_t>(i);

@@ -283,6 +283,23 @@ Status PositionReader::GetRun(uint32_t block, const uint64_t* in_blocks, const u
   return Status::OK();
 }
 
+Status PositionReader::Values(uint64_t start, uint32_t tf, bool whole, uint32_t* scratch, const uint32_t** out) {
+  const uint64_t chunk = start / kBlockSize;
+  if ((start + tf - 1) / kBlockSize != chunk) {
+    DPS_RETURN_IF_ERROR(CopyValues(start, tf, scratch));
+    *out = scratch;
+    return Status::OK();
+  }
+  DPS_RETURN_IF_ERROR(ReadChunk(chunk, whole));
+  if (whole) {
+    *out = buf_ + start % kBlockSize;
+    return Status::OK();
+  }
+  for (uint32_t k = 0; k < tf; ++k) scratch[k] = view_.At(start % kBlockSize + k);
+  *out = scratch;
+  return Status::OK();
+}
+
 Status PositionReader::CheckWhole(std::span<const uint32_t> weights, const uint8_t** end_out) {
   if (weights.size() != df_) return Corrupt("checked with " + std::to_string(weights.size()) + " weights");
   uint64_t sum = 0;

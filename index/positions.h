@@ -95,6 +95,23 @@ class PositionReader {
 
   uint64_t values() const { return values_; }
 
+  // For a phrase's merge straight out of the value blocks
+  // (index/phrase_merge.cc): where doc block `block`'s values start in the
+  // list's value stream, or UINT64_MAX when the list has no such block.
+  uint64_t BlockValueStart(uint32_t block) const { return block < blocks_ ? BlockStart(block) : UINT64_MAX; }
+  // The raw values [start, start + tf) (a posting's first position, then
+  // its gaps minus one) where they lie in the value block decoded last, or
+  // nullptr: the merge's common case, with no call and no Status.
+  const uint32_t* Decoded(uint64_t start, uint32_t tf) const {
+    const uint64_t chunk = start / kBlockSize;
+    return chunk == loaded_ && (start + tf - 1) / kBlockSize == chunk ? buf_ + start % kBlockSize : nullptr;
+  }
+  // The raw values [start, start + tf), wherever they lie: their value
+  // block decoded whole when `whole` (then *out points into it), else read
+  // in place, and values spanning blocks, into scratch (room for tf).
+  // REQUIRES: tf >= 1, start + tf <= values().
+  Status Values(uint64_t start, uint32_t tf, bool whole, uint32_t* scratch, const uint32_t** out);
+
  private:
   Status Corrupt(const std::string& what) const;
   Status PastMaxPosition() const;
@@ -151,6 +168,9 @@ class PostingPositions {
                  uint32_t* out);
   // PositionReader::GetRun's: postings of one doc block, dense in it.
   Status GetRun(uint32_t block, const uint64_t* in_blocks, const uint32_t* tfs, size_t m, uint32_t* out);
+  // The list's reader when its positions are in a file (what a phrase's
+  // merge reads values from), nullptr when they are kept inline.
+  PositionReader* in_file() { return inline_ ? nullptr : &reader_; }
   // The whole list against its postings' weights (PositionReader::CheckWhole;
   // inline positions were checked whole when opened).
   Status CheckWhole(std::span<const uint32_t> weights) {

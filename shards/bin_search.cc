@@ -24,23 +24,23 @@ Status FilterByPhrases(const TabletReader& file, const BinQuery& req, const Post
     const auto at = std::find(plan.and_entries.begin(), plan.and_entries.end(), entry);
     return at == plan.and_entries.end() ? nullptr : &refs[at - plan.and_entries.begin()];
   };
-  std::vector<PhraseMatcher> matchers;
+  // This thread's matchers, reopened for each bin (PhraseMatcher::Reopen).
+  thread_local std::vector<std::unique_ptr<PhraseMatcher>> pool;
+  while (pool.size() < plan.phrases.size()) pool.push_back(std::make_unique<PhraseMatcher>());
   for (size_t k = 0; k < plan.phrases.size(); ++k) {
     const std::vector<size_t>& phrase = plan.phrases[k];
-    PhraseSlots slots = SplitPhrase(std::span<const size_t>(phrase));
-    std::vector<std::unique_ptr<PostingCursor>> cursors;
-    std::vector<std::unique_ptr<PostingPositions>> positions;
-    for (size_t first : slots.first) {
-      const size_t w = phrase[first];
-      const PostingRef* ref = ref_of(w);
-      if (ref == nullptr) return Status::InvalidArgument("phrase word '" + plan.highlight[w] + "' was not planned");
-      cursors.push_back(std::make_unique<PostingCursor>());
-      DPS_RETURN_IF_ERROR(file.OpenCursor(*ref, cursors.back().get()));
-      positions.push_back(std::make_unique<PostingPositions>());
-      DPS_RETURN_IF_ERROR(file.OpenPositions(*ref, positions.back().get()));
-    }
-    matchers.emplace_back(std::move(cursors), std::move(positions), std::move(slots.slot_word), plan.phrase_slops[k]);
+    const PhraseSlots slots = SplitPhrase(std::span<const size_t>(phrase));
+    DPS_RETURN_IF_ERROR(pool[k]->Reopen(
+        slots.first.size(), slots.slot_word, plan.phrase_slops[k],
+        [&](size_t d, PostingCursor* cursor, PostingPositions* positions) {
+          const size_t w = phrase[slots.first[d]];
+          const PostingRef* ref = ref_of(w);
+          if (ref == nullptr) return Status::InvalidArgument("phrase word '" + plan.highlight[w] + "' was not planned");
+          DPS_RETURN_IF_ERROR(file.OpenCursor(*ref, cursor));
+          return file.OpenPositions(*ref, positions);
+        }));
   }
+  const std::span<const std::unique_ptr<PhraseMatcher>> matchers(pool.data(), plan.phrases.size());
   // A window of candidates at a time through every phrase, so a limited
   // query stops early and a batch's buffers stay small.
   constexpr size_t kWindow = 1024;
@@ -55,7 +55,7 @@ Status FilterByPhrases(const TabletReader& file, const BinQuery& req, const Post
     for (size_t p = 0; p < matchers.size() && !alive.empty(); ++p) {
       kept.clear();
       occ[p].clear();
-      if (!matchers[p].Filter(alive, &kept, occurrences ? &occ[p] : nullptr)) return matchers[p].status();
+      if (!matchers[p]->Filter(alive, &kept, occurrences ? &occ[p] : nullptr)) return matchers[p]->status();
       // The survivors, and the earlier phrases' occurrences of them.
       for (size_t i = 0; i < kept.size(); ++i) {
         alive[i] = alive[kept[i]];

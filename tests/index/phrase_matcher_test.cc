@@ -1,9 +1,10 @@
 // PhraseMatcher (the AND fast path's phrase check) against brute force on
 // random corpora of few words (long lists of many blocks, postings of one
 // to hundreds of positions, words repeated in documents and in phrases),
-// with each way of reading positions forced (a run at a time whole, a
-// posting at a time, and the automatic choice), candidates of every density
-// and windows of every size.
+// with each way of reading positions forced (the merge with value blocks
+// decoded whole or read in place, the gather a run at a time whole or a
+// posting at a time, and the automatic choice), candidates of every
+// density and windows of every size.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -63,26 +64,26 @@ Corpus RandomCorpus(std::mt19937_64& rng) {
   return c;
 }
 
-// The phrase's matcher over the corpus's lists; positions kept inline
-// for a list of one block when `inline_short`.
+// Opens a word's cursor and positions over the corpus's list; positions
+// kept inline for a list of one block when `inline_short`.
+Status OpenWord(const Corpus& c, const std::string& word, bool inline_short, PostingCursor* cursor,
+                PostingPositions* positions) {
+  const WordList& l = c.lists.at(word);
+  DPS_RETURN_IF_ERROR(cursor->Init(reinterpret_cast<const uint8_t*>(l.postings.data()), l.postings.size(),
+                                   static_cast<uint32_t>(l.docs.size()), nullptr, 0));
+  if (inline_short && l.docs.size() <= kBlockSize) return positions->OpenInline(l.inline_positions, l.weights, word);
+  return positions->OpenBytes(l.position_bytes, l.docs.size(), word);
+}
+
 PhraseMatcher MakeMatcher(const Corpus& c, const std::vector<std::string>& words, uint32_t slop, PhraseGather gather,
                           bool inline_short) {
   const PhraseSlots slots = SplitPhrase(std::span<const std::string>(words));
   std::vector<std::unique_ptr<PostingCursor>> cursors;
   std::vector<std::unique_ptr<PostingPositions>> positions;
   for (size_t first : slots.first) {
-    const WordList& l = c.lists.at(words[first]);
     cursors.push_back(std::make_unique<PostingCursor>());
-    EXPECT_TRUE(cursors.back()
-                    ->Init(reinterpret_cast<const uint8_t*>(l.postings.data()), l.postings.size(),
-                           static_cast<uint32_t>(l.docs.size()), nullptr, 0)
-                    .ok());
     positions.push_back(std::make_unique<PostingPositions>());
-    if (inline_short && l.docs.size() <= kBlockSize) {
-      EXPECT_TRUE(positions.back()->OpenInline(l.inline_positions, l.weights, words[first]).ok());
-    } else {
-      EXPECT_TRUE(positions.back()->OpenBytes(l.position_bytes, l.docs.size(), words[first]).ok());
-    }
+    EXPECT_TRUE(OpenWord(c, words[first], inline_short, cursors.back().get(), positions.back().get()).ok());
   }
   return PhraseMatcher(std::move(cursors), std::move(positions), slots.slot_word, slop, gather);
 }
@@ -91,6 +92,9 @@ TEST(PhraseMatcher, EveryWayOfReadingPositionsMatchesBruteForce) {
   for (uint64_t seed = 1; seed <= 150; ++seed) {
     std::mt19937_64 rng(seed);
     const Corpus c = RandomCorpus(rng);
+    // One matcher reopened for every phrase of the corpus (as a thread's
+    // are from bin to bin): nothing of a phrase may leak into the next.
+    PhraseMatcher reused;
     std::vector<std::string> vocab;
     for (const auto& [word, l] : c.lists) vocab.push_back(word);
     for (int q = 0; q < 6; ++q) {
@@ -119,9 +123,23 @@ TEST(PhraseMatcher, EveryWayOfReadingPositionsMatchesBruteForce) {
       }
       const size_t window = 1 + rng() % (rng() % 2 ? 2000 : 20);
       const bool inline_short = rng() % 2 == 0;
-      for (PhraseGather gather : {PhraseGather::kAuto, PhraseGather::kPerPosting, PhraseGather::kRuns}) {
+      // Each way of reading forced, then the reused matcher (way 5).
+      const PhraseGather ways[] = {PhraseGather::kAuto, PhraseGather::kMergeWhole, PhraseGather::kMergeInPlace,
+                                   PhraseGather::kPerPosting, PhraseGather::kRuns, PhraseGather::kAuto};
+      for (int way = 0; way < 6; ++way) {
+        const PhraseGather gather = ways[way];
         for (bool occurrences : {false, true}) {
-          PhraseMatcher m = MakeMatcher(c, words, slop, gather, inline_short);
+          PhraseMatcher made = way == 5 ? PhraseMatcher() : MakeMatcher(c, words, slop, gather, inline_short);
+          if (way == 5) {
+            const PhraseSlots slots = SplitPhrase(std::span<const std::string>(words));
+            const Status opened = reused.Reopen(slots.first.size(), slots.slot_word, slop,
+                                                [&](size_t d, PostingCursor* cursor, PostingPositions* positions) {
+                                                  return OpenWord(c, words[slots.first[d]], inline_short, cursor,
+                                                                  positions);
+                                                });
+            ASSERT_TRUE(opened.ok()) << opened.ToString();
+          }
+          PhraseMatcher& m = way == 5 ? reused : made;
           std::vector<uint32_t> kept, counts, window_kept;
           for (size_t from = 0; from < candidates.size(); from += window) {
             const size_t to = std::min(candidates.size(), from + window);
@@ -133,8 +151,8 @@ TEST(PhraseMatcher, EveryWayOfReadingPositionsMatchesBruteForce) {
           }
           std::string phrase;
           for (const auto& w : words) phrase.append(w).push_back(' ');
-          ASSERT_EQ(kept, want_kept) << "seed " << seed << " phrase " << phrase << "~" << slop << " gather "
-                                     << static_cast<int>(gather) << " window " << window;
+          ASSERT_EQ(kept, want_kept) << "seed " << seed << " phrase " << phrase << "~" << slop << " way " << way
+                                     << " window " << window;
           if (occurrences) {
             ASSERT_EQ(counts, want_counts) << "seed " << seed << " phrase " << phrase;
           }
