@@ -103,10 +103,19 @@ class PrunedTopK {
     if (shared_ != nullptr) threshold_ = std::max(threshold_, shared_->get());
     return threshold_;
   }
+  // A score below the threshold is dropped before the bin's K best see it:
+  // K documents of the query (of this bin, or of any through the shared
+  // threshold) already score more, so it is in no answer, and the bin's
+  // collector and the shared one (a lock) are spared it. A bin may then
+  // return fewer than K; the query's K best are the same.
   void Offer(double score, BinId bin, DocId docid) {
     ++stats_.scored;
+    if (score < threshold_) return;
     if (top_.Offer({score, bin.value, docid})) {
-      if (shared_ != nullptr) shared_->Offer(score);
+      if (shared_ != nullptr) {
+        shared_->Offer(score);
+        threshold_ = std::max(threshold_, shared_->get());
+      }
       if (top_.full()) {
         threshold_ = std::max(threshold_, top_.threshold());
         if (shared_ != nullptr) shared_->Raise(top_.threshold());
