@@ -122,6 +122,13 @@ class PrunedTopK {
       }
     }
   }
+  // Raises the threshold to `score` (and the shared one, if any): K
+  // documents of the bin (or of the query, through the shared threshold)
+  // are known to score at least that much.
+  void Raise(double score) {
+    threshold_ = std::max(threshold_, score);
+    if (shared_ != nullptr) shared_->Raise(score);
+  }
   void Skipped(uint64_t ranges = 1) { stats_.skipped_ranges += ranges; }
   // The K best, best first, into *out; the counts added to *stats if given.
   void Finish(std::vector<ScoredDoc>* out, RankStats* stats) {
