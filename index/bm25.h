@@ -108,6 +108,16 @@ class Bm25 {
     const double rho = std::min(1.0, score_avgdl / avgdl_);
     return idf * (1 + 1e-9) / (rho * (kBlockScoreSteps / q) + (1 - rho));
   }
+  // A score that some posting of such a block reaches (its best one's,
+  // rounded down): q rounds the best r at A up by less than a step, so that
+  // posting has r > (q - 1) / S at A. At the query's avgdl its 1 / r = 1 +
+  // c / tf + rho X is at most 1 / r(A) for rho <= 1, and at most
+  // rho / r(A) for rho > 1. The margin covers the rounding of the stored r
+  // and of the score. REQUIRES UsesBlockScores(), q >= 1.
+  double BlockScoreFloor(double idf, uint32_t q, double score_avgdl) const {
+    const double rho = std::max(1.0, score_avgdl / avgdl_);
+    return idf * (1 - 1e-9) * ((q - 1) / kBlockScoreSteps) / rho;
+  }
 
  private:
   double k1_, b_, avgdl_;

@@ -13,6 +13,11 @@
 // bin's second best block is often below another's best): bin by bin,
 // gcide's single common and frequent terms scored 998 blocks, across the
 // bins 583, and 410 reach the final threshold.
+// Before any block is scored, the threshold starts at the K-th highest of
+// the first rounds' block floors (Bm25::BlockScoreFloor: a score some
+// document of the block reaches), near its final height, so even the first
+// blocks' postings are mostly passed over on tf and dl, most of their
+// lengths never read.
 #include <algorithm>
 #include <functional>
 #include <limits>
@@ -216,8 +221,13 @@ Status RankTermBestFirst(std::span<TermInBin> bins, size_t k, const Bm25& bm25, 
   // Reused by this thread's rankings: no allocation once warm.
   thread_local std::vector<FirstRound> rounds;
   thread_local std::vector<Candidate> candidates;  // a heap, the next to score in front
+  // The K highest block floors seen (a heap, the least in front): across
+  // the bins when they share a threshold, else each bin's own.
+  thread_local std::vector<double> floors;
+  const bool across = shared != nullptr || bins.size() == 1;
   rounds.assign(bins.size(), FirstRound());
   candidates.clear();
+  floors.clear();
   auto after = [](const Candidate& a, const Candidate& b) { return ScoredBefore(b, a); };
   // The first round: every bin's best blocks, best first across the bins,
   // each scored while its bound reaches its bin's threshold. One below it
@@ -242,7 +252,22 @@ Status RankTermBestFirst(std::span<TermInBin> bins, size_t k, const Bm25& bm25, 
       round.done = false;
       const size_t before = candidates.size();
       DPS_RETURN_IF_ERROR(FindBest(b, index, k, bm25, &round, &candidates));
-      for (size_t i = before; i < candidates.size(); ++i) std::push_heap(candidates.begin(), candidates.begin() + i + 1, after);
+      if (!across) floors.clear();
+      for (size_t i = before; i < candidates.size(); ++i) {
+        // Each block holds a document of its own scoring at least its
+        // floor: once K floors are known, the K-th highest is a threshold
+        // before any block is scored (most postings of the first blocks
+        // are then passed over on tf and dl, their lengths unread). Read
+        // before the push: it may move another bin's candidate to i.
+        floors.push_back(bm25.BlockScoreFloor(b.term->idf, candidates[i].score, b.term->score_avgdl));
+        std::push_heap(candidates.begin(), candidates.begin() + i + 1, after);
+        std::push_heap(floors.begin(), floors.end(), std::greater<>());
+        if (floors.size() > k) {
+          std::pop_heap(floors.begin(), floors.end(), std::greater<>());
+          floors.pop_back();
+        }
+      }
+      if (floors.size() == k) b.top->Raise(floors.front());
       continue;
     }
     std::pop_heap(candidates.begin(), candidates.end(), after);

@@ -103,15 +103,31 @@ class PrunedTopK {
     if (shared_ != nullptr) threshold_ = std::max(threshold_, shared_->get());
     return threshold_;
   }
+  // A score below the threshold is dropped before the bin's K best see it:
+  // K documents of the query (of this bin, or of any through the shared
+  // threshold) already score more, so it is in no answer, and the bin's
+  // collector and the shared one (a lock) are spared it. A bin may then
+  // return fewer than K; the query's K best are the same.
   void Offer(double score, BinId bin, DocId docid) {
     ++stats_.scored;
+    if (score < threshold_) return;
     if (top_.Offer({score, bin.value, docid})) {
-      if (shared_ != nullptr) shared_->Offer(score);
+      if (shared_ != nullptr) {
+        shared_->Offer(score);
+        threshold_ = std::max(threshold_, shared_->get());
+      }
       if (top_.full()) {
         threshold_ = std::max(threshold_, top_.threshold());
         if (shared_ != nullptr) shared_->Raise(top_.threshold());
       }
     }
+  }
+  // Raises the threshold to `score` (and the shared one, if any): K
+  // documents of the bin (or of the query, through the shared threshold)
+  // are known to score at least that much.
+  void Raise(double score) {
+    threshold_ = std::max(threshold_, score);
+    if (shared_ != nullptr) shared_->Raise(score);
   }
   void Skipped(uint64_t ranges = 1) { stats_.skipped_ranges += ranges; }
   // The K best, best first, into *out; the counts added to *stats if given.

@@ -60,12 +60,13 @@ TEST(Bm25, TheCornerBoundsEveryPosting) {
 
 // The block score bound: a block's score, written for one reference
 // avgdl, bounds every posting of the block at the query's avgdl, whether
-// the index's avgdl has since risen or fallen (bit for bit: the bound is
+// the index's avgdl has since risen or fallen, and its floor is reached by
+// one (bit for bit: the bound is
 // compared with the computed scores). Blocks mix short and long documents
 // and low and high tfs, so the best posting moves as avgdl does.
 TEST(Bm25, TheBlockScoreBoundsEveryPostingAtAnyAvgdl) {
   std::mt19937_64 rng(5);
-  size_t tight = 0;
+  size_t tight = 0, close = 0;
   for (int round = 0; round < 3000; ++round) {
     const size_t n = 1 + rng() % kMaxBlockPostings;
     std::vector<uint32_t> tfs(n), dls(n);
@@ -90,9 +91,16 @@ TEST(Bm25, TheBlockScoreBoundsEveryPostingAtAnyAvgdl) {
       for (size_t i = 0; i < n; ++i) best = std::max(best, bm25.TermScore(idf, tfs[i], dls[i]));
       ASSERT_LE(best, bound) << "round " << round << " drift " << drift;
       if (drift == 1.0 && bound <= best + idf * 1.001 / kBlockScoreSteps) ++tight;  // one step above at most
+      // The floor: some posting of the block scores at least it (a
+      // threshold before any posting is scored), and within a step of
+      // the best at the written avgdl.
+      const double floor = bm25.BlockScoreFloor(idf, q, written_avgdl);
+      ASSERT_LE(floor, best) << "round " << round << " drift " << drift;
+      if (drift == 1.0 && floor >= best - idf * 1.001 / kBlockScoreSteps) ++close;
     }
   }
   EXPECT_EQ(tight, 3000u);  // at the written avgdl the bound is the block's best, rounded up
+  EXPECT_EQ(close, 3000u);
 }
 
 // The corner bounds a block whatever the parameters; the block score only
