@@ -94,21 +94,22 @@ TEST(ClusterReplicas, TheFirstPolicyKeepsAskingTheListedOrder) {
 }
 
 // Hedges against the query's other ranges (query/sibling_hedge.h), over
-// two ranges of two servers each. Every server holding every request 30 ms
-// is a query costly everywhere: a 20 ms threshold alone hedges both ranges,
+// two ranges of two servers each. Every server holding every request 200 ms
+// is a query costly everywhere: a 100 ms threshold alone hedges both ranges,
 // to servers just as slow; against the siblings nothing is late (each
 // range answers within twice the other's time). With the other range on
-// a fast server, the slow range is still hedged at the threshold.
+// a fast server, the slow range is still hedged at the threshold. Every
+// margin is 100 ms or more, for a loaded machine's late wake-ups.
 TEST(ClusterReplicas, HedgesWaitForTheQuerysOtherRanges) {
   Fixture f(23);
   ServerOptions slow_options;
-  slow_options.delays = {DelayRule{-1, 1.0, 30, 0}};
+  slow_options.delays = {DelayRule{-1, 1.0, 200, 0}};
   std::vector<std::unique_ptr<ShardServer>> slow;
   for (int i = 0; i < 4; ++i) slow.push_back(f.Serve(i < 2 ? 0 : 2, i < 2 ? 1 : 3, slow_options));
   const std::vector<ClusterRange> ranges = {{0, 1, {Addr(slow[0]->port()), Addr(slow[1]->port())}},
                                             {2, 3, {Addr(slow[2]->port()), Addr(slow[3]->port())}}};
   ClusterOptions o;
-  o.hedge_after_ms = 20;
+  o.hedge_after_ms = 100;
   o.replica_policy = ReplicaPolicy::kFirst;
   o.hedge_siblings = 0;
   auto alone = Client(ranges, o);
