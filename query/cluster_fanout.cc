@@ -199,6 +199,7 @@ void QueryFanOut::OnTimeout(Clock::time_point now) {
     CancelAll();
     return;
   }
+  const size_t open = OpenRanges();
   for (size_t r = 0; r < state_.size(); ++r) {
     RangeState& st = state_[r];
     if (now >= st.retry_due) Retry(r);
@@ -209,7 +210,7 @@ void QueryFanOut::OnTimeout(Clock::time_point now) {
       if (st.open() && Send(r, true)) ++stats_->tied;
     }
     for (const auto& [rid, a] : attempts_) {
-      if (a.range != r || now < HedgeAt(a, OpenRanges())) continue;
+      if (a.range != r || now < HedgeAt(a, open)) continue;
       if (Send(r)) ++stats_->hedged;
       state_[r].hedged = true;  // hedged, or nothing left worth hedging
       break;

@@ -269,7 +269,6 @@ class Simulation {
     Time oneway = 0;
     size_t open = 0;
     AnswerMedian answers;  // how long each range's answering request took
-    double answers_median = -1;
     std::vector<RangeState> ranges;
     std::vector<uint64_t> requests;
   };
@@ -413,7 +412,7 @@ class Simulation {
 
   // As QueryFanOut::HedgeAt: the wait from the send (query/sibling_hedge.h).
   double HedgeWait(const Query& q, const Request& req) const {
-    return HedgeWaitUs(req.hedge_us, req.siblings ? c_.policy.hedge_siblings : 0, q.open > 1, q.answers_median);
+    return HedgeWaitUs(req.hedge_us, req.siblings ? c_.policy.hedge_siblings : 0, q.open > 1, q.answers.us());
   }
 
   // The request is over for the coordinator; a cancel also goes to its server.
@@ -454,10 +453,9 @@ class Simulation {
     // The other ranges' hedges: due sooner only if the median fell (or
     // this is the first answer, which ends the lone wait); a later due is
     // found when the pending event fires (HedgeDue).
-    const double before = q.answers_median;
+    const double before = q.answers.us();
     q.answers.Add(now_ - req.sent);
-    q.answers_median = q.answers.us();
-    if (before < 0 || q.answers_median < before) {
+    if (before < 0 || q.answers.us() < before) {
       for (uint64_t other : q.requests) {
         auto o = requests_.find(other);
         if (o == requests_.end() || !o->second.active || o->second.hedge_us <= 0 || o->second.range == req.range) continue;
