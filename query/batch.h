@@ -1,8 +1,8 @@
 // Batch mode (`dpsearch query --queries FILE`): lines "id<TAB>query" (a
 // third column, such as the expected count of ../shared/corpora/queries,
-// is ignored), each run as a count through a Searcher, timed inside the
-// process with a monotonic clock, after warm-up passes (the peers
-// harness's protocol).
+// is ignored), each parsed once, then run as a count through a Searcher,
+// the search timed inside the process with a monotonic clock, after
+// warm-up passes (the peers harness's protocol).
 #pragma once
 
 #include <cstdint>
