@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "index/posting_list.h"
+#include "index/posting_spots.h"
 
 namespace dps {
 
@@ -36,6 +37,16 @@ bool PrefersDense(PostingCursor* const* cursors, size_t n);
 inline constexpr uint32_t kMaxWindowSpan = 4096;
 size_t CollectWindow(PostingCursor* const* cursors, size_t n, DocId lo, DocId hi, DocId* docs,
                      uint32_t* const* weights);
+
+// CollectIntersection without a limit, appended to *out, and for each
+// cursor k with spots[k] set, where its posting at each match is
+// (index/posting_spots.h), appended to *spots[k]: a phrase check needs
+// them, and a cursor standing on a match has them at hand. The leapfrog
+// stands on every match in every list; the dense kernel only in the last
+// list (the others are marks in a bitset), so it sets spots[k] to null for
+// k < n - 1. False when a cursor cannot say (its status() says why).
+bool CollectIntersectionSpots(PostingCursor* const* cursors, size_t n, std::vector<DocId>* out,
+                              PostingSpots** spots);
 
 // The leapfrog alone (tests and benchmarks compare the strategies).
 uint64_t LeapfrogCount(PostingCursor* const* cursors, size_t n);

@@ -117,7 +117,8 @@ uint32_t CountPhrase(std::span<const std::vector<uint32_t>* const> slots, uint32
 PhraseMatcher::PhraseMatcher(std::vector<std::unique_ptr<PostingCursor>> cursors,
                              std::vector<std::unique_ptr<PostingPositions>> positions, std::vector<uint32_t> slot_word,
                              uint32_t slop, PhraseGather gather)
-    : cursors_(std::move(cursors)), positions_(std::move(positions)), slop_(slop), gather_(gather) {
+    : cursors_(std::move(cursors)), cursor_open_(cursors_.size(), true), positions_(std::move(positions)),
+      slop_(slop), gather_(gather) {
   Init(slot_word);
 }
 
@@ -131,7 +132,7 @@ void PhraseMatcher::Init(std::span<const uint32_t> slot_word) {
   by_df_.clear();
   for (size_t w = 0; w < cursors_.size(); ++w) by_df_.push_back(static_cast<uint32_t>(w));
   std::stable_sort(by_df_.begin(), by_df_.end(),
-                   [this](uint32_t a, uint32_t b) { return cursors_[a]->df() < cursors_[b]->df(); });
+                   [this](uint32_t a, uint32_t b) { return positions_[a]->df() < positions_[b]->df(); });
   const bool merge = gather_ == PhraseGather::kAuto || gather_ == PhraseGather::kMergeWhole ||
                      gather_ == PhraseGather::kMergeInPlace;
   readers_.clear();
@@ -141,13 +142,38 @@ void PhraseMatcher::Init(std::span<const uint32_t> slot_word) {
   if (readers_.size() != positions_.size()) readers_.clear();  // an inline list: the gather reads it
 }
 
-bool PhraseMatcher::Gather(size_t w) {
+bool PhraseMatcher::GatherSpotted(size_t w, const CandidateSpots& spots) {
+  PostingPositions& positions = *positions_[w];
+  const PostingSpots& word = *spots.words[w];
+  const size_t m = cand_.size();
+  uint64_t at = 0;
+  for (size_t i = 0; i < m; ++i) {
+    const uint32_t row = spots.rows[cand_index_[i]];
+    spot_blocks_[i] = word.blocks[row];
+    spot_in_blocks_[i] = word.in_blocks[row];
+    spot_tfs_[i] = word.tfs[row];
+    gathered_at_[i] = at;
+    at += word.tfs[row];
+  }
+  gathered_at_[m] = at;
+  // Checked before anything is sized by it: the weights could be damaged.
+  if (at > positions.values()) {
+    status_ = Status::Corruption("a phrase's word has more positions at its candidates than in its list");
+    return false;
+  }
+  if (gathered_.size() < at) gathered_.resize(std::max<uint64_t>(at, 2 * gathered_.size()));
+  status_ = positions.GetMany(spot_blocks_.data(), spot_in_blocks_.data(), spot_tfs_.data(), m, gathered_.data());
+  return status_.ok();
+}
+
+bool PhraseMatcher::Gather(size_t w, const CandidateSpots* spots) {
   PostingPositions& positions = *positions_[w];
   const size_t m = cand_.size();
   spot_blocks_.resize(m);
   spot_in_blocks_.resize(m);
   spot_tfs_.resize(m);
   gathered_at_.resize(m + 1);
+  if (spots != nullptr && spots->words[w] != nullptr) return GatherSpotted(w, *spots);
   uint64_t at = 0;
   size_t pending = m;  // the first candidate of the batch left for GetMany (m: none)
   auto flush = [&](size_t upto) {
@@ -237,7 +263,13 @@ bool PhraseMatcher::CountAt(DocId d, bool first_only, uint32_t* count) {
 }
 
 bool PhraseMatcher::Filter(std::span<const DocId> candidates, std::vector<uint32_t>* kept,
-                           std::vector<uint32_t>* occurrences) {
+                           std::vector<uint32_t>* occurrences, const CandidateSpots* spots) {
+  for (size_t w = 0; w < cursor_open_.size(); ++w) {
+    if (!cursor_open_[w] && (spots == nullptr || spots->words[w] == nullptr)) {
+      status_ = Status::InvalidArgument("a phrase word's spots were promised and not given");
+      return false;
+    }
+  }
   if (!exact_distinct_) {
     for (size_t i = 0; i < candidates.size(); ++i) {
       uint32_t count = 0;
@@ -248,14 +280,14 @@ bool PhraseMatcher::Filter(std::span<const DocId> candidates, std::vector<uint32
     }
     return true;
   }
-  if (!readers_.empty()) return FilterByMerge(candidates, kept, occurrences);
+  if (!readers_.empty()) return FilterByMerge(candidates, kept, occurrences, spots);
   cand_.assign(candidates.begin(), candidates.end());
   cand_index_.resize(cand_.size());
   for (size_t i = 0; i < cand_.size(); ++i) cand_index_[i] = static_cast<uint32_t>(i);
   // The rarest word's positions give each candidate's possible starts
   // (word w stands at start + w).
   const uint32_t lead = by_df_[0];
-  if (!Gather(lead)) return false;
+  if (!Gather(lead, spots)) return false;
   // Raw pointers below: stores through the vectors' could alias the
   // arrays read, and the compiler would load each again every step.
   const size_t* g_at = gathered_at_.data();
@@ -286,7 +318,7 @@ bool PhraseMatcher::Filter(std::span<const DocId> candidates, std::vector<uint32
   // Each other word, fewest postings first, keeps the starts it confirms.
   for (size_t k = 1; k < by_df_.size() && !cand_.empty(); ++k) {
     const uint32_t w = by_df_[k];
-    if (!Gather(w)) return false;
+    if (!Gather(w, spots)) return false;
     g_at = gathered_at_.data();
     g = gathered_.data();
     s_at = start_at_.data();

@@ -13,6 +13,7 @@
 
 #include "index/doc_iterator.h"
 #include "index/positions.h"
+#include "index/posting_spots.h"
 #include "index/term_iterator.h"
 
 namespace dps {
@@ -67,6 +68,15 @@ enum class PhraseGather {
   kRuns,        // every run whole (tests: that path alone)
 };
 
+// Where a batch of candidates' postings are in each distinct word's list,
+// recorded by the AND kernel that found them (CollectIntersectionSpots):
+// word w's posting at candidate i is row rows[i] of *words[w], or unknown
+// when words[w] is null (the matcher walks that word's list).
+struct CandidateSpots {
+  const PostingSpots* words[kMaxPhraseWords] = {};
+  const uint32_t* rows = nullptr;
+};
+
 // A phrase checked on documents already known to hold its words (the AND
 // kernel's candidates, ascending), over plain cursors of one file's lists:
 // the fast path of a conjunction of terms and phrases in a bin of one file
@@ -83,15 +93,24 @@ class PhraseMatcher {
   // allocating them per bin cost a cheap phrase query several percent.
   PhraseMatcher() = default;
   // Reopens for another phrase of `words` distinct words: open(w, cursor,
-  // positions) opens word w's; slot_word and slop as the constructor's.
-  // Status: open's first failure.
+  // positions) opens word w's (a null cursor: not wanted); slot_word and
+  // slop as the constructor's. `spotted`: the words whose spots every
+  // Filter will be given (CandidateSpots::words set); a phrase of distinct
+  // words with no slop reads no cursor of theirs, so theirs are not opened
+  // (an open decodes the list's first block). Status: open's first failure.
   template <typename Open>
-  Status Reopen(size_t words, std::span<const uint32_t> slot_word, uint32_t slop, Open open) {
+  Status Reopen(size_t words, std::span<const uint32_t> slot_word, uint32_t slop, Open open,
+                const CandidateSpots* spotted = nullptr) {
     while (cursors_.size() < words) cursors_.push_back(std::make_unique<PostingCursor>());
     while (positions_.size() < words) positions_.push_back(std::make_unique<PostingPositions>());
     cursors_.resize(words);
     positions_.resize(words);
-    for (size_t w = 0; w < words; ++w) DPS_RETURN_IF_ERROR(open(w, cursors_[w].get(), positions_[w].get()));
+    const bool distinct = slop == 0 && slot_word.size() == words;
+    cursor_open_.assign(words, true);
+    for (size_t w = 0; w < words; ++w) {
+      cursor_open_[w] = !(distinct && spotted != nullptr && spotted->words[w] != nullptr);
+      DPS_RETURN_IF_ERROR(open(w, cursor_open_[w] ? cursors_[w].get() : nullptr, positions_[w].get()));
+    }
     slop_ = slop;
     gather_ = PhraseGather::kAuto;
     status_ = Status::OK();
@@ -104,9 +123,12 @@ class PhraseMatcher {
   // times each holds it (its tf, CountPhrase's). The merge
   // (FilterByMerge) when it applies, else each word's positions gathered
   // for all candidates at once, rarest word first, and a later word only
-  // for the candidates still alive. False with status() set on an error.
+  // for the candidates still alive. With `spots` (words' postings at the
+  // candidates, as the kernel found them) those words' lists are not
+  // walked again (a slop or a repeated word still moves every cursor).
+  // False with status() set on an error.
   bool Filter(std::span<const DocId> candidates, std::vector<uint32_t>* kept,
-              std::vector<uint32_t>* occurrences = nullptr);
+              std::vector<uint32_t>* occurrences = nullptr, const CandidateSpots* spots = nullptr);
   const Status& status() const { return status_; }
 
  private:
@@ -117,14 +139,19 @@ class PhraseMatcher {
   static constexpr uint64_t kDenseRatio = 16;
   // What follows from the words and their slots (both constructors').
   void Init(std::span<const uint32_t> slot_word);
-  bool Gather(size_t w);
+  bool Gather(size_t w, const CandidateSpots* spots);
+  // Gather's spots of the live candidates (cand_) taken from the kernel's
+  // (the arrays sized by Gather).
+  bool GatherSpotted(size_t w, const CandidateSpots& spots);
   // The merge (index/phrase_merge.cc): Filter for a phrase of distinct
   // words, slop 0, every word's positions in a file. Locate finds word w's
   // values at each candidate; Merge checks the candidates one at a time,
   // reading each word's positions straight out of its value blocks.
   bool FilterByMerge(std::span<const DocId> candidates, std::vector<uint32_t>* kept,
-                     std::vector<uint32_t>* occurrences);
+                     std::vector<uint32_t>* occurrences, const CandidateSpots* spots);
   bool Locate(size_t w, std::span<const DocId> candidates);
+  // Locate from the kernel's spots of the m candidates.
+  bool LocateSpotted(size_t w, size_t m, const CandidateSpots& spots);
   // FilterByMerge's check of Locate's m candidates for a phrase of two words.
   bool MergePair(size_t m, std::vector<uint32_t>* kept, std::vector<uint32_t>* occurrences);
   // Word w's raw values at candidate i (Locate's), in *out; false on an error.
@@ -143,6 +170,7 @@ class PhraseMatcher {
   bool Fail(PostingCursor& c);
 
   std::vector<std::unique_ptr<PostingCursor>> cursors_;
+  std::vector<bool> cursor_open_;  // by word: Reopen opened its cursor
   std::vector<std::unique_ptr<PostingPositions>> positions_;
   std::vector<std::vector<uint32_t>> at_;  // by word, at the last document asked
   // Filter's batch: the live candidates, each one's possible starts (flat,

@@ -44,6 +44,34 @@ bool PhraseMatcher::Locate(size_t w, std::span<const DocId> candidates) {
   return false;
 }
 
+bool PhraseMatcher::LocateSpotted(size_t w, size_t m, const CandidateSpots& spots) {
+  const PositionReader& reader = *readers_[w];
+  const PostingSpots& word = *spots.words[w];
+  value_at_[w].resize(m);
+  value_tf_[w].resize(m);
+  uint64_t* value_at = value_at_[w].data();
+  uint32_t* value_tf = value_tf_[w].data();
+  const uint32_t* blocks = word.blocks.data();
+  const uint64_t* in_blocks = word.in_blocks.data();
+  const uint32_t* tfs = word.tfs.data();
+  const uint32_t* rows = spots.rows;
+  const uint64_t values = reader.values();
+  for (size_t i = 0; i < m; ++i) {
+    const uint32_t row = rows[i];
+    const uint64_t base = reader.BlockValueStart(blocks[row]);
+    const uint32_t tf = tfs[row];
+    // Checked here, so the merge reads no value past the list's (a block
+    // start and an in-block sum are below 2^40: no overflow).
+    if (base == UINT64_MAX || tf == 0 || base + in_blocks[row] + tf > values) {
+      status_ = Status::Corruption("a phrase's word has more positions at its candidates than in its list");
+      return false;
+    }
+    value_at[i] = base + in_blocks[row];
+    value_tf[i] = tf;
+  }
+  return true;
+}
+
 // Off the merge's common path (the values lie in the block decoded last):
 // a block not decoded yet, read in place when the batch asks few of its
 // values, or values spanning two blocks.
@@ -114,13 +142,14 @@ bool PhraseMatcher::MergePair(size_t m, std::vector<uint32_t>* kept, std::vector
 }
 
 bool PhraseMatcher::FilterByMerge(std::span<const DocId> candidates, std::vector<uint32_t>* kept,
-                                  std::vector<uint32_t>* occurrences) {
+                                  std::vector<uint32_t>* occurrences, const CandidateSpots* spots) {
   const size_t words = cursors_.size();
   value_at_.resize(words);
   value_tf_.resize(words);
   scratch_.resize(words);
   for (size_t w = 0; w < words; ++w) {
-    if (!Locate(w, candidates)) return false;
+    const bool spotted = spots != nullptr && spots->words[w] != nullptr;
+    if (!(spotted ? LocateSpotted(w, candidates.size(), *spots) : Locate(w, candidates))) return false;
   }
   const uint64_t* at[kMaxPhraseWords];
   const uint32_t* tfs[kMaxPhraseWords];

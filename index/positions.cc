@@ -102,14 +102,19 @@ const uint8_t* SkipInlinePositions(const uint8_t* p, const uint8_t* end, uint64_
   return p;
 }
 
+std::string PositionReader::Where() const {
+  return path_ == nullptr ? where_ : *path_ + ": positions list at offset " + std::to_string(offset_);
+}
+
 Status PositionReader::Corrupt(const std::string& what) const {
-  return Status::Corruption(where_ + ": positions: " + what);
+  return Status::Corruption(Where() + ": positions: " + what);
 }
 
 Status PositionReader::PastMaxPosition() const { return Corrupt("a position past " + std::to_string(kMaxPosition)); }
 
 Status PositionReader::Open(std::string_view list, uint64_t df, std::string where) {
   where_ = std::move(where);
+  path_ = nullptr;
   file_ = nullptr;
   base_ = reinterpret_cast<const uint8_t*>(list.data());
   end_ = base_ + list.size();
@@ -117,8 +122,9 @@ Status PositionReader::Open(std::string_view list, uint64_t df, std::string wher
 }
 
 Status PositionReader::Open(const PagedFileReader* file, uint64_t offset, uint64_t end, uint64_t df,
-                            std::string where) {
-  where_ = std::move(where);
+                            const std::string* path) {
+  path_ = path;
+  offset_ = offset;
   if (offset >= end || end > file->body_size()) return Corrupt("list outside its region");
   file_ = file;
   base_ = file->data() + offset;
@@ -334,6 +340,7 @@ Status PositionReader::CheckWhole(std::span<const uint32_t> weights, const uint8
 Status PostingPositions::OpenInline(std::string_view bytes, std::span<const uint32_t> weights,
                                     const std::string& where) {
   inline_ = true;
+  df_ = weights.size();
   inline_values_.clear();
   const auto* p = reinterpret_cast<const uint8_t*>(bytes.data());
   const auto* end = p + bytes.size();

@@ -63,8 +63,11 @@ class PositionReader {
   // The same over a paged file (a tablet's positions region), the list at
   // `offset`, the region ending at `end`: each range is checksum-verified
   // (PagedFileReader::Verify) before it is read, so a phrase reads only
-  // the pages of the value blocks it decodes.
-  Status Open(const PagedFileReader* file, uint64_t offset, uint64_t end, uint64_t df, std::string where);
+  // the pages of the value blocks it decodes. Errors name the list as
+  // "*path: positions list at offset N", composed only on an error (a
+  // phrase opens a reader per word per bin: the name cost an allocation
+  // each). REQUIRES: *path outlives the reader.
+  Status Open(const PagedFileReader* file, uint64_t offset, uint64_t end, uint64_t df, const std::string* path);
 
   // The positions of the posting of doc block `block` whose values start
   // `in_block` values into the block's (the tfs of the block's earlier
@@ -114,6 +117,7 @@ class PositionReader {
 
  private:
   Status Corrupt(const std::string& what) const;
+  std::string Where() const;
   Status PastMaxPosition() const;
   Status Verify(const uint8_t* from, uint64_t len) const;
   Status OpenVerified(uint64_t df);
@@ -132,7 +136,9 @@ class PositionReader {
   const uint8_t* ends_ = nullptr;    // chunk_end table (u32 each)
   const uint8_t* chunks_ = nullptr;  // value block 0
   uint64_t df_ = 0, values_ = 0, blocks_ = 0, nchunks_ = 0;
-  std::string where_;
+  std::string where_;                // the list's name when opened with one
+  const std::string* path_ = nullptr;  // else its file's path, and its offset in the file
+  uint64_t offset_ = 0;
   // A batch asking at most this many values of a value block that is not
   // decoded reads them in place (GetMany); more, and it is decoded whole.
   static constexpr uint32_t kMaxValuesInPlace = 8;
@@ -147,13 +153,15 @@ class PositionReader {
 // opened: at most kMaxInlineDfRead postings).
 class PostingPositions {
  public:
-  Status OpenInFile(const PagedFileReader* file, uint64_t offset, uint64_t end, uint64_t df, std::string where) {
+  Status OpenInFile(const PagedFileReader* file, uint64_t offset, uint64_t end, uint64_t df, const std::string* path) {
     inline_ = false;
-    return reader_.Open(file, offset, end, df, std::move(where));
+    df_ = df;
+    return reader_.Open(file, offset, end, df, path);
   }
   // A positions list given whole as bytes (PositionReader::Open's).
   Status OpenBytes(std::string_view list, uint64_t df, std::string where) {
     inline_ = false;
+    df_ = df;
     return reader_.Open(list, df, std::move(where));
   }
   // `weights`: the inline list's, in list order.
@@ -161,6 +169,8 @@ class PostingPositions {
   // The positions of the posting at (block, in_block) with weight tf
   // (PostingCursor::PositionsAt) into out[0..tf).
   Status Get(uint32_t block, uint64_t in_block, uint32_t tf, uint32_t* out);
+  // How many postings the list has.
+  uint64_t df() const { return df_; }
   // How many values the list has (the most GetMany can give).
   uint64_t values() const { return inline_ ? inline_values_.size() : reader_.values(); }
   // PositionReader::GetMany's batch.
@@ -183,6 +193,7 @@ class PostingPositions {
   Status CopyInline(uint32_t block, uint64_t in_block, uint32_t tf, uint32_t** out) const;
 
   bool inline_ = false;
+  uint64_t df_ = 0;
   PositionReader reader_;
   std::vector<uint32_t> inline_values_;  // every posting's positions, in list order
 };

@@ -192,8 +192,7 @@ Status TabletReader::OpenPositions(const PostingRef& ref, PostingPositions* out)
   for (const auto& bin : bins_) {
     const BinInfo& b = bin.info;
     if (ref.positions_offset >= b.positions_offset && ref.positions_offset < b.positions_offset + b.positions_len) {
-      return out->OpenInFile(file_.get(), ref.positions_offset, b.positions_offset + b.positions_len, ref.df,
-                             path() + ": positions list at offset " + std::to_string(ref.positions_offset));
+      return out->OpenInFile(file_.get(), ref.positions_offset, b.positions_offset + b.positions_len, ref.df, &path());
     }
   }
   return Status::Corruption(path() + ": positions offset " + std::to_string(ref.positions_offset) + " in no bin");

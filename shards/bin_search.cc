@@ -14,54 +14,77 @@ constexpr size_t kMaxFastPathTerms = 16;
 
 // The candidates of a phrase conjunction that hold its phrases, counted or
 // collected (up to the limit). refs[k] is the list of the plan's
-// and_entries[k] in `file`.
+// and_entries[k] in `file`; spots[k] its postings at the candidates when
+// the kernel recorded them, else null (the phrase check walks that list).
 Status FilterByPhrases(const TabletReader& file, const BinQuery& req, const PostingRef* refs,
-                       const std::vector<DocId>& candidates, BinMatches* resp) {
+                       const std::vector<DocId>& candidates, const PostingSpots* const* spots, BinMatches* resp) {
   const QueryPlan& plan = *req.plan;
   // plan.phrases name their words by highlight index, which is the word's
   // entry (PlanConjunction); refs[k] is and_entries[k]'s.
-  auto ref_of = [&](size_t entry) -> const PostingRef* {
-    const auto at = std::find(plan.and_entries.begin(), plan.and_entries.end(), entry);
-    return at == plan.and_entries.end() ? nullptr : &refs[at - plan.and_entries.begin()];
+  auto slot_of = [&](size_t entry) {
+    return static_cast<size_t>(std::find(plan.and_entries.begin(), plan.and_entries.end(), entry) -
+                               plan.and_entries.begin());
   };
-  // This thread's matchers, reopened for each bin (PhraseMatcher::Reopen).
+  auto ref_of = [&](size_t entry) -> const PostingRef* {
+    const size_t k = slot_of(entry);
+    return k == plan.and_entries.size() ? nullptr : &refs[k];
+  };
+  const bool occurrences = req.phrase_occurrences && !req.count_only;
+  if (occurrences) resp->phrase_occurrences.assign(plan.phrases.size(), {});
+  // No candidate: no list to open (most bins of a rare phrase).
+  if (candidates.empty()) return Status::OK();
+  // This thread's matchers, reopened for each bin (PhraseMatcher::Reopen),
+  // and each phrase's words' spots (the kernel's), by distinct word.
   thread_local std::vector<std::unique_ptr<PhraseMatcher>> pool;
   while (pool.size() < plan.phrases.size()) pool.push_back(std::make_unique<PhraseMatcher>());
+  thread_local std::vector<CandidateSpots> phrase_spots;
+  phrase_spots.assign(plan.phrases.size(), CandidateSpots());
   for (size_t k = 0; k < plan.phrases.size(); ++k) {
     const std::vector<size_t>& phrase = plan.phrases[k];
     const PhraseSlots slots = SplitPhrase(std::span<const size_t>(phrase));
+    for (size_t d = 0; d < slots.first.size(); ++d) {
+      const size_t k_of = slot_of(phrase[slots.first[d]]);
+      phrase_spots[k].words[d] = k_of < plan.and_entries.size() ? spots[k_of] : nullptr;
+    }
     DPS_RETURN_IF_ERROR(pool[k]->Reopen(
         slots.first.size(), slots.slot_word, plan.phrase_slops[k],
         [&](size_t d, PostingCursor* cursor, PostingPositions* positions) {
           const size_t w = phrase[slots.first[d]];
           const PostingRef* ref = ref_of(w);
           if (ref == nullptr) return Status::InvalidArgument("phrase word '" + plan.highlight[w] + "' was not planned");
-          DPS_RETURN_IF_ERROR(file.OpenCursor(*ref, cursor));
+          if (cursor != nullptr) DPS_RETURN_IF_ERROR(file.OpenCursor(*ref, cursor));
           return file.OpenPositions(*ref, positions);
-        }));
+        },
+        &phrase_spots[k]));
   }
   const std::span<const std::unique_ptr<PhraseMatcher>> matchers(pool.data(), plan.phrases.size());
   // A window of candidates at a time through every phrase, so a limited
   // query stops early and a batch's buffers stay small.
   constexpr size_t kWindow = 1024;
-  const bool occurrences = req.phrase_occurrences && !req.count_only;
-  if (occurrences) resp->phrase_occurrences.assign(matchers.size(), {});
   std::vector<DocId> alive;
+  std::vector<uint32_t> alive_rows;  // each live candidate's index in `candidates`: its spots' row
   std::vector<uint32_t> kept;
   std::vector<std::vector<uint32_t>> occ(matchers.size());
   for (size_t from = 0; from < candidates.size(); from += kWindow) {
     const size_t to = std::min(candidates.size(), from + kWindow);
     alive.assign(candidates.begin() + static_cast<ptrdiff_t>(from), candidates.begin() + static_cast<ptrdiff_t>(to));
+    alive_rows.resize(alive.size());
+    for (size_t i = 0; i < alive.size(); ++i) alive_rows[i] = static_cast<uint32_t>(from + i);
     for (size_t p = 0; p < matchers.size() && !alive.empty(); ++p) {
       kept.clear();
       occ[p].clear();
-      if (!matchers[p]->Filter(alive, &kept, occurrences ? &occ[p] : nullptr)) return matchers[p]->status();
+      phrase_spots[p].rows = alive_rows.data();
+      if (!matchers[p]->Filter(alive, &kept, occurrences ? &occ[p] : nullptr, &phrase_spots[p])) {
+        return matchers[p]->status();
+      }
       // The survivors, and the earlier phrases' occurrences of them.
       for (size_t i = 0; i < kept.size(); ++i) {
         alive[i] = alive[kept[i]];
+        alive_rows[i] = alive_rows[kept[i]];
         for (size_t q = 0; occurrences && q < p; ++q) occ[q][i] = occ[q][kept[i]];
       }
       alive.resize(kept.size());
+      alive_rows.resize(kept.size());
       for (size_t q = 0; occurrences && q < p; ++q) occ[q].resize(kept.size());
     }
     for (size_t i = 0; i < alive.size(); ++i) {
@@ -72,6 +95,14 @@ Status FilterByPhrases(const TabletReader& file, const BinQuery& req, const Post
     }
   }
   return Status::OK();
+}
+
+// Whether the plan's and_entries[k] is a word of one of its phrases.
+bool PhraseWord(const QueryPlan& plan, size_t k) {
+  const size_t entry = plan.and_entries[k];
+  return std::any_of(plan.phrases.begin(), plan.phrases.end(), [entry](const std::vector<size_t>& phrase) {
+    return std::find(phrase.begin(), phrase.end(), entry) != phrase.end();
+  });
 }
 
 // The fast path applies when the bin's postings for every term sit in one
@@ -125,11 +156,25 @@ Status TryFastPath(const Tablet& tablet, const BinQuery& req, BinMatches* resp, 
   // Rarest in this bin leads.
   std::sort(ptrs, ptrs + n, [](PostingCursor* a, PostingCursor* b) { return a->df() < b->df(); });
   if (phrases) {
-    // Every candidate holds every word; the phrases are checked on them alone.
+    // Every candidate holds every word; the phrases are checked on them
+    // alone. The kernel notes where the phrase words' postings are at the
+    // candidates as it meets them, which the phrase check would otherwise
+    // find by walking the lists again.
+    thread_local std::vector<PostingSpots> spots;  // by and_entries index, reused
+    if (spots.size() < n) spots.resize(n);
+    PostingSpots* by_cursor[kMaxFastPathTerms] = {};
+    for (size_t k = 0; k < n; ++k) {
+      if (!PhraseWord(*req.plan, k)) continue;
+      spots[k].clear();
+      by_cursor[std::find(ptrs, ptrs + n, pool[k].get()) - ptrs] = &spots[k];
+    }
     std::vector<DocId> candidates;
-    CollectIntersection(ptrs, n, SIZE_MAX, &candidates);
+    const bool spotted = CollectIntersectionSpots(ptrs, n, &candidates, by_cursor);
     for (size_t k = 0; k < n; ++k) DPS_RETURN_IF_ERROR(ptrs[k]->status());
-    return FilterByPhrases(*file, req, refs.data(), candidates, resp);
+    if (!spotted) return Status::Corruption("a phrase word's posting has no weight");
+    const PostingSpots* by_entry[kMaxFastPathTerms] = {};  // null: not recorded
+    for (size_t k = 0; k < n; ++k) by_entry[k] = by_cursor[std::find(ptrs, ptrs + n, pool[k].get()) - ptrs];
+    return FilterByPhrases(*file, req, refs.data(), candidates, by_entry, resp);
   }
   if (req.count_only) {
     resp->count = CountIntersection(ptrs, n);

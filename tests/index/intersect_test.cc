@@ -182,3 +182,98 @@ TEST(Intersection, WindowsCollectMatchesWithTheirWeights) {
 
 }  // namespace
 }  // namespace dps
+
+namespace dps {
+namespace {
+
+// CollectIntersectionSpots: the matches, and for the cursors asked each
+// match's posting spot (doc block, the block's earlier weights summed, the
+// weight) as counted from the list itself, on lists of random weights over
+// many blocks, some cursors already advanced; the leapfrog records every
+// list asked, the dense kernel the last one.
+TEST(Intersection, KernelsRecordEachMatchsPostingSpots) {
+  const uint64_t seed = std::random_device{}();
+  std::mt19937_64 rng(seed);
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  size_t dense_cases = 0, leapfrog_cases = 0, dense_spotted = 0, leapfrog_spotted = 0;
+  for (int round = 0; round < 300; ++round) {
+    const size_t n = 1 + rng() % 4;
+    const uint32_t universe = 200 + static_cast<uint32_t>(rng() % 20000);
+    std::vector<std::vector<DocId>> docs(n);
+    std::vector<std::vector<uint32_t>> weights(n);
+    std::vector<std::string> bytes(n);
+    std::vector<std::unique_ptr<PostingCursor>> cursors;
+    std::vector<PostingCursor*> ptrs;
+    const DocId from = rng() % 3 == 0 ? static_cast<DocId>(rng() % universe) : 0;
+    for (size_t i = 0; i < n; ++i) {
+      std::bernoulli_distribution keep(1.0 / (1 + rng() % 30));
+      for (uint32_t d = 0; d < universe; ++d) {
+        if (!keep(rng)) continue;
+        docs[i].push_back(d);
+        weights[i].push_back(1 + static_cast<uint32_t>(rng() % (rng() % 2 ? 4 : 500)));
+      }
+      if (docs[i].size() < 2) {
+        docs[i] = {0, universe};
+        weights[i] = {3, 7};
+      }
+      EncodePostingList(docs[i], weights[i], weights[i], /*score_avgdl=*/1.0, &bytes[i]);
+      cursors.push_back(std::make_unique<PostingCursor>());
+      ASSERT_TRUE(cursors.back()
+                      ->Init(reinterpret_cast<const uint8_t*>(bytes[i].data()), bytes[i].size(),
+                             static_cast<uint32_t>(docs[i].size()), nullptr, 0)
+                      .ok());
+      if (from > 0) cursors.back()->Seek(from);
+      ptrs.push_back(cursors.back().get());
+    }
+    std::sort(ptrs.begin(), ptrs.end(), [](PostingCursor* a, PostingCursor* b) { return a->df() < b->df(); });
+    std::vector<size_t> order(n);  // order[k]: the list cursor k reads
+    for (size_t k = 0; k < n; ++k) {
+      order[k] = static_cast<size_t>(
+          std::find_if(cursors.begin(), cursors.end(), [&](const auto& c) { return c.get() == ptrs[k]; }) -
+          cursors.begin());
+    }
+    std::vector<PostingSpots> spots(n);
+    std::vector<PostingSpots*> asked(n, nullptr);
+    for (size_t k = 0; k < n; ++k) {
+      if (rng() % 3 != 0) asked[k] = &spots[k];
+    }
+    const std::vector<PostingSpots*> was_asked = asked;
+    const bool dense = PrefersDense(ptrs.data(), n);
+    (dense ? dense_cases : leapfrog_cases)++;
+    std::vector<DocId> got;
+    ASSERT_TRUE(CollectIntersectionSpots(ptrs.data(), n, &got, asked.data()));
+    for (size_t k = 0; k < n; ++k) {
+      ASSERT_EQ(asked[k], dense && k + 1 < n ? nullptr : was_asked[k]) << "round " << round << " cursor " << k;
+    }
+    std::vector<DocId> want;
+    for (DocId d : docs[0]) {
+      bool all = d >= from;
+      for (size_t i = 1; i < n && all; ++i) all = std::binary_search(docs[i].begin(), docs[i].end(), d);
+      if (all) want.push_back(d);
+    }
+    ASSERT_EQ(got, want) << "round " << round;
+    for (size_t c = 0; c < n; ++c) {
+      if (asked[c] == nullptr) continue;
+      const size_t i = order[c];
+      ASSERT_EQ(spots[c].size(), want.size());
+      for (size_t m = 0; m < want.size(); ++m) {
+        const size_t j = static_cast<size_t>(std::lower_bound(docs[i].begin(), docs[i].end(), want[m]) -
+                                             docs[i].begin());
+        uint64_t in_block = 0;
+        for (size_t k = j - j % kBlockSize; k < j; ++k) in_block += weights[i][k];
+        ASSERT_EQ(spots[c].blocks[m], j / kBlockSize) << "round " << round << " list " << i << " match " << m;
+        ASSERT_EQ(spots[c].in_blocks[m], in_block) << "round " << round << " list " << i << " match " << m;
+        ASSERT_EQ(spots[c].tfs[m], weights[i][j]) << "round " << round << " list " << i << " match " << m;
+        (dense ? dense_spotted : leapfrog_spotted)++;
+      }
+    }
+  }
+  // Both kernels, and spots from each, or the comparison means little.
+  EXPECT_GT(dense_cases, 10u);
+  EXPECT_GT(leapfrog_cases, 10u);
+  EXPECT_GT(dense_spotted, 200u);
+  EXPECT_GT(leapfrog_spotted, 200u);
+}
+
+}  // namespace
+}  // namespace dps
