@@ -116,6 +116,26 @@ DocId PostingCursor::Fail(const char* what, size_t block) {
 
 Status PostingCursor::Init(const uint8_t* data, size_t len, uint32_t df, const std::string* file,
                            uint64_t file_offset) {
+  if (Setup(data, len, df, file, file_offset)) LoadBlock(0);
+  return status_;
+}
+
+Status PostingCursor::InitAt(const uint8_t* data, size_t len, uint32_t df, const std::string* file,
+                             uint64_t file_offset, DocId target) {
+  if (!Setup(data, len, df, file, file_offset)) return status_;
+  // A target in the first block (or a list of one, which has no skip
+  // table to find a part with): the block decoded whole, as Init does; a
+  // dense conjunction reads it all, and part by part costs more.
+  if (num_blocks_ == 1 || target <= SkipLastDoc(0)) {
+    LoadBlock(0);
+  } else {
+    LoadBlockFor(BlockFor(target, 1), target);
+  }
+  return status_;
+}
+
+bool PostingCursor::Setup(const uint8_t* data, size_t len, uint32_t df, const std::string* file,
+                          uint64_t file_offset) {
   status_ = Status::OK();
   file_ = file;
   file_offset_ = file_offset;
@@ -125,12 +145,12 @@ Status PostingCursor::Init(const uint8_t* data, size_t len, uint32_t df, const s
   num_blocks_ = static_cast<uint32_t>((uint64_t{df} + kBlockSize - 1) / kBlockSize);
   if (df == 0) {
     Fail("empty list", 0);
-    return status_;
+    return false;
   }
   if (num_blocks_ > 1) {
     if (len < 1 || (data[0] & ~kSkipKnownFlags) != 0) {
       Fail("unknown skip table layout", 0);
-      return status_;
+      return false;
     }
     const uint8_t layout = data[0];
     narrow_ = layout & kSkipNarrowParts;
@@ -143,7 +163,7 @@ Status PostingCursor::Init(const uint8_t* data, size_t len, uint32_t df, const s
     // doc block takes at least a byte, so a sound list has them.
     if (len < table + 2) {
       Fail("skip table runs past the list", 0);
-      return status_;
+      return false;
     }
     parts_at_ = data + 1 + last_width_ * size_t{num_blocks_};
     ends_at_ = parts_at_ + (narrow_ ? 6 : 12) * size_t{num_blocks_};
@@ -152,14 +172,14 @@ Status PostingCursor::Init(const uint8_t* data, size_t len, uint32_t df, const s
     scores_at_ = GetVarint32(data + table, end_, &impacts_len);
     if (scores_at_ == nullptr || impacts_len > static_cast<size_t>(end_ - scores_at_) || impacts_len < 2 * size_t{num_blocks_}) {
       Fail("block impacts run past the list", 0);
-      return status_;
+      return false;
     }
     corners_at_ = scores_at_ + 2 * size_t{num_blocks_};
     docs_at_ = scores_at_ + impacts_len;
     const uint32_t docs_len = DocEnd(num_blocks_ - 1);
     if (docs_len > static_cast<size_t>(end_ - docs_at_)) {
       Fail("doc blocks run past the list", 0);
-      return status_;
+      return false;
     }
     weights_at_ = docs_at_ + docs_len;
   } else {
@@ -168,7 +188,7 @@ Status PostingCursor::Init(const uint8_t* data, size_t len, uint32_t df, const s
     docs_at_ = len < 2 ? nullptr : DecodeCorner(corners_at_, end_, &first_corner_);
     if (docs_at_ == nullptr) {
       Fail("malformed block impacts", 0);
-      return status_;
+      return false;
     }
     weights_at_ = nullptr;  // known after decoding the single doc block
   }
@@ -176,8 +196,7 @@ Status PostingCursor::Init(const uint8_t* data, size_t len, uint32_t df, const s
   weight_next_ = weights_at_;
   corner_block_ = 0;
   corner_next_ = corners_at_;
-  LoadBlock(0);
-  return status_;
+  return true;
 }
 
 void PostingCursor::InitSingleton(DocId doc, uint32_t weight) {

@@ -83,6 +83,16 @@ class PostingCursor {
   // outlive the cursor. `where` names the list in error messages.
   Status Init(const uint8_t* data, size_t len, uint32_t df, const std::string* file,
               uint64_t file_offset);
+  // Init for a cursor whose first move is a Seek to `target` or beyond,
+  // or (target kEndDoc) a SeekBlock: when target lies past the list's
+  // first block, only the 32-docid part holding it is decoded (kEndDoc:
+  // nothing), where Init decodes the first block whole; else it is
+  // positioned as by Init. Every Seek(t >= target), and any SeekBlock,
+  // then answers as after Init. A single term ranked best first
+  // (shards/best_first_term.cc) opens its lists at kEndDoc: the first
+  // block it scores is seldom block 0.
+  Status InitAt(const uint8_t* data, size_t len, uint32_t df, const std::string* file,
+                uint64_t file_offset, DocId target);
   // A list of one posting (stored inline in the term dictionary).
   void InitSingleton(DocId doc, uint32_t weight);
   // A short list stored inline in the dictionary: `df` (2 to
@@ -189,6 +199,9 @@ class PostingCursor {
   bool ReadCorner(size_t b, Impact* out);
 
  private:
+  // Init's checks and pointers, no block decoded; false when it failed.
+  bool Setup(const uint8_t* data, size_t len, uint32_t df, const std::string* file,
+             uint64_t file_offset);
   DocId NextBlock();
   DocId SeekSlow(DocId target);
   // Decodes the part of block `b` holding `target` (or all of a partial

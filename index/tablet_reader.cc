@@ -208,4 +208,10 @@ Status TabletReader::OpenCursor(const PostingRef& ref, PostingCursor* cursor) co
   return cursor->Init(file_->data() + ref.offset, ref.len, ref.df, &path(), ref.offset);
 }
 
+Status TabletReader::OpenCursorAt(const PostingRef& ref, DocId target, PostingCursor* cursor) const {
+  if (!ref.in_file()) return OpenCursor(ref, cursor);  // kept in the dictionary: decoded whole anyway
+  DPS_RETURN_IF_ERROR(file_->Verify(ref.offset, ref.len));
+  return cursor->InitAt(file_->data() + ref.offset, ref.len, ref.df, &path(), ref.offset, target);
+}
+
 }  // namespace dps

@@ -61,6 +61,9 @@ class TabletReader {
   Status ParsePostingRef(size_t i, std::string_view value, PostingRef* ref) const;
   // Verifies the list's bytes and positions `cursor` on its first docid.
   Status OpenCursor(const PostingRef& ref, PostingCursor* cursor) const;
+  // OpenCursor for a cursor whose first move is a Seek to `target` or
+  // beyond, or a SeekBlock (target kEndDoc): PostingCursor::InitAt.
+  Status OpenCursorAt(const PostingRef& ref, DocId target, PostingCursor* cursor) const;
   // The positions of the list `ref` names (index/positions.h).
   // Unsupported when the file has none.
   Status OpenPositions(const PostingRef& ref, PostingPositions* out) const;

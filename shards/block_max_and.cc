@@ -107,9 +107,13 @@ Status RankBinBlockMax(const Tablet& tablet, const QueryPlan& plan, BinId bin, c
     return Status::OK();
   }
   BoundedTerm terms[pruned::kMaxTerms];
+  // A single term at the default k1 and b is ranked best first, its
+  // blocks reached by SeekBlock alone: none is decoded before one is picked.
+  const DocId at = n == 1 && rank.bm25.UsesBlockScores() ? kEndDoc : 0;
   for (size_t h = 0; h < n; ++h) {
     bool present;
-    DPS_RETURN_IF_ERROR(pruned::OpenBoundedTerm(tablet, plan, bin, one, rank, h, pruned::Cursor(h), &terms[h], &present));
+    DPS_RETURN_IF_ERROR(
+        pruned::OpenBoundedTerm(tablet, plan, bin, one, rank, h, pruned::Cursor(h), &terms[h], &present, at));
     if (!present) return Status::OK();  // a term absent from this bin: no match
   }
   const Bm25& bm25 = rank.bm25;

@@ -50,7 +50,7 @@ Status CheckDocInFile(const OneFileBin& one, BinId bin, DocId d) {
 
 Status OpenBoundedTerm(const Tablet& tablet, const QueryPlan& plan, BinId bin, const OneFileBin& one,
                        const RankContext& rank, size_t highlight, PostingCursor* cursor, BoundedTerm* t,
-                       bool* present) {
+                       bool* present, DocId at) {
   *t = BoundedTerm();
   *present = false;
   const auto span = plan.terms.entries[highlight].second.RefsOf(bin);
@@ -65,7 +65,7 @@ Status OpenBoundedTerm(const Tablet& tablet, const QueryPlan& plan, BinId bin, c
   t->cursor = cursor;
   t->highlight = highlight;
   t->idf = rank.idf[highlight];
-  DPS_RETURN_IF_ERROR(one.file->OpenCursor(ref, cursor));
+  DPS_RETURN_IF_ERROR(at == 0 ? one.file->OpenCursor(ref, cursor) : one.file->OpenCursorAt(ref, at, cursor));
   t->stored_impacts = cursor->has_impacts();
   t->score_avgdl = ScoreAvgdl(one.score_avgdl);
   t->max_score = ref.max_score;

@@ -74,10 +74,12 @@ PostingCursor* Cursor(size_t i);
 // when the term has no postings in the bin. No bound is read until a
 // block is located (LocateBlock) or ListBound is taken: then a list kept
 // inline gets its exact bound (from its few postings), a stored list its
-// block's or its own. `one` must outlive *t.
+// block's or its own. `one` must outlive *t. `at` > 0: the cursor's first
+// move is a Seek to `at` or beyond (TabletReader::OpenCursorAt); kEndDoc:
+// a SeekBlock (RankTermBestFirst's lists).
 Status OpenBoundedTerm(const Tablet& tablet, const QueryPlan& plan, BinId bin, const OneFileBin& one,
                        const RankContext& rank, size_t highlight, PostingCursor* cursor, BoundedTerm* t,
-                       bool* present);
+                       bool* present, DocId at = 0);
 
 // Block b's bound: from its block score when the query uses the default k1
 // and b, else from its corner (the score is monotone in tf and dl, so the

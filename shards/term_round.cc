@@ -64,8 +64,9 @@ Status TermRound::Rank(const IndexReader& index, const QueryPlan& plan, const Ra
   auto open = [&](pruned::TermInBin* b) {
     const size_t i = b->slot;
     bool present;
+    // Moved by SeekBlock alone: no block decoded before the ranking picks one.
     DPS_RETURN_IF_ERROR(pruned::OpenBoundedTerm(index.TabletOf(b->bin), plan, b->bin, ones[i], rank, 0,
-                                                pruned::Cursor(i), &terms[i], &present));
+                                                pruned::Cursor(i), &terms[i], &present, kEndDoc));
     if (!present) return Status::OK();
     tops[i].emplace(k, shared);
     b->term = &terms[i];

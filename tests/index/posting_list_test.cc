@@ -94,6 +94,81 @@ TEST(PostingCursor, SeekMatchesLowerBoundAndNeverMovesBack) {
   }
 }
 
+// InitAt (a conjunction's longer lists, opened at the rarest's first
+// docid) answers as Init then Seek(target): the same docid, then the same
+// docids and weights for every later Next and Seek, and the same list
+// shape, though it decodes only the part holding target.
+TEST(PostingCursor, InitAtAnswersAsInitThenSeek) {
+  for (uint64_t seed = 0; seed < 60; ++seed) {
+    std::mt19937_64 rng(seed);
+    List l = MakeList(rng, 2 + rng() % 3000, 1 + static_cast<uint32_t>(rng() % 500));
+    if (l.docs.size() < 2) continue;
+    const auto* data = reinterpret_cast<const uint8_t*>(l.bytes.data());
+    const auto df = static_cast<uint32_t>(l.docs.size());
+    PostingCursor whole;
+    ASSERT_TRUE(whole.Init(data, l.bytes.size(), df, nullptr, 0).ok());
+    const DocId span = l.docs.back() + 10;
+    for (int trial = 0; trial < 20; ++trial) {
+      SCOPED_TRACE("seed " + std::to_string(seed) + " trial " + std::to_string(trial));
+      const DocId target = static_cast<DocId>(rng() % span);
+      PostingCursor c;
+      ASSERT_TRUE(c.InitAt(data, l.bytes.size(), df, nullptr, 0, target).ok());
+      EXPECT_EQ(c.num_blocks(), whole.num_blocks());
+      EXPECT_EQ(c.last_doc(), l.docs.back());
+      size_t i = static_cast<size_t>(std::lower_bound(l.docs.begin(), l.docs.end(), target) - l.docs.begin());
+      DocId got = c.Seek(target);
+      for (int step = 0; step < 400; ++step) {
+        ASSERT_EQ(got, i < l.docs.size() ? l.docs[i] : kEndDoc) << "step " << step;
+        if (got == kEndDoc) break;
+        ASSERT_EQ(c.weight(), l.weights[i]);
+        if (rng() % 4 == 0) {
+          const DocId next = got + static_cast<DocId>(rng() % 700);
+          got = c.Seek(next);
+          i = static_cast<size_t>(std::lower_bound(l.docs.begin(), l.docs.end(), next) - l.docs.begin());
+        } else {
+          got = c.Next();
+          ++i;
+        }
+      }
+      EXPECT_TRUE(c.status().ok());
+    }
+  }
+}
+
+// InitAt(kEndDoc) decodes nothing of a list of several blocks: its first
+// move is a SeekBlock, in any order, and each block then reads whole with
+// its weights; a one-block list is decoded as by Init.
+TEST(PostingCursor, InitAtEndLeavesBlocksToSeekBlock) {
+  for (uint64_t seed = 0; seed < 30; ++seed) {
+    std::mt19937_64 rng(seed);
+    List l = MakeList(rng, 2 + rng() % 3000, 1 + static_cast<uint32_t>(rng() % 300));
+    if (l.docs.size() < 2) continue;
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    PostingCursor c;
+    ASSERT_TRUE(c.InitAt(reinterpret_cast<const uint8_t*>(l.bytes.data()), l.bytes.size(),
+                         static_cast<uint32_t>(l.docs.size()), nullptr, 0, kEndDoc)
+                    .ok());
+    const size_t blocks = c.num_blocks();
+    ASSERT_EQ(blocks, (l.docs.size() + 127) / 128);
+    if (blocks == 1) {
+      EXPECT_EQ(c.doc(), l.docs[0]);
+    }
+    for (int visit = 0; visit < 12; ++visit) {
+      const size_t b = rng() % blocks;
+      ASSERT_EQ(c.SeekBlock(b), l.docs[b * 128]) << "block " << b;
+      const size_t n = std::min<size_t>(128, l.docs.size() - b * 128);
+      ASSERT_EQ(c.run_size(), n);
+      const uint32_t* w = c.run_weights();
+      ASSERT_NE(w, nullptr);
+      for (size_t i = 0; i < n; ++i) {
+        ASSERT_EQ(c.run()[i], l.docs[b * 128 + i]);
+        ASSERT_EQ(w[i], l.weights[b * 128 + i]);
+      }
+    }
+    EXPECT_TRUE(c.status().ok());
+  }
+}
+
 // Lists of more than 16 blocks mark every 16th weight block's offset: a
 // seek far ahead reads the right weights from the mark, and a walk that
 // passes a wrong mark reports it instead of reading other weights.
