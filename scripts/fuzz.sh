@@ -21,7 +21,7 @@ shift || true
 dir=build-fuzz
 
 cmake -S . -B "$dir" -G Ninja -DCMAKE_CXX_COMPILER="${DPS_FUZZ_CXX:-clang++-16}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DDPS_SANITIZE=ON -DDPS_FUZZ=ON -DDPS_BUILD_BENCH=OFF >/dev/null
+  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" -DDPS_SANITIZE=ON -DDPS_FUZZ=ON -DDPS_BUILD_BENCH=OFF >/dev/null
 if [ $# -eq 0 ]; then
   cmake --build "$dir" -j"$(nproc)" --target fuzz
 else

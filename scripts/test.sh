@@ -29,8 +29,10 @@ timed "release tests" ctest --test-dir build --output-on-failure -j"$(nproc)"
 # crash, cluster, soak, corpora): they run build-asan's dpsearch, which is
 # sanitized. The corpora test takes ~10 s here and the crash test ~50 s with
 # all its kills (2 cores), so none is left out or cut down.
+# -g1 (line tables only) keeps file:line in every sanitizer report's stack
+# and compiles about 30% faster than -g, the largest stage's largest part.
 timed "sanitizer build (ASan + UBSan)" scripts/build.sh build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DDPS_SANITIZE=ON -DDPS_WERROR=$werror
+  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" -DDPS_SANITIZE=ON -DDPS_WERROR=$werror
 # A sanitizer report must fail the run wherever it happens. Test scripts
 # start dpsearch as a child (the variables are inherited) and do not look at
 # every child's stderr or exit code (the crash test's clean-up ingests, the

@@ -10,9 +10,15 @@
 # must leave no file the MANIFEST does not name. An ingest whose commit fits
 # but whose compaction does not succeeds (exit 0) with a warning, its
 # documents committed. Skips (77) where a tmpfs cannot be mounted.
-# Usage: disk_full_test.sh path/to/dpsearch
+# Usage: disk_full_test.sh path/to/dpsearch [GROWTH_PERCENT [FINE_STEPS]]
+# Each sweep grows the free space by GROWTH_PERCENT (default 125) until the
+# operation goes through, then tries FINE_STEPS (default 23) amounts between
+# the last two; the sanitized build, whose every process is 3-4x slower,
+# sweeps coarser (tests/CMakeLists.txt) and must still fill every phase.
 set -uo pipefail
 bin=$(realpath "$1")
+growth=${2:-125}
+fine_steps=${3:-23}
 work=$(mktemp -d)
 mnt="$work/mnt"
 mkdir -p "$mnt"
@@ -97,9 +103,10 @@ attempt() {
   echo "fail $(kind "$file")"
 }
 
-# sweep OP BEFORE AFTER KIND...: free space from 4 KB up, x1.25 a step,
-# until OP goes through, then 24 even steps up to there from the step
-# below (where the last phases fill: the merge, the commit, compaction);
+# sweep OP BEFORE AFTER KIND...: free space from 4 KB up, x1.25 a step
+# ($growth), until OP goes through, then 23 ($fine_steps) even steps
+# between the step below and there (where the last phases fill: the merge,
+# the commit, compaction);
 # prints the outcomes; the disk must have filled while writing each KIND.
 sweep() {
   local op=$1 before=$2 after=$3 free=4096 out
@@ -117,11 +124,11 @@ sweep() {
   while :; do
     outcome $free
     [ "$out" == done ] && break
-    free=$(( free * 125 / 100 ))
+    free=$(( free * growth / 100 ))
     [ $free -lt $((80 << 20)) ] || { flunk "$op never went through"; break; }
   done
-  local low=$(( free * 100 / 125 )) step
-  for step in $(seq 1 23); do outcome $(( low + (free - low) * step / 24 )); done
+  local low=$(( free * 100 / growth )) step
+  for step in $(seq 1 "$fine_steps"); do outcome $(( low + (free - low) * step / (fine_steps + 1) )); done
   last_sweep="$op: $failures failures (files: ${!kinds[*]}), $putoffs compactions put off, through with $free bytes free"
   echo "$last_sweep"
   for k in "${@:4}"; do
