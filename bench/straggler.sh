@@ -28,7 +28,8 @@
 # adaptive"), SIMULATE (default 1: each
 # configuration also simulated by `dpsearch simulate` from the no-fault
 # runs' samples, measured and simulated p50 and p99 side by side; SIM_CORES
-# passes --cores to those simulations),
+# passes --cores to those simulations, SIM_WARMTH --warmth, e.g. 1,1,2 as
+# fitted on this machine: docs/SIMULATOR.md "Warmth"),
 # OPEN_SECONDS (default 0: none; else open-loop runs of that many seconds,
 # no fault and adaptive + hedge p95 with the fault, at the closed loop's
 # own throughput and at 50% and 80% of the capacity measured with 8
@@ -314,6 +315,8 @@ for name, ds in runs.items():
                 cmd += ["--server-delay", "0:%s:100" % prob]
             if os.environ.get("SIM_CORES"):
                 cmd += ["--cores", os.environ["SIM_CORES"]]
+            if os.environ.get("SIM_WARMTH"):
+                cmd += ["--warmth", os.environ["SIM_WARMTH"]]
             sims.append(json.loads(subprocess.check_output(cmd))["rows"][0])
     row = []
     for p in ("p50", "p99"):

@@ -14,7 +14,7 @@ namespace dps::cli {
 
 void RegisterSimulate(CLI::App& app) {
   struct Args {
-    std::string samples, cluster, report;
+    std::string samples, cluster, report, warmth;
     std::vector<size_t> servers;
     size_t tablets_per_range = 2, replicas = 2, workers = 1, cores = 0, concurrency = 1, queries = 0;
     double rate = 0;
@@ -49,6 +49,11 @@ void RegisterSimulate(CLI::App& app) {
                   "--cluster: all servers share N cores, as on the machine that measured the samples (a request "
                   "running beside more than one per range is slowed in proportion)")
       ->check(WholeNumber(1, 100000))->default_str("unshared")->needs(cluster);
+  cmd->add_option("--warmth", a->warmth,
+                  "Work after idle runs slower: after D ms of idle the machine's hand-offs (messages, a tablet's "
+                  "time beyond its service) take up to 1 + SCALE * ln(1 + D / IDLE_MS) times as long, and busy "
+                  "time warms it back, on the scale of WARM_MS (docs/SIMULATOR.md, \"Warmth\")")
+      ->type_name("SCALE,IDLE_MS,WARM_MS")->default_str("off: always warm");
   auto* concurrency = cmd->add_option("--concurrency", a->concurrency, "Closed loop: clients")->check(WholeNumber(1, 100000));
   cmd->add_option("--rate", a->rate, "Open loop: Poisson arrivals at QPS")
       ->type_name("QPS")->check(FiniteNumber(0.001, 1e9))->excludes(concurrency);
@@ -65,6 +70,11 @@ void RegisterSimulate(CLI::App& app) {
     base.samples = std::move(samples).value();
     base.workers = a->workers;
     base.cores = a->cores;
+    if (!a->warmth.empty()) {
+      auto w = ParseSimWarmth(a->warmth);
+      if (!w.ok()) return (void)Fail(w.status());
+      base.warmth = *w;
+    }
     base.concurrency = a->concurrency;
     base.rate_qps = a->rate;
     base.queries = a->queries;
@@ -107,6 +117,7 @@ void RegisterSimulate(CLI::App& app) {
                                       : "the layout of " + a->cluster;
     description += "; " + std::to_string(a->workers) + " worker(s) a server; ";
     if (a->cores > 0) description += std::to_string(a->cores) + " shared core(s); ";
+    if (!a->warmth.empty()) description += "warmth " + a->warmth + "; ";
     description += a->rate > 0 ? "open loop at " + std::to_string(static_cast<long long>(a->rate)) + " qps"
                                : "closed loop, " + std::to_string(a->concurrency) + " client(s)";
     for (const auto& d : a->delays) description += "; delay " + d;

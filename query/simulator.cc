@@ -136,6 +136,20 @@ Result<ServerDelay> ParseServerDelay(const std::string& text) {
   return d;
 }
 
+Result<SimWarmth> ParseSimWarmth(const std::string& text) {
+  SimWarmth w;
+  const size_t a = text.find(','), b = a == std::string::npos ? a : text.find(',', a + 1);
+  double idle_ms = 0, warm_ms = 0;
+  if (b == std::string::npos || !ParseNumber(std::string_view(text).substr(0, a), &w.scale) ||
+      !ParseNumber(std::string_view(text).substr(a + 1, b - a - 1), &idle_ms) ||
+      !ParseNumber(std::string_view(text).substr(b + 1), &warm_ms)) {
+    return Status::InvalidArgument("--warmth '" + text + "': expected SCALE,IDLE_MS,WARM_MS, each a number > 0");
+  }
+  w.idle_us = idle_ms * 1e3;
+  w.warm_us = warm_ms * 1e3;
+  return w;
+}
+
 double SimResult::ExtraRequests() const {
   return requests_needed == 0 ? 0 : static_cast<double>(requests) / static_cast<double>(requests_needed) - 1;
 }
@@ -194,9 +208,14 @@ class Simulation {
       } else {
         e = events_.top();
         events_.pop();
-        work_now_ = c_.cores == 0 ? e.at : work_now_ + (e.at - now_) / dilation;
+        work_now_ = !WorkClock() ? e.at : work_now_ + (e.at - now_) / dilation;
       }
+      Warm(e.at);
       now_ = e.at;
+      if (Message(e.kind)) {
+        --in_transit_;
+        MaybeIdle();
+      }
       Handle(e);
     }
     result_.simulated_seconds = now_ / 1e6;
@@ -219,6 +238,10 @@ class Simulation {
   // Time order; at one instant, what arrived before the timers that fire
   // then (a Started due at the very moment its twin is), then as scheduled.
   static bool Timer(Kind k) { return k == kHedge || k == kTwinDue || k == kDeadline; }
+  // Sent between the coordinator and a server (half a query's overhead).
+  static bool Message(Kind k) {
+    return k == kRequestArrive || k == kCancelArrive || k == kStarted || k == kTabletAnswer || k == kRequestDone;
+  }
   struct Later {
     bool operator()(const Event& x, const Event& y) const {
       if (x.at != y.at) return x.at > y.at;
@@ -281,10 +304,20 @@ class Simulation {
   void Push(Time at, Kind kind, uint64_t id, uint32_t arg = 0, uint64_t arg2 = 0) {
     events_.push(Event{at, seq_++, kind, id, arg, arg2});
   }
+  // A message between the coordinator and a server: `oneway` as measured,
+  // stretched on a cold machine (SimWarmth: hand-offs between threads are
+  // what an idle spell slows).
+  void PushMessage(Time oneway, Kind kind, uint64_t id, uint32_t arg = 0) {
+    Wake();
+    ++in_transit_;
+    Push(now_ + oneway * (1 + cold_), kind, id, arg);
+  }
+  // Whether the servers' work runs on a clock of its own (Dilation).
+  bool WorkClock() const { return c_.cores > 0; }
   // A server's event at `at` on the work clock, which is the real clock
   // unless the cores are shared (Dilation).
   void PushAtWork(Time at, Kind kind, uint64_t id, uint32_t tablet) {
-    if (c_.cores == 0) return Push(at, kind, id, tablet);
+    if (!WorkClock()) return Push(at, kind, id, tablet);
     work_events_.push(Event{at, seq_++, kind, id, tablet});
   }
 
@@ -307,7 +340,24 @@ class Simulation {
     const double measured = std::max(1.0, static_cast<double>(c_.layout.ranges.size()) / cores);
     return std::max(1.0, static_cast<double>(running_requests_) / cores) / measured;
   }
+  // Warmth (SimWarmth): busy while a tablet runs or a message is under way.
+  bool Busy() const { return running_requests_ > 0 || in_transit_ > 0; }
+  // Time passes to `to`: busy time warms the machine.
+  void Warm(Time to) {
+    if (c_.warmth.scale > 0 && Busy() && cold_ > 0) cold_ = 1 / (1 / cold_ + (to - now_) / c_.warmth.warm_us);
+  }
+  // Called when work or a message ends: the idle spell starts now.
+  void MaybeIdle() {
+    if (!Busy()) idle_since_ = now_;
+  }
+  // Called before work or a message begins: an idle spell ends, which
+  // cooled the machine the more the longer it was.
+  void Wake() {
+    if (c_.warmth.scale <= 0 || Busy()) return;
+    cold_ = std::max(cold_, c_.warmth.scale * std::log1p((now_ - idle_since_) / c_.warmth.idle_us));
+  }
   void Enqueue(uint64_t id, Request& req, uint32_t tablet) {
+    Wake();
     if (req.running++ == 0) ++running_requests_;
     req.floors.push_back({tablet, work_now_ + DoneOf(req, tablet)});
     servers_[req.server].queue.push_back({id, tablet});
@@ -398,7 +448,7 @@ class Simulation {
     // Before Sent: the rank counts requests in flight.
     req.siblings = c_.policy.hedge_siblings <= 0 || selector_.AmongBest(replica_names_[r], c_.layout.names[req.server]);
     selector_.Sent(c_.layout.names[req.server]);
-    Push(now_ + q.oneway, kRequestArrive, id);
+    PushMessage(q.oneway, kRequestArrive, id);
     double hedge_us = -1;
     if (c_.policy.hedge_ms > 0) {
       hedge_us = c_.policy.hedge_ms * 1e3;
@@ -428,7 +478,7 @@ class Simulation {
       sample.service_us = static_cast<uint32_t>(std::clamp(req.last_end - req.first_start, 0.0, 4e9));
     }
     selector_.Ended(c_.layout.names[req.server], sample);
-    if (cancel) Push(now_ + req.oneway, kCancelArrive, id);
+    if (cancel) PushMessage(req.oneway, kCancelArrive, id);
   }
 
   // Active and its server still at work: a request whose server has
@@ -610,7 +660,7 @@ class Simulation {
   void MaybeStarted(uint64_t id, Request& req) {
     if (!req.tied || req.started_sent || req.cancelled || req.held > 0 || req.first_start < 0) return;
     req.started_sent = true;
-    Push(now_ + req.oneway, kStarted, id);
+    PushMessage(req.oneway, kStarted, id);
   }
 
   // The worker is free; the tablet is finished now or at its floor.
@@ -623,7 +673,9 @@ class Simulation {
     }
     const uint32_t server = req.server;
     if (floor > work_now_) {
-      PushAtWork(floor, kTabletFinished, id, tablet);
+      // The rest of the floor is the server's hand-offs: stretched on a
+      // cold machine, as messages are; the service itself is not.
+      PushAtWork(work_now_ + (floor - work_now_) * (1 + cold_), kTabletFinished, id, tablet);
     } else {
       TabletFinished(id, tablet);
     }
@@ -632,6 +684,7 @@ class Simulation {
 
   void StopsRunning(Request& req) {
     if (--req.running == 0) --running_requests_;
+    MaybeIdle();
   }
 
   void TabletFinished(uint64_t id, uint32_t tablet) {
@@ -639,12 +692,12 @@ class Simulation {
     if (Planned(req, tablet)) StopsRunning(req);
     req.last_end = now_;
     // A run the cancel reached is cut short and is not an answer.
-    if (!req.cancelled) Push(now_ + req.oneway, kTabletAnswer, id, tablet);
+    if (!req.cancelled) PushMessage(req.oneway, kTabletAnswer, id, tablet);
     TaskEnded(id, req);
   }
 
   void TaskEnded(uint64_t id, Request& req) {
-    if (--req.pending == 0) Push(now_ + req.oneway, kRequestDone, id);
+    if (--req.pending == 0) PushMessage(req.oneway, kRequestDone, id);
   }
 
   void CancelArrives(uint64_t id) {
@@ -660,6 +713,9 @@ class Simulation {
   std::vector<std::vector<std::string>> replica_names_;
   size_t measured_tablets_ = 1, total_ = 0, next_query_ = 0;
   size_t running_requests_ = 0;  // requests with a tablet running (Dilation)
+  size_t in_transit_ = 0;        // messages under way (Busy)
+  double cold_ = 0;              // the machine's coldness (SimWarmth)
+  Time idle_since_ = 0;          // when the machine last went idle
   uint64_t next_request_ = 1, seq_ = 0;
   Time now_ = 0;
   Time work_now_ = 0;  // the servers' work clock (PushAtWork)

@@ -74,6 +74,22 @@ struct ServerDelay {
 // "SERVER:PROB:MS" or "*:PROB:MS" (MS may be lognormal(MEDIAN,SIGMA)).
 Result<ServerDelay> ParseServerDelay(const std::string& text);
 
+// Machine warmth (docs/SIMULATOR.md "Warmth"): on some machines work right
+// after an idle spell runs slower, and the samples, taken back to back,
+// carry none of it. The whole machine has one coldness c >= 0 that
+// stretches every server's work by 1 + c: an idle spell of D µs raises it
+// to at least scale * ln(1 + D / idle_us), and busy time b lowers it as
+// 1 / c' = 1 / c + b / warm_us (a hyperbolic recovery, as measured).
+// The machine is busy while a tablet runs or a message is under way.
+// scale = 0: off (an always-warm machine, as the samples are).
+struct SimWarmth {
+  double scale = 0;
+  double idle_us = 0;
+  double warm_us = 0;
+};
+// "SCALE,IDLE_MS,WARM_MS", each > 0.
+Result<SimWarmth> ParseSimWarmth(const std::string& text);
+
 struct SimConfig {
   std::vector<QuerySample> samples;
   SimLayout layout;
@@ -83,6 +99,7 @@ struct SimConfig {
   // > 0: every server shares this many cores, as on the machine that
   // measured the samples (docs/SIMULATOR.md "Shared cores").
   size_t cores = 0;
+  SimWarmth warmth;
   size_t concurrency = 1;  // closed loop clients
   double rate_qps = 0;     // > 0: open loop, Poisson arrivals instead
   size_t queries = 0;      // 0: one pass over the samples

@@ -286,6 +286,81 @@ TEST(Simulator, ParsesPoliciesAndDelaysStrictly) {
   EXPECT_FALSE(Simulate(c).ok());  // servers 0-3
 }
 
+// One server of one tablet, policy first; every query's tablet serves for
+// `service_us` and is done `done_us` after it could start (the rest is the
+// server's hand-offs).
+SimConfig HandedOff(double service_us, double done_us, double overhead_us, size_t queries) {
+  SimConfig c;
+  c.samples = {QuerySample{"q", overhead_us, {service_us}, {done_us}}};
+  c.layout = RingLayout(1, 1, 1);
+  c.policy = *ParseSimPolicy("first");
+  c.queries = queries;
+  return c;
+}
+
+// Warmth (SimWarmth): a held tablet starts on a machine idle since its
+// request arrived (10 ms), so its hand-offs (done - service: 80 µs) run
+// 1 + c times slower, c = scale * ln(1 + idle / idle_ms) less what the
+// 20 µs of service warmed back (1 / c' = 1 / c + 20 µs / warm_ms). The
+// service itself is not stretched, and every query is alike: the hold
+// leaves the machine as cold each time.
+TEST(Simulator, WarmthStretchesHandOffsAfterAnIdleSpell) {
+  SimConfig c = HandedOff(20, 100, 0, 50);
+  c.delays.push_back(*ParseServerDelay("*:1:10"));
+  auto warm = Simulate(c);
+  c.warmth = *ParseSimWarmth("1,1,2");
+  auto cold = Simulate(c);
+  ASSERT_TRUE(warm.ok() && cold.ok());
+  const double after_service = 1 / (1 / std::log(11.0) + 20.0 / 2000);
+  for (double us : warm->latencies_us) EXPECT_NEAR(us, 10e3 + 100, 1e-6);
+  for (double us : cold->latencies_us) EXPECT_NEAR(us, 10e3 + 20 + 80 * (1 + after_service), 1e-6);
+}
+
+// Back to back the machine never idles (a message or a tablet is always
+// under way), so warmth changes nothing: the samples are of a warm machine.
+// After a held query the next ones are slower and recover one by one.
+TEST(Simulator, WarmthRecoversWhileBusy) {
+  SimConfig c = HandedOff(20, 100, 20, 200);
+  auto warm = Simulate(c);
+  c.warmth = *ParseSimWarmth("1,1,2");
+  auto same = Simulate(c);
+  ASSERT_TRUE(warm.ok() && same.ok());
+  ASSERT_EQ(warm->latencies_us.size(), same->latencies_us.size());
+  for (size_t i = 0; i < same->latencies_us.size(); ++i) {
+    EXPECT_NEAR(warm->latencies_us[i], 120, 1e-6);
+    EXPECT_NEAR(same->latencies_us[i], 120, 1e-6);
+  }
+
+  c.delays.push_back(*ParseServerDelay("*:0.02:50"));
+  c.queries = 20000;
+  auto held = Simulate(c);
+  ASSERT_TRUE(held.ok());
+  size_t checked = 0;
+  const auto& l = held->latencies_us;
+  for (size_t i = 1; i + 4 < l.size(); ++i) {
+    if (l[i - 1] < 50e3 || l[i] >= 50e3 || l[i + 1] >= 50e3 || l[i + 2] >= 50e3 || l[i + 3] >= 50e3) continue;
+    // Four queries in a row after a held one: each slower than warm, each
+    // faster than the one before.
+    EXPECT_GT(l[i + 3], 120 + 1e-6);
+    EXPECT_GT(l[i], l[i + 1]);
+    EXPECT_GT(l[i + 1], l[i + 2]);
+    EXPECT_GT(l[i + 2], l[i + 3]);
+    ++checked;
+  }
+  EXPECT_GT(checked, 100u);
+}
+
+TEST(Simulator, ParsesWarmthStrictly) {
+  auto w = ParseSimWarmth("0.5,1,2.5");
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  EXPECT_EQ(w->scale, 0.5);
+  EXPECT_EQ(w->idle_us, 1000);
+  EXPECT_EQ(w->warm_us, 2500);
+  for (const char* bad : {"", "1,1", "0,1,2", "1,0,2", "-1,1,2", "1,1,2,3", "a,1,2", "1,,2", "1,1,inf"}) {
+    EXPECT_FALSE(ParseSimWarmth(bad).ok()) << bad;
+  }
+}
+
 TEST(Simulator, SamplesRoundTripAndErrorsNameTheLine) {
   BenchRecord a;
   a.id = "q\t1";
