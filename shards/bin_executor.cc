@@ -24,7 +24,21 @@ uint64_t LimitBudget::Take(uint64_t n) {
   return take;
 }
 
+void ClearBinResult(BinResult* r) {
+  std::vector<DocId> docs = std::move(r->docs);
+  std::vector<double> scores = std::move(r->scores);
+  std::vector<StoredDoc> stored = std::move(r->stored);
+  docs.clear();
+  scores.clear();
+  stored.clear();
+  *r = BinResult();
+  r->docs = std::move(docs);
+  r->scores = std::move(scores);
+  r->stored = std::move(stored);
+}
+
 Status BinExecutor::Execute(const QueryPlan& plan, const BinTask& task, BinResult* r) const {
+  ClearBinResult(r);
   r->bin = task.bin;
   r->tablet = static_cast<uint32_t>(index_->manifest().TabletOf(task.bin.value));
   if (task.delay_us > 0) std::this_thread::sleep_for(std::chrono::microseconds(task.delay_us));
@@ -42,7 +56,10 @@ Status BinExecutor::Execute(const QueryPlan& plan, const BinTask& task, BinResul
     const Tablet& tablet = index_->tablet(r->tablet);
     BinMatches m;
     bool pruned = false;
-    std::vector<ScoredDoc> best;
+    // This thread's, bin after bin: the rankings keep a bin's K best in
+    // its room (shards/pruned_terms.h PrunedTopK), so no bin allocates.
+    thread_local std::vector<ScoredDoc> best;
+    best.clear();
     if (ranked && !task.exhaustive && task.round != nullptr) {
       DPS_RETURN_IF_ERROR(
           task.round->Take(*index_, plan, *task.rank, task.top_k, task.threshold, task.bin, &best, &pruned));
