@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 
 #include "common/status.h"
 #include "index/index_reader.h"
@@ -50,7 +51,7 @@ class Coordinator final : public Searcher {
   bool DeliverStored(BinResult* bin, Fetch fetch, const QueryPlan& plan,
                      ResultStream* stream, Status* status);
   // The number of results the offset skipped.
-  uint64_t DeliverRanked(std::vector<BinResult>* bins, const SearchOptions& options, const QueryPlan& plan,
+  uint64_t DeliverRanked(std::span<BinResult> bins, const SearchOptions& options, const QueryPlan& plan,
                          ResultStream* stream, Status* status);
 
   struct Impl;
