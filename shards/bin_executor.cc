@@ -25,16 +25,19 @@ uint64_t LimitBudget::Take(uint64_t n) {
 }
 
 void ClearBinResult(BinResult* r) {
-  std::vector<DocId> docs = std::move(r->docs);
-  std::vector<double> scores = std::move(r->scores);
-  std::vector<StoredDoc> stored = std::move(r->stored);
-  docs.clear();
-  scores.clear();
-  stored.clear();
-  *r = BinResult();
-  r->docs = std::move(docs);
-  r->scores = std::move(scores);
-  r->stored = std::move(stored);
+  // Field by field: moving the vectors out and back around `*r =
+  // BinResult()` cost 120 instructions a call, a bin's. The size check
+  // catches a field added to BinResult and not here.
+  static_assert(sizeof(BinResult) == 4 + 4 + 8 + 3 * sizeof(std::vector<int>) + 8 + 2 * sizeof(double),
+                "ClearBinResult resets every field of BinResult: add the new one");
+  r->bin = BinId();
+  r->tablet = 0;
+  r->count = 0;
+  r->docs.clear();
+  r->scores.clear();
+  r->stored.clear();
+  r->fast_path = r->cancelled = r->deadline_passed = r->truncated = false;
+  r->queue_wait_us = r->service_us = 0;
 }
 
 Status BinExecutor::Execute(const QueryPlan& plan, const BinTask& task, BinResult* r) const {
