@@ -4,8 +4,9 @@
 // the caller's thread as soon as it finishes (unordered across bins, docid
 // order within a bin). A limit cancels the remaining work.
 //
-// Thread-safety: one Coordinator runs one query at a time; the sink is
-// called only from the calling thread.
+// Thread-safety: one Coordinator runs one query at a time (it keeps a
+// ranked query's buffers for the next one); the sink is called only from
+// the calling thread.
 #pragma once
 
 #include <cstdint>
