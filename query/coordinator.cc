@@ -152,6 +152,11 @@ Status Coordinator::RunPlan(const QueryPlan& plan, const SearchOptions& options,
   if (options.limit != 0 && !order && !ranked) budget.emplace(options.limit);
   TabletDelays delays;
   delays.Draw(impl_->options.delays, impl_->index->manifest(), plan.bins);
+  // One thread, one bin, or a plan too cheap to be worth the hand-offs:
+  // evaluate the bins in turn on the calling thread, delivering each as it
+  // finishes. Otherwise one task per bin on the arena's workers.
+  const bool inline_run = impl_->options.threads <= 1 || plan.bins.size() <= 1 ||
+                          (plan.estimated_postings < impl_->options.parallel_threshold && delays.empty());
   BinTask task;
   task.count_only = options.count_only;
   task.limit = order && options.limit != 0 ? options.limit + options.offset : options.limit;
@@ -165,6 +170,7 @@ Status Coordinator::RunPlan(const QueryPlan& plan, const SearchOptions& options,
   task.rank = rank;
   task.threshold = ranked ? &threshold : nullptr;
   if (ranked) threshold.KeepBest(task.top_k);  // the query's K best over all bins
+  if (ranked && inline_run) threshold.OneThread();
   std::optional<TermRound> round;
   if (ranked && !options.exhaustive && TermRound::Applies(plan, *rank, task.top_k, plan.bins)) {
     round.emplace(plan.bins);
@@ -209,11 +215,6 @@ Status Coordinator::RunPlan(const QueryPlan& plan, const SearchOptions& options,
     }
     if (!more) cancel.store(true);
   };
-  // One thread, one bin, or a plan too cheap to be worth the hand-offs:
-  // evaluate the bins in turn on the calling thread, delivering each as it
-  // finishes. Otherwise one task per bin on the arena's workers.
-  const bool inline_run = impl_->options.threads <= 1 || plan.bins.size() <= 1 ||
-                          (plan.estimated_postings < impl_->options.parallel_threshold && delays.empty());
   if (inline_run) {
     Completed c;
     for (BinId bin : plan.bins) {

@@ -180,5 +180,26 @@ TEST(TopK, SharedThresholdRestartsAsNew) {
   EXPECT_LT(t.get(), -1e300);
 }
 
+// OneThread: offers from one thread, unlocked, move the threshold exactly
+// as locked ones do; Restart ends it.
+TEST(TopK, SharedThresholdOfOneThreadEqualsTheLockedOne) {
+  std::mt19937_64 rng(11);
+  SharedThreshold one;
+  for (int round = 0; round < 50; ++round) {
+    const size_t k = 1 + rng() % 12;
+    SharedThreshold locked;
+    locked.KeepBest(k);
+    one.Restart();
+    one.KeepBest(k);
+    one.OneThread();
+    for (int i = 0; i < 200; ++i) {
+      const double s = static_cast<double>(rng() % 300) / 8;
+      locked.Offer(s);
+      one.Offer(s);
+      ASSERT_EQ(one.get(), locked.get()) << "round " << round << " offer " << i;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace dps
