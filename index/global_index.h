@@ -117,6 +117,11 @@ struct TermTable {
   // are fetched together, see TermDictReader::Locate), `known` as in Add.
   Status AddAll(const GlobalIndexReader* global, std::span<const std::string> terms,
                 KnownTerms* known = nullptr);
+  // No entries, as a new table; the room of its vectors is kept.
+  void Clear() {
+    entries.clear();
+    slots_.clear();
+  }
 
  private:
   static constexpr size_t kNone = SIZE_MAX;

@@ -172,16 +172,41 @@ void PlanClauses(QueryPlan* plan) {
 
 }  // namespace
 
-Result<QueryPlan> PlanQuery(QueryNode root_node, const GlobalIndexReader* global, uint32_t bins,
+void QueryPlan::Clear() {
+  // The containers whose room is worth keeping go into a new plan (so a
+  // field added to QueryPlan is reset without a line here), emptied.
+  QueryPlan fresh;
+  fresh.bins.swap(bins);
+  fresh.terms.entries.swap(terms.entries);
+  fresh.and_entries.swap(and_entries);
+  fresh.highlight.swap(highlight);
+  fresh.scored_terms.swap(scored_terms);
+  fresh.bins.clear();
+  fresh.terms.Clear();
+  fresh.and_entries.clear();
+  fresh.highlight.clear();
+  fresh.scored_terms.clear();
+  *this = std::move(fresh);
+}
+
+Result<QueryPlan> PlanQuery(QueryNode root, const GlobalIndexReader* global, uint32_t bins,
                             uint64_t max_expansions) {
   QueryPlan plan;
+  DPS_RETURN_IF_ERROR(PlanQueryInto(std::move(root), global, bins, max_expansions, &plan));
+  return plan;
+}
+
+Status PlanQueryInto(QueryNode root_node, const GlobalIndexReader* global, uint32_t bins, uint64_t max_expansions,
+                     QueryPlan* out) {
+  out->Clear();
+  QueryPlan& plan = *out;
   plan.root = std::move(root_node);
   std::optional<KnownTerms> expansions;  // the prefixes' terms, read by the dictionary walk
   if (HasPrefix(plan.root)) {
     plan.written = PositiveSnippetTerms(plan.root);
     if (global == nullptr) {  // no commit yet: nothing to expand into
       plan.empty = true;
-      return plan;
+      return Status::OK();
     }
     DPS_RETURN_IF_ERROR(ExpandPrefixes(&plan.root, *global, max_expansions, &expansions.emplace()));
   }
@@ -192,7 +217,7 @@ Result<QueryPlan> PlanQuery(QueryNode root_node, const GlobalIndexReader* global
   PlanClauses(&plan);
   if (global == nullptr) {
     plan.empty = true;
-    return plan;
+    return Status::OK();
   }
   if (!global->positions() && HasPhrase(root)) {
     return Status::InvalidArgument("phrases need word positions, and this index has none (it was built with "
@@ -201,13 +226,13 @@ Result<QueryPlan> PlanQuery(QueryNode root_node, const GlobalIndexReader* global
   plan.terms.entries.reserve(plan.highlight.size() + 2);
   if (IsPureConjunction(root)) {
     DPS_RETURN_IF_ERROR(PlanConjunction(global, bins, known, &plan));
-    return plan;
+    return Status::OK();
   }
   if (IsPhraseConjunction(root)) {
     DPS_RETURN_IF_ERROR(PlanConjunction(global, bins, known, &plan));
     plan.pure_and = false;  // the phrases must still be checked
     plan.phrase_and = true;
-    return plan;
+    return Status::OK();
   }
   BinSets sets(global, &plan.terms, known);
   DPS_RETURN_IF_ERROR(plan.terms.AddAll(global, plan.highlight, known));
@@ -215,7 +240,7 @@ Result<QueryPlan> PlanQuery(QueryNode root_node, const GlobalIndexReader* global
   DropBinsOutOfRange(bins, &plan);
   // Anything but a pure conjunction may decode every positive term's list.
   for (size_t h = 0; h < plan.highlight.size(); ++h) plan.estimated_postings += plan.terms.entries[h].second.df;
-  return plan;
+  return Status::OK();
 }
 
 }  // namespace dps

@@ -141,7 +141,7 @@ void QueryFanOut::CancelAll() {
 void QueryFanOut::Finish() {
   CancelAll();
   if (ranked_ && !stopped_ && query_error_.ok()) {
-    RankedRuns runs(&ranked_bins_, options_.top_k, options_.offset);
+    RankedRuns runs(ranked_bins_, options_.top_k, options_.offset);
     stats_->skipped = runs.skipped();
     BinResult run;
     while (runs.Next(&run) && stream_->Deliver(&run)) {

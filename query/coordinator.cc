@@ -35,13 +35,21 @@ struct Coordinator::Impl {
   // default limit counts the caller as a worker; raise it by one.
   std::unique_ptr<tbb::global_control> limit;
   tbb::task_arena arena;
+  // Kept from query to query (one query at a time), each with its room:
+  // the plan, and a ranked query's context, shared threshold, bins'
+  // results and runs, were 20 of a median ranked query's 35 allocations.
+  QueryPlan plan;
+  std::optional<RankContext> rank;
+  SharedThreshold threshold;
+  std::vector<BinResult> ranked_bins;  // the first ranked_count of them are this query's
+  BinResult run;
 };
 
 const AnalyzerSpec& Coordinator::analyzer_spec() const { return impl_->index->manifest().analyzer; }
 const FieldSet& Coordinator::fields() const { return impl_->index->manifest().fields; }
 
 Coordinator::Coordinator(const IndexReader* index, CoordinatorOptions options)
-    : impl_(new Impl{index, options, BinExecutor(index), {}, {}}) {
+    : impl_(new Impl{index, options, BinExecutor(index), {}, {}, {}, {}, {}, {}, {}}) {
   unsigned& threads = impl_->options.threads;
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
   if (threads > 1) {
@@ -56,7 +64,8 @@ Coordinator::~Coordinator() = default;
 Status Coordinator::Run(QueryNode query, const SearchOptions& options, const ResultSink& sink,
                         SearchStats* stats) {
   const IndexReader& index = *impl_->index;
-  DPS_ASSIGN_OR_RETURN(QueryPlan plan, PlanQuery(std::move(query), index.global(), index.bins(), options.max_expansions));
+  QueryPlan& plan = impl_->plan;  // the last query's, replaced
+  DPS_RETURN_IF_ERROR(PlanQueryInto(std::move(query), index.global(), index.bins(), options.max_expansions, &plan));
   return RunPlan(plan, options, sink, stats);
 }
 
@@ -96,10 +105,10 @@ bool Coordinator::DeliverStored(BinResult* bin, Fetch fetch, const QueryPlan& pl
 // The K best of every bin's K best (after the offset), delivered best
 // first: consecutive results of one bin go out as one chunk, so the sink
 // sees bins in rank order, not in bin order.
-uint64_t Coordinator::DeliverRanked(std::vector<BinResult>* bins, const SearchOptions& options,
+uint64_t Coordinator::DeliverRanked(std::span<BinResult> bins, const SearchOptions& options,
                                     const QueryPlan& plan, ResultStream* stream, Status* status) {
   RankedRuns runs(bins, options.top_k, options.offset);
-  BinResult run;
+  BinResult& run = impl_->run;
   while (runs.Next(&run)) {
     const bool more = options.fetch == Fetch::kNone ? stream->Deliver(&run)
                                                      : DeliverStored(&run, options.fetch, plan, stream, status);
@@ -124,17 +133,32 @@ Status Coordinator::RunPlan(const QueryPlan& plan, const SearchOptions& options,
   // Paging needs each bin's first offset + limit matches (a shared budget
   // could hand them to a later bin); unordered queries share one budget.
   const bool ranked = options.top_k > 0 && !options.count_only;
-  std::optional<RankContext> rank;
-  if (ranked) rank.emplace(plan, impl_->index->collection_stats(), options.bm25);
-  SharedThreshold threshold;
-  std::vector<BinResult> ranked_bins;  // ranked: every bin's best, merged once all answered
-  if (ranked) ranked_bins.reserve(plan.bins.size());
+  RankContext* rank = nullptr;
+  if (ranked) {
+    if (impl_->rank) {
+      impl_->rank->Reset(plan, impl_->index->collection_stats(), options.bm25);
+    } else {
+      impl_->rank.emplace(plan, impl_->index->collection_stats(), options.bm25);
+    }
+    rank = &*impl_->rank;
+  }
+  SharedThreshold& threshold = impl_->threshold;
+  if (ranked) threshold.Restart();
+  // Ranked: every bin's best, merged once all answered; each result is
+  // swapped in, so the slot's vectors go back to the executor for a bin.
+  std::vector<BinResult>& ranked_bins = impl_->ranked_bins;
+  size_t ranked_count = 0;
   std::optional<BinOrder> order;
   if (options.ordered && !options.count_only && !ranked) order.emplace(plan.bins, options.offset);
   std::optional<LimitBudget> budget;
   if (options.limit != 0 && !order && !ranked) budget.emplace(options.limit);
   TabletDelays delays;
   delays.Draw(impl_->options.delays, impl_->index->manifest(), plan.bins);
+  // One thread, one bin, or a plan too cheap to be worth the hand-offs:
+  // evaluate the bins in turn on the calling thread, delivering each as it
+  // finishes. Otherwise one task per bin on the arena's workers.
+  const bool inline_run = impl_->options.threads <= 1 || plan.bins.size() <= 1 ||
+                          (plan.estimated_postings < impl_->options.parallel_threshold && delays.empty());
   BinTask task;
   task.count_only = options.count_only;
   task.limit = order && options.limit != 0 ? options.limit + options.offset : options.limit;
@@ -145,9 +169,10 @@ Status Coordinator::RunPlan(const QueryPlan& plan, const SearchOptions& options,
   task.top_k = ranked ? std::min<uint64_t>(options.top_k + options.offset,
                                            std::max<uint64_t>(1, impl_->index->collection_stats().documents))
                       : 0;
-  task.rank = rank ? &*rank : nullptr;
+  task.rank = rank;
   task.threshold = ranked ? &threshold : nullptr;
   if (ranked) threshold.KeepBest(task.top_k);  // the query's K best over all bins
+  if (ranked && inline_run) threshold.OneThread();
   std::optional<TermRound> round;
   if (ranked && !options.exhaustive && TermRound::Applies(plan, *rank, task.top_k, plan.bins)) {
     round.emplace(plan.bins);
@@ -179,7 +204,8 @@ Status Coordinator::RunPlan(const QueryPlan& plan, const SearchOptions& options,
     };
     bool more = true;
     if (ranked) {
-      ranked_bins.push_back(std::move(c.result));
+      if (ranked_count == ranked_bins.size()) ranked_bins.emplace_back();
+      std::swap(ranked_bins[ranked_count++], c.result);
       return;
     }
     if (order) {
@@ -191,15 +217,12 @@ Status Coordinator::RunPlan(const QueryPlan& plan, const SearchOptions& options,
     }
     if (!more) cancel.store(true);
   };
-  // One thread, one bin, or a plan too cheap to be worth the hand-offs:
-  // evaluate the bins in turn on the calling thread, delivering each as it
-  // finishes. Otherwise one task per bin on the arena's workers.
-  const bool inline_run = impl_->options.threads <= 1 || plan.bins.size() <= 1 ||
-                          (plan.estimated_postings < impl_->options.parallel_threshold && delays.empty());
   if (inline_run) {
     Completed c;
     for (BinId bin : plan.bins) {
-      c.result = BinResult();
+      // Ranked: evaluated in the room of the slot deliver swaps it into
+      // (Execute replaces every field and keeps the vectors' room).
+      if (ranked && ranked_count < ranked_bins.size()) std::swap(c.result, ranked_bins[ranked_count]);
       evaluate(bin, &c);
       deliver(c);
     }
@@ -224,7 +247,7 @@ Status Coordinator::RunPlan(const QueryPlan& plan, const SearchOptions& options,
     impl_->arena.execute([&] { group.wait(); });
   }
   if (order) stats->skipped = order->skipped();
-  if (ranked && status.ok()) stats->skipped = DeliverRanked(&ranked_bins, options, plan, &stream, &status);
+  if (ranked && status.ok()) stats->skipped = DeliverRanked({ranked_bins.data(), ranked_count}, options, plan, &stream, &status);
   stream.Finish(plan.bins.size());
   return status;
 }

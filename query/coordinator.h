@@ -4,12 +4,14 @@
 // the caller's thread as soon as it finishes (unordered across bins, docid
 // order within a bin). A limit cancels the remaining work.
 //
-// Thread-safety: one Coordinator runs one query at a time; the sink is
-// called only from the calling thread.
+// Thread-safety: one Coordinator runs one query at a time (it keeps a
+// ranked query's buffers for the next one); the sink is called only from
+// the calling thread.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <span>
 
 #include "common/status.h"
 #include "index/index_reader.h"
@@ -50,7 +52,7 @@ class Coordinator final : public Searcher {
   bool DeliverStored(BinResult* bin, Fetch fetch, const QueryPlan& plan,
                      ResultStream* stream, Status* status);
   // The number of results the offset skipped.
-  uint64_t DeliverRanked(std::vector<BinResult>* bins, const SearchOptions& options, const QueryPlan& plan,
+  uint64_t DeliverRanked(std::span<BinResult> bins, const SearchOptions& options, const QueryPlan& plan,
                          ResultStream* stream, Status* status);
 
   struct Impl;

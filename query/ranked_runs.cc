@@ -15,11 +15,11 @@ struct BestInFront {
 ScoredDoc DocAt(const BinResult& b, size_t j) { return {b.scores[j], b.bin.value, b.docs[j]}; }
 }  // namespace
 
-RankedRuns::RankedRuns(std::vector<BinResult>* bins, size_t top_k, size_t offset) : bins_(bins) {
+RankedRuns::RankedRuns(std::span<BinResult> bins, size_t top_k, size_t offset) : bins_(bins) {
   size_t candidates = 0;
-  heads_.reserve(bins->size());
-  for (size_t i = 0; i < bins->size(); ++i) {
-    const BinResult& b = (*bins)[i];
+  heads_.reserve(bins.size());
+  for (size_t i = 0; i < bins.size(); ++i) {
+    const BinResult& b = bins[i];
     if (b.docs.empty()) continue;
     candidates += b.docs.size();
     heads_.push_back({DocAt(b, 0), i, 0});
@@ -32,7 +32,7 @@ RankedRuns::RankedRuns(std::vector<BinResult>* bins, size_t top_k, size_t offset
 
 void RankedRuns::Pop() {
   Head next = heads_.front();
-  const BinResult& b = (*bins_)[next.bin];
+  const BinResult& b = bins_[next.bin];
   if (++next.at < b.docs.size()) {
     next.doc = DocAt(b, next.at);
   } else {  // the bin is done: the last head takes its place
@@ -45,31 +45,27 @@ void RankedRuns::Pop() {
 
 bool RankedRuns::Next(BinResult* run) {
   if (left_ == 0) return false;
-  std::vector<DocId> docs = std::move(run->docs);
-  std::vector<double> scores = std::move(run->scores);
-  std::vector<StoredDoc> stored = std::move(run->stored);
-  docs.clear();
-  scores.clear();
-  stored.clear();
+  ClearBinResult(run);  // its vectors keep their room
   const size_t source = heads_.front().bin;
-  BinResult& from = (*bins_)[source];
+  const BinResult& from = bins_[source];
+  // At most left_ results: room once, not grown 1, 2, 4, 8, 16 (ten
+  // allocations for a top 10 of one bin).
+  run->docs.reserve(left_);
+  run->scores.reserve(left_);
+  if (!from.stored.empty()) run->stored.reserve(left_);
   // While this bin holds the best result left: left_ <= the results the
   // heads hold, so a head is there.
   do {
     const size_t j = heads_.front().at;
-    docs.push_back(from.docs[j]);
-    scores.push_back(from.scores[j]);
-    if (!from.stored.empty()) stored.push_back(std::move(from.stored[j]));
+    run->docs.push_back(from.docs[j]);
+    run->scores.push_back(from.scores[j]);
+    if (!from.stored.empty()) run->stored.push_back(std::move(bins_[source].stored[j]));
     Pop();
   } while (--left_ > 0 && heads_.front().bin == source);
-  *run = BinResult();
   run->bin = from.bin;
   run->tablet = from.tablet;
   run->fast_path = from.fast_path;
-  run->count = docs.size();
-  run->docs = std::move(docs);
-  run->scores = std::move(scores);
-  run->stored = std::move(stored);
+  run->count = run->docs.size();
   return true;
 }
 

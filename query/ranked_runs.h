@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "shards/bin_executor.h"
@@ -22,10 +23,10 @@ namespace dps {
 class RankedRuns {
  public:
   // `bins`: one BinResult per bin (no bin twice), docs best first with
-  // their scores, and stored records parallel to docs or none; it must
+  // their scores, and stored records parallel to docs or none; they must
   // outlive this. Next moves the stored records of the kept docs into the
   // runs.
-  RankedRuns(std::vector<BinResult>* bins, size_t top_k, size_t offset);
+  RankedRuns(std::span<BinResult> bins, size_t top_k, size_t offset);
 
   // Of the offset: min(offset, what the bins had).
   uint64_t skipped() const { return skipped_; }
@@ -43,7 +44,7 @@ class RankedRuns {
   // Passes the best head's result (to a run or the skip).
   void Pop();
 
-  std::vector<BinResult>* bins_;
+  std::span<BinResult> bins_;
   std::vector<Head> heads_;  // the bins with results left: a heap, the best result in front
   uint64_t skipped_ = 0;
   size_t left_ = 0;          // results the runs still hand out

@@ -98,13 +98,18 @@ struct BinResult {
   double service_us = 0;
 };
 
+// Empties *r as a new BinResult would be, its vectors keeping their room:
+// a searcher reuses its results query after query.
+void ClearBinResult(BinResult* r);
+
 class BinExecutor {
  public:
   explicit BinExecutor(const IndexReader* index) : index_(index) {}  // index outlives this
 
   // REQUIRES: task.bin is a bin of `plan`, and `plan` was made for this index.
-  // On error *result names the bin and tablet; its other fields are not an
-  // answer.
+  // Every field of *result is replaced (ClearBinResult: its vectors keep
+  // their room). On error *result names the bin and tablet; its other
+  // fields are not an answer.
   Status Execute(const QueryPlan& plan, const BinTask& task, BinResult* result) const;
 
   // The stored records of `docs` of one bin into *out (parallel to docs).

@@ -106,7 +106,7 @@ Status RankBinBlockMax(const Tablet& tablet, const QueryPlan& plan, BinId bin, c
     if (stats != nullptr) ++stats->skipped_ranges;
     return Status::OK();
   }
-  BoundedTerm terms[pruned::kMaxTerms];
+  pruned::TermSlots terms;
   // A single term at the default k1 and b is ranked best first, its
   // blocks reached by SeekBlock alone: none is decoded before one is picked.
   const DocId at = n == 1 && rank.bm25.UsesBlockScores() ? kEndDoc : 0;
@@ -117,7 +117,7 @@ Status RankBinBlockMax(const Tablet& tablet, const QueryPlan& plan, BinId bin, c
     if (!present) return Status::OK();  // a term absent from this bin: no match
   }
   const Bm25& bm25 = rank.bm25;
-  pruned::PrunedTopK top(k, shared);
+  pruned::PrunedTopK top(k, shared, out);  // in *out's room
   // A single term at the default k1 and b (its block scores are read at
   // random, so its best blocks go first), or kept inline (one short run).
   if (n == 1 && (!terms[0].stored_impacts || bm25.UsesBlockScores())) {
@@ -204,7 +204,7 @@ Status RankBinBlockMax(const Tablet& tablet, const QueryPlan& plan, BinId bin, c
         if (exhausted || bound < threshold) break;
         end = range_end;
       }
-      DPS_RETURN_IF_ERROR(ScoreWindow(terms, n, lead, one, bin, bm25, d, end, &top));
+      DPS_RETURN_IF_ERROR(ScoreWindow(terms.data(), n, lead, one, bin, bm25, d, end, &top));
       if (exhausted) break;  // a list ends within the window: nothing after it matches
       d = terms[lead].cursor->Seek(end + 1);
       continue;

@@ -43,7 +43,7 @@ Status RankBinMaxScore(const Tablet& tablet, const QueryPlan& plan, BinId bin, c
   const Bm25& bm25 = rank.bm25;
   // The terms present in the bin, by ascending list bound; prefix[i]: the
   // bounds of the first i + 1 added.
-  BoundedTerm terms[pruned::kMaxTerms];
+  pruned::TermSlots terms;
   double list_bound[pruned::kMaxTerms];
   size_t m = 0;
   for (size_t h = 0; h < n; ++h) {
@@ -66,7 +66,7 @@ Status RankBinMaxScore(const Tablet& tablet, const QueryPlan& plan, BinId bin, c
     return Status::OK();
   };
 
-  pruned::PrunedTopK top(k, shared);
+  pruned::PrunedTopK top(k, shared, out);  // in *out's room
   // Terms order[0 .. essential) cannot make a document enter on their own:
   // only the others' documents are candidates, and those terms are only
   // probed for a candidate that can still enter.

@@ -51,7 +51,7 @@ Status CheckDocInFile(const OneFileBin& one, BinId bin, DocId d) {
 Status OpenBoundedTerm(const Tablet& tablet, const QueryPlan& plan, BinId bin, const OneFileBin& one,
                        const RankContext& rank, size_t highlight, PostingCursor* cursor, BoundedTerm* t,
                        bool* present, DocId at) {
-  *t = BoundedTerm();
+  std::construct_at(t);
   *present = false;
   const auto span = plan.terms.entries[highlight].second.RefsOf(bin);
   if (span.empty()) return Status::OK();

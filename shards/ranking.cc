@@ -23,6 +23,16 @@ uint32_t ColumnOfKey(const CollectionStats& stats, std::string_view key) {
 
 RankContext::RankContext(const QueryPlan& plan, const CollectionStats& stats, Bm25Params params)
     : bm25(params, stats) {
+  Reset(plan, stats, params);
+}
+
+void RankContext::Reset(const QueryPlan& plan, const CollectionStats& stats, Bm25Params params) {
+  bm25 = Bm25(params, stats);
+  idf.clear();
+  phrase_idf.clear();
+  term_column.clear();
+  phrase_column.clear();
+  column_bm25.clear();
   for (size_t c = 0; c < stats.fields.columns(); ++c) column_bm25.emplace_back(params, stats.Column(c));
   idf.reserve(plan.highlight.size());
   term_column.reserve(plan.highlight.size());

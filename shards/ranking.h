@@ -21,6 +21,9 @@ namespace dps {
 // (its column: docs/design/ranking.md "Fields").
 struct RankContext {
   explicit RankContext(const QueryPlan& plan, const CollectionStats& stats, Bm25Params params);
+  // The context of another query, as the constructor makes it; the vectors
+  // keep their room (a searcher reuses one context query after query).
+  void Reset(const QueryPlan& plan, const CollectionStats& stats, Bm25Params params);
   // The formula of `column` below (the default field's when the query's
   // terms lie in several columns): what the pruned rankings use.
   Bm25 bm25;

@@ -94,6 +94,47 @@ TEST(Planner, VisitsExactlyTheBinsThatCanMatch) {
   EXPECT_GT(partial, 30u) << "too few queries restrict the bins to test anything";
 }
 
+// A searcher plans every query into its last one's plan (PlanQueryInto):
+// nothing of that plan is left, field by field the plan is PlanQuery's.
+TEST(Planner, APlanReusedForAnotherQueryEqualsANewOne) {
+  std::mt19937_64 rng(13);
+  SmallIndex small(rng);
+  QueryPlan reused;
+  for (int k = 0; k < 300; ++k) {
+    // Any shape, prefixes too; every third a conjunction of terms (the
+    // fast path's plan: and_entries, estimated from the rarest).
+    QueryNode q = testing::RandomQuery(rng, 80, 0, 20);
+    if (k % 3 == 0) {
+      q = QueryNode::And({QueryNode::Term(testing::VocabTerm(rng() % 80)), QueryNode::Term(testing::VocabTerm(rng() % 80))});
+    }
+    SCOPED_TRACE(q.ToString());
+    auto fresh = PlanQuery(q, small.index->global(), SmallIndex::kBins);
+    ASSERT_TRUE(fresh.ok()) << fresh.status().ToString();
+    ASSERT_TRUE(PlanQueryInto(q, small.index->global(), SmallIndex::kBins, kDefaultMaxExpansions, &reused).ok());
+    EXPECT_EQ(reused.root.ToString(), fresh->root.ToString());
+    EXPECT_EQ(reused.bins, fresh->bins);
+    EXPECT_EQ(reused.empty, fresh->empty);
+    EXPECT_EQ(reused.pure_and, fresh->pure_and);
+    EXPECT_EQ(reused.phrase_and, fresh->phrase_and);
+    EXPECT_EQ(reused.and_entries, fresh->and_entries);
+    EXPECT_EQ(reused.highlight, fresh->highlight);
+    EXPECT_EQ(reused.scored_terms, fresh->scored_terms);
+    EXPECT_EQ(reused.phrases, fresh->phrases);
+    EXPECT_EQ(reused.phrase_slops, fresh->phrase_slops);
+    EXPECT_EQ(reused.snippet_words(), fresh->snippet_words());
+    EXPECT_EQ(reused.snippet_prefixes(), fresh->snippet_prefixes());
+    EXPECT_EQ(reused.estimated_postings, fresh->estimated_postings);
+    ASSERT_EQ(reused.terms.entries.size(), fresh->terms.entries.size());
+    for (size_t e = 0; e < fresh->terms.entries.size(); ++e) {
+      const auto& [term, info] = fresh->terms.entries[e];
+      EXPECT_EQ(reused.terms.entries[e].first, term);
+      EXPECT_EQ(reused.terms.entries[e].second.df, info.df);
+      EXPECT_EQ(reused.terms.entries[e].second.refs.size(), info.refs.size());
+      EXPECT_EQ(reused.terms.Find(term), &reused.terms.entries[e].second) << term;
+    }
+  }
+}
+
 // A conjunction of terms (repeated and absent ones included) lists each
 // distinct term once, rarest first, visits exactly the bins every term
 // holds, and estimates its cost from the documents' frequencies.

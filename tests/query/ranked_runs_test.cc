@@ -54,7 +54,7 @@ TEST(RankedRuns, RunsAreTheKBestAfterTheOffsetInMaximalRunsOfOneBin) {
     const std::vector<ScoredDoc> want(all.begin() + static_cast<ptrdiff_t>(skipped),
                                       all.begin() + static_cast<ptrdiff_t>(std::min(all.size(), offset + top_k)));
 
-    RankedRuns runs(&bins, top_k, offset);
+    RankedRuns runs(bins, top_k, offset);
     EXPECT_EQ(runs.skipped(), skipped) << "round " << round;
     BinResult run;  // one BinResult for every run, as the searchers do
     run.cancelled = run.truncated = run.deadline_passed = true;
@@ -94,7 +94,7 @@ TEST(RankedRuns, PageFarBeyondTheAnswerIsEmpty) {
   bins[0].bin = BinId{3};
   bins[0].docs = {7, 2};
   bins[0].scores = {2.0, 1.0};
-  RankedRuns runs(&bins, 10, size_t{1} << 40);
+  RankedRuns runs(bins, 10, size_t{1} << 40);
   EXPECT_EQ(runs.skipped(), 2u);
   BinResult run;
   EXPECT_FALSE(runs.Next(&run));

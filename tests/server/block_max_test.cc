@@ -141,6 +141,11 @@ TEST_P(BlockMax, PrunedRankingEqualsExhaustive) {
       ASSERT_TRUE(RankBin(tablet, *plan, bin, rank, m.docs, k, &exhaustive).ok());
       matched += m.docs.size();
       ASSERT_TRUE(SameRanking(pruned, exhaustive));
+      // Into a vector holding another answer (the executor hands each bin
+      // the last one's, whose room the K best reuse): replaced whole.
+      std::vector<ScoredDoc> reused(k + 3, ScoredDoc{1e300, 99, 7});
+      ASSERT_TRUE(ranker(tablet, *plan, bin, rank, k, nullptr, &reused, &handled, nullptr).ok());
+      ASSERT_TRUE(SameRanking(reused, exhaustive));
       // Term at a time (queries of many terms: a prefix's expansions) adds
       // each document's scores in the same order: the same bits.
       std::vector<ScoredDoc> by_term;
@@ -340,6 +345,47 @@ TEST(TermRound, AcrossBinsEqualsExhaustive) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, BlockMax, ::testing::Combine(::testing::Range<uint64_t>(1, 7), ::testing::Bool()));
+
+}  // namespace
+}  // namespace dps
+
+namespace dps {
+namespace {
+
+// A context reset for another query equals the one made for it: nothing
+// of the last query's terms (more of them here) is left.
+TEST(RankContext, ResetForAnotherQueryEqualsANewContext) {
+  cluster_testing::Fixture f(53);
+  const std::vector<QueryNode> queries = {
+      QueryNode::And({QueryNode::Term(testing::VocabTerm(1)), QueryNode::Term(testing::VocabTerm(2)),
+                      QueryNode::Term(testing::VocabTerm(5))}),
+      QueryNode::Term(testing::VocabTerm(0)),
+      QueryNode::Or({QueryNode::Term(testing::VocabTerm(3)), QueryNode::Term("absentword")}),
+  };
+  std::vector<QueryPlan> plans;
+  for (const QueryNode& q : queries) {
+    auto plan = PlanQuery(q, f.index->global(), f.index->bins());
+    ASSERT_TRUE(plan.ok());
+    plans.push_back(std::move(plan).value());
+  }
+  RankContext reused(plans[0], f.index->collection_stats(), Bm25Params{2.0, 0.0});
+  for (size_t i = 1; i < plans.size(); ++i) {
+    const Bm25Params params = i % 2 == 0 ? Bm25Params() : Bm25Params{0.5, 1.0};
+    const RankContext fresh(plans[i], f.index->collection_stats(), params);
+    reused.Reset(plans[i], f.index->collection_stats(), params);
+    SCOPED_TRACE("query " + std::to_string(i));
+    EXPECT_EQ(reused.idf, fresh.idf);
+    EXPECT_EQ(reused.phrase_idf, fresh.phrase_idf);
+    EXPECT_EQ(reused.term_column, fresh.term_column);
+    EXPECT_EQ(reused.phrase_column, fresh.phrase_column);
+    EXPECT_EQ(reused.column, fresh.column);
+    ASSERT_EQ(reused.column_bm25.size(), fresh.column_bm25.size());
+    for (uint32_t dl : {1u, 10u, 1000u}) {
+      EXPECT_EQ(reused.bm25.Norm(dl), fresh.bm25.Norm(dl));
+      for (size_t c = 0; c < fresh.column_bm25.size(); ++c) EXPECT_EQ(reused.column_bm25[c].Norm(dl), fresh.column_bm25[c].Norm(dl));
+    }
+  }
+}
 
 }  // namespace
 }  // namespace dps

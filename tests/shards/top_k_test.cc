@@ -57,6 +57,23 @@ TEST(TopK, KeepsTheKBestOfRandomTiedScores) {
   }
 }
 
+// A TopK keeping its K best in another's room (a bin ranked in the last
+// bin's vector) is a new TopK: whatever the room held is gone.
+TEST(TopK, InAnothersRoomKeepsTheKBestOfItsOwnOffers) {
+  std::mt19937_64 rng(7);
+  std::vector<ScoredDoc> room;
+  for (int round = 0; round < 300; ++round) {
+    const size_t n = rng() % 40, k = rng() % 12;
+    const auto docs = RandomDocs(rng, n);
+    room.resize(rng() % 20, ScoredDoc{1e300, 0, 0});  // stale entries better than any offer
+    TopK top(k, std::move(room));
+    for (const auto& d : docs) top.Offer(d);
+    EXPECT_EQ(top.full(), n >= k);
+    room = top.Take();
+    ASSERT_TRUE(Same(room, Oracle(docs, k))) << "round " << round;
+  }
+}
+
 // The pruned rankings read the threshold after every offer once the
 // collector is full: it must be the K-th best so far at each step, through
 // the fill (unordered until full), the heap's making and deep replacements.
@@ -141,6 +158,47 @@ TEST(TopK, SharedThresholdKeepsTheQuerysKBest) {
   EXPECT_EQ(partial.get(), 1.0);
   partial.Offer(6.0);
   EXPECT_EQ(partial.get(), 5.0);
+}
+
+// Restart: the threshold of the next query starts as a new one's.
+TEST(TopK, SharedThresholdRestartsAsNew) {
+  SharedThreshold t;
+  t.KeepBest(2);
+  for (double s : {9.0, 8.0, 7.0}) t.Offer(s);
+  EXPECT_EQ(t.get(), 8.0);
+  t.Restart();
+  EXPECT_LT(t.get(), -1e300);
+  t.Offer(5.0);  // without KeepBest again, offers do nothing
+  EXPECT_LT(t.get(), -1e300);
+  t.KeepBest(2);
+  t.Offer(1.0);
+  EXPECT_LT(t.get(), -1e300);  // the last query's scores are not counted
+  t.Offer(2.0);
+  EXPECT_EQ(t.get(), 1.0);
+  t.Raise(3.0);
+  t.Restart();
+  EXPECT_LT(t.get(), -1e300);
+}
+
+// OneThread: offers from one thread, unlocked, move the threshold exactly
+// as locked ones do; Restart ends it.
+TEST(TopK, SharedThresholdOfOneThreadEqualsTheLockedOne) {
+  std::mt19937_64 rng(11);
+  SharedThreshold one;
+  for (int round = 0; round < 50; ++round) {
+    const size_t k = 1 + rng() % 12;
+    SharedThreshold locked;
+    locked.KeepBest(k);
+    one.Restart();
+    one.KeepBest(k);
+    one.OneThread();
+    for (int i = 0; i < 200; ++i) {
+      const double s = static_cast<double>(rng() % 300) / 8;
+      locked.Offer(s);
+      one.Offer(s);
+      ASSERT_EQ(one.get(), locked.get()) << "round " << round << " offer " << i;
+    }
+  }
 }
 
 }  // namespace
