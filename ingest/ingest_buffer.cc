@@ -4,12 +4,20 @@
 #include <cstring>
 #include <numeric>
 
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/partitioner.h>
 #include <xxhash.h>
 
 namespace dps {
 
 namespace {
 constexpr size_t kArenaBlock = 1 << 20;
+// The radix sort's threads: each takes a chunk of at least kMinSortChunk
+// entries (below that its 64 Ki counters cost more than its share of the
+// work), and at most kMaxSortChunks run (their counters: 512 KiB each).
+constexpr size_t kMinSortChunk = size_t{1} << 18;
+constexpr size_t kMaxSortChunks = 4;
 }  // namespace
 
 IngestBuffer::IngestBuffer(uint32_t bins) : logs_(bins), positions_(bins) {}
@@ -118,28 +126,53 @@ void IngestBuffer::Seal() {
   for (uint32_t r = 0; r < by_rank.size(); ++r) rank_[by_rank[r]] = r;
 }
 
+// The log is in docid order, so a stable sort by term rank alone yields
+// (term, docid) order: an LSD radix sort of the entries themselves, two
+// 16-bit passes, O(n), with one scratch array of the same size (16 bytes an
+// entry: the flush must fit in the memory budget too). A large log is
+// counted and scattered by a few threads, each over a contiguous chunk:
+// chunk c's entries of a digit land after those of every smaller digit and
+// of chunks before c, so the order is the serial sort's. One bin's sort is
+// most of a one-tablet build (session 23), which has no other parallelism.
+void IngestBuffer::SortByTermRank(Log* log) const {
+  const size_t n = log->size();
+  const size_t chunks = std::clamp<size_t>(n / kMinSortChunk, 1, kMaxSortChunks);
+  auto chunk_begin = [&](size_t c) { return n * c / chunks; };
+  Log tmp(n);
+  std::vector<std::vector<size_t>> count(chunks, std::vector<size_t>(size_t{1} << 16));
+  const tbb::blocked_range<size_t> all_chunks(0, chunks, 1);
+  for (int shift = 0; shift < 32 && rank_.size() > (size_t{1} << shift); shift += 16) {
+    const Entry* from = log->data();
+    Entry* to = tmp.data();
+    auto digit = [&](const Entry& e) { return (rank_[e.term] >> shift) & 0xffff; };
+    tbb::parallel_for(all_chunks, [&](const tbb::blocked_range<size_t>& r) {
+      for (size_t c = r.begin(); c < r.end(); ++c) {
+        std::vector<size_t>& mine = count[c];
+        std::fill(mine.begin(), mine.end(), 0);
+        for (size_t i = chunk_begin(c); i < chunk_begin(c + 1); ++i) ++mine[digit(from[i])];
+      }
+    }, tbb::simple_partitioner());
+    size_t sum = 0;
+    for (size_t d = 0; d < (size_t{1} << 16); ++d) {
+      for (size_t c = 0; c < chunks; ++c) {
+        const size_t k = count[c][d];
+        count[c][d] = sum;
+        sum += k;
+      }
+    }
+    tbb::parallel_for(all_chunks, [&](const tbb::blocked_range<size_t>& r) {
+      for (size_t c = r.begin(); c < r.end(); ++c) {
+        std::vector<size_t>& next = count[c];
+        for (size_t i = chunk_begin(c); i < chunk_begin(c + 1); ++i) to[next[digit(from[i])]++] = from[i];
+      }
+    }, tbb::simple_partitioner());
+    log->swap(tmp);
+  }
+}
+
 bool IngestBuffer::ForEachList(uint32_t bin, const ListSink& emit) {
   auto& log = logs_[bin];
-  // The log is in docid order, so a stable sort by term rank alone yields
-  // (term, docid) order: an LSD radix sort of the entries themselves, two
-  // 16-bit passes, O(n), with one scratch array of the same size (16 bytes
-  // an entry: the flush must fit in the memory budget too).
-  {
-    Log tmp(log.size());
-    std::vector<size_t> count(1 << 16);
-    for (int shift = 0; shift < 32 && rank_.size() > (size_t{1} << shift); shift += 16) {
-      std::fill(count.begin(), count.end(), 0);
-      for (const Entry& e : log) ++count[(rank_[e.term] >> shift) & 0xffff];
-      size_t sum = 0;
-      for (auto& c : count) {
-        const size_t n = c;
-        c = sum;
-        sum += n;
-      }
-      for (const Entry& e : log) tmp[count[(rank_[e.term] >> shift) & 0xffff]++] = e;
-      log.swap(tmp);
-    }
-  }
+  SortByTermRank(&log);
   std::vector<DocId> docs;
   std::vector<uint32_t> weights, positions;
   const Positions& pos = positions_[bin];

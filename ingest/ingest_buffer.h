@@ -70,6 +70,7 @@ class IngestBuffer {
 
   using Log = std::vector<Entry, PageAllocator<Entry>>;
   using Positions = std::vector<uint32_t, PageAllocator<uint32_t>>;
+  void SortByTermRank(Log* log) const;  // stable, by rank_ of each entry's term
   std::vector<Log> logs_;
   std::vector<Positions> positions_;  // by bin, in Add order
   size_t reserved_ = 0;  // entries per bin

@@ -46,6 +46,63 @@ TEST(IngestBuffer, EmitsEachBinsListsInTermThenDocOrder) {
   EXPECT_TRUE(buffer.empty());
 }
 
+// A log large enough to be sorted in several chunks by several threads,
+// with more than 2^16 terms (both radix passes), emits exactly what a
+// reference map holds: terms in byte order, docids ascending, each
+// posting's positions with it.
+TEST(IngestBuffer, LargeLogsSortInChunksToTermThenDocOrder) {
+  struct Posting {
+    DocId doc;
+    uint32_t tf;
+    std::vector<uint32_t> positions;
+    bool operator==(const Posting&) const = default;
+  };
+  std::mt19937_64 rng(23);
+  IngestBuffer buffer(1);
+  std::map<std::string, std::vector<Posting>> want;
+  size_t entries = 0;
+  for (DocId doc = 0; entries < (size_t{1} << 20) + 12345; ++doc) {
+    std::map<std::string, uint32_t> terms;
+    for (int k = 1 + static_cast<int>(rng() % 14); k > 0; --k) {
+      // Skewed: a few frequent terms and a long tail of 90,000.
+      const uint64_t id = rng() % 4 == 0 ? rng() % 50 : rng() % 90000;
+      std::string term = "w";
+      term += std::to_string(id);
+      ++terms[term];
+    }
+    std::vector<std::pair<std::string, uint32_t>> v(terms.begin(), terms.end());
+    std::shuffle(v.begin(), v.end(), rng);
+    std::vector<uint32_t> positions;
+    uint32_t at = 0;
+    for (const auto& [t, tf] : v) {
+      Posting p{doc, tf, {}};
+      for (uint32_t i = 0; i < tf; ++i) p.positions.push_back(at += 1 + static_cast<uint32_t>(rng() % 3));
+      positions.insert(positions.end(), p.positions.begin(), p.positions.end());
+      want[t].push_back(std::move(p));
+    }
+    buffer.Add(0, doc, v, positions);
+    entries += v.size();
+  }
+  ASSERT_GT(want.size(), size_t{1} << 16);
+  buffer.Seal();
+  std::map<std::string, std::vector<Posting>> got;
+  std::string last;
+  buffer.ForEachList(0, [&](std::string_view term, std::span<const DocId> docs, std::span<const uint32_t> weights,
+                            std::span<const uint32_t> positions) {
+    EXPECT_LT(last, term);
+    last = term;
+    std::vector<Posting>& list = got[std::string(term)];
+    size_t at = 0;
+    for (size_t i = 0; i < docs.size(); ++i) {
+      list.push_back({docs[i], weights[i], {positions.begin() + at, positions.begin() + at + weights[i]}});
+      at += weights[i];
+    }
+    EXPECT_EQ(at, positions.size());
+    return true;
+  });
+  EXPECT_TRUE(got == want);
+}
+
 // The budget sees the entries and positions written, not the reservation
 // (its pages cost nothing until written), so a large reservation neither
 // triggers a flush nor hides what was added.
