@@ -33,22 +33,27 @@ answers() {  # PORT: the server says imok
   [ "$reply" = imok ]
 }
 
+# Ports below the kernel's ephemeral range: one in it can be taken, between
+# our check and ZooKeeper's bind, by an outgoing connection or a
+# `serve --listen :0` of a test running beside this one.
 free_port() {
-  local port
+  local port low
+  low=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+  [ "$low" -gt 21000 ] 2>/dev/null || low=32768
   for _ in $(seq 100); do
-    port=$((20000 + RANDOM % 40000))
+    port=$((20000 + RANDOM % (low - 20000)))
     ss -ltnH "sport = :$port" 2>/dev/null | grep -q . || { echo "$port"; return 0; }
   done
   echo "zookeeper.sh: no free port found" >&2
   return 1
 }
 
-start() {
-  local dir=$1 port=${2:-}
-  [ -r "$jar" ] || missing "$jar not found: install the zookeeper package (scripts/install-deps.sh)"
-  command -v java >/dev/null || missing "java not found: install default-jre-headless (scripts/install-deps.sh)"
-  mkdir -p "$dir/data"
-  [ -n "$port" ] || port=$(free_port)
+# launch DIR PORT: starts ZooKeeper on PORT and waits until it answers.
+# 0 when it does; 2 when its process ended first or another process
+# answers on the port (as when the port was taken after our check); 1
+# when nothing answered.
+launch() {
+  local dir=$1 port=$2
   cat >"$dir/zoo.cfg" <<EOF
 tickTime=200
 minSessionTimeout=400
@@ -64,16 +69,45 @@ EOF
     >>"$dir/zookeeper.log" 2>&1 </dev/null &
   echo $! >"$dir/pid"
   echo "$port" >"$dir/port"
+  local pid
+  pid=$(cat "$dir/pid")
   for _ in $(seq 300); do
+    # Answered, and by ours: another test's ZooKeeper on the same port
+    # would answer too while ours fails to bind. (ss names a listener's
+    # process only to its owner or root: unnamed, it is taken as ours.)
     if answers "$port"; then
-      echo "$port"
-      return 0
+      local listener
+      listener=$(ss -ltnpH "sport = :$port" 2>/dev/null)
+      [[ $listener != *users:* || $listener == *"pid=$pid,"* ]] && return 0
+      return 2
     fi
-    kill -0 "$(cat "$dir/pid")" 2>/dev/null || break
+    kill -0 "$pid" 2>/dev/null || return 2
     sleep 0.1
   done
-  echo "zookeeper.sh: ZooKeeper did not answer on $address:$port (log: $dir/zookeeper.log)" >&2
-  stop "$dir"
+  return 1
+}
+
+start() {
+  local dir=$1 port=${2:-} try="" rc
+  [ -r "$jar" ] || missing "$jar not found: install the zookeeper package (scripts/install-deps.sh)"
+  command -v java >/dev/null || missing "java not found: install default-jre-headless (scripts/install-deps.sh)"
+  mkdir -p "$dir/data"
+  # A port we chose can still be lost to a race: then another, up to five
+  # tries. A port the caller gave (restart, wipe) is kept.
+  for _ in 1 2 3 4 5; do
+    try=$port
+    [ -n "$try" ] || try=$(free_port)
+    rc=0
+    launch "$dir" "$try" || rc=$?
+    if [ "$rc" = 0 ]; then
+      echo "$try"
+      return 0
+    fi
+    stop "$dir"
+    { [ "$rc" = 2 ] && [ -z "$port" ]; } || break
+    echo "zookeeper.sh: ZooKeeper did not take port $try (ended, or another answers there); trying another port" >>"$dir/zookeeper.log"
+  done
+  echo "zookeeper.sh: ZooKeeper did not answer on $address:$try (log: $dir/zookeeper.log)" >&2
   return 1
 }
 
