@@ -25,7 +25,8 @@
 # random adaptive"), TIED_POLICIES (those also run with --tied: both twins
 # at once, the second after TIED_DELAY (pNN, the default p90, or ms)
 # unless the first started, and that with hedging; default "first
-# adaptive"), SIMULATE (default 1: each
+# adaptive"), HEDGES (the --hedge-after values of the hedged runs, each
+# its own configuration, default "p95"; e.g. "p95 p90"), SIMULATE (default 1: each
 # configuration also simulated by `dpsearch simulate` from the no-fault
 # runs' samples, measured and simulated p50 and p99 side by side; SIM_CORES
 # passes --cores to those simulations, SIM_WARMTH --warmth, e.g. 1,1,2 as
@@ -91,6 +92,7 @@ policies=${POLICIES:-first random adaptive}
 tied_policies=${TIED_POLICIES:-first adaptive}
 tied_delay=${TIED_DELAY:-p90}
 case "$tied_delay" in p*) tied_name=$tied_delay ;; *) tied_name=${tied_delay}ms ;; esac  # as simulate's +tied-...
+hedges=${HEDGES:-p95}  # the closed-loop runs' --hedge-after values (pNN or ms), each a configuration
 rounds=${ROUNDS:-1}
 top=${TOP:-10}
 discovery=${DISCOVERY:-file}
@@ -179,16 +181,20 @@ for round in $(seq "$rounds"); do
   for policy in $policies; do
     run "fault-$policy" --replica-policy "$policy"
     ranked "fault-$policy" --replica-policy "$policy"
-    run "fault-$policy-hedge-p95" --replica-policy "$policy" --hedge-after p95
-    ranked "fault-$policy-hedge-p95" --replica-policy "$policy" --hedge-after p95
+    for hedge in $hedges; do
+      run "fault-$policy-hedge-$hedge" --replica-policy "$policy" --hedge-after "$hedge"
+      ranked "fault-$policy-hedge-$hedge" --replica-policy "$policy" --hedge-after "$hedge"
+    done
   done
   for policy in $tied_policies; do
     run "fault-$policy-tied" --replica-policy "$policy" --tied
     ranked "fault-$policy-tied" --replica-policy "$policy" --tied
     run "fault-$policy-tied-$tied_name" --replica-policy "$policy" --tied --tied-delay "$tied_delay"
     ranked "fault-$policy-tied-$tied_name" --replica-policy "$policy" --tied --tied-delay "$tied_delay"
-    run "fault-$policy-tied-$tied_name-hedge-p95" --replica-policy "$policy" --tied --tied-delay "$tied_delay" --hedge-after p95
-    ranked "fault-$policy-tied-$tied_name-hedge-p95" --replica-policy "$policy" --tied --tied-delay "$tied_delay" --hedge-after p95
+    for hedge in $hedges; do
+      run "fault-$policy-tied-$tied_name-hedge-$hedge" --replica-policy "$policy" --tied --tied-delay "$tied_delay" --hedge-after "$hedge"
+      ranked "fault-$policy-tied-$tied_name-hedge-$hedge" --replica-policy "$policy" --tied --tied-delay "$tied_delay" --hedge-after "$hedge"
+    done
   done
   run fault-deadline-50ms --deadline 50
   ranked fault-deadline-50ms --deadline 50
@@ -288,7 +294,11 @@ def policy_of(name):
     if "tied" in parts:
         after = parts[parts.index("tied") + 1] if parts.index("tied") + 1 < len(parts) else ""
         tied = "+tied-" + after if after.endswith("ms") or after.startswith("p") else "+tied"
-    return pol + tied + ("+hedge-p95" if "-hedge-p95" in rest else ""), True
+    hedge = ""
+    if "hedge" in parts:  # HEDGES: pNN as it is, milliseconds as simulate's MSms
+        after = parts[parts.index("hedge") + 1]
+        hedge = "+hedge-" + (after if after.startswith("p") else after + "ms")
+    return pol + tied + hedge, True
 # Each round's runs are simulated from that round's own no-fault samples
 # (measured minutes before them), so a noisy spell on this shared machine
 # weighs on the measurement and on its simulation alike; the medians over
