@@ -77,9 +77,11 @@ Result<ServerDelay> ParseServerDelay(const std::string& text);
 // Machine warmth (docs/SIMULATOR.md "Warmth"): on some machines work right
 // after an idle spell runs slower, and the samples, taken back to back,
 // carry none of it. The whole machine has one coldness c >= 0 that
-// stretches every server's work by 1 + c: an idle spell of D µs raises it
-// to at least scale * ln(1 + D / idle_us), and busy time b lowers it as
-// 1 / c' = 1 / c + b / warm_us (a hyperbolic recovery, as measured).
+// stretches its hand-offs by 1 + c (each message, and a tablet's time
+// beyond its service; the service itself is not stretched): an idle spell
+// of D µs raises it to at least scale * ln(1 + D / idle_us), and busy time
+// b lowers it as 1 / c' = 1 / c + b / warm_us (a hyperbolic recovery, as
+// measured).
 // The machine is busy while a tablet runs or a message is under way.
 // scale = 0: off (an always-warm machine, as the samples are).
 struct SimWarmth {
