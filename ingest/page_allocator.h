@@ -6,7 +6,10 @@
 // then costs its whole size (synthetic 95k documents at --memory 128M:
 // some 70 MB stayed resident between flushes). Allocations below
 // kMinPageAllocation go to malloc, so that thousands of small bins do not
-// each hold a page. Stateless; thread-safe.
+// each hold a page. Elements made without arguments are default-initialized
+// (left as they are, for trivial types): a sort's scratch array is written
+// whole by the sort, and zeroing it first was a serial pass over a bin's
+// log that faulted in every page on one thread. Stateless; thread-safe.
 #pragma once
 
 #include <sys/mman.h>
@@ -14,6 +17,7 @@
 #include <cstddef>
 #include <cstdlib>
 #include <new>
+#include <utility>
 
 namespace dps {
 
@@ -44,6 +48,14 @@ struct PageAllocator {
     } else {
       munmap(p, bytes);
     }
+  }
+  template <typename U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
   }
   friend bool operator==(const PageAllocator&, const PageAllocator&) { return true; }
 };
