@@ -220,21 +220,13 @@ Status IngestRun::FlushRun() {
   if (buffer_.empty()) return Status::OK();
   buffer_.Seal();
   const auto& tablets = writer_->manifest().tablets;
-  std::vector<uint8_t> has(bins_);
-  for (uint32_t b = 0; b < bins_; ++b) has[b] = !buffer_.BinEmpty(b);
   std::vector<std::string> paths(tablets.size());
   for (size_t t = 0; t < tablets.size(); ++t) paths[t] = writer_->dir() + "/" + writer_->AllocateFileName(".run.tmp");
   std::vector<Status> results(tablets.size());
   std::vector<uint8_t> written(tablets.size());
   tbb::parallel_for(size_t{0}, tablets.size(), [&](size_t t) {
     bool w = false;
-    results[t] = WriteRunFile(
-        paths[t], tablets[t].first_bin, tablets[t].last_bin, has,
-        [this](uint32_t bin, const IngestBuffer::ListSink& emit) {
-          buffer_.ForEachList(bin, emit);
-          return Status::OK();
-        },
-        &w);
+    results[t] = WriteBufferRun(paths[t], tablets[t].first_bin, tablets[t].last_bin, &buffer_, &w);
     written[t] = w;
   });
   for (size_t t = 0; t < tablets.size(); ++t) {

@@ -173,21 +173,34 @@ void IngestBuffer::SortByTermRank(Log* log) const {
   }
 }
 
-bool IngestBuffer::ForEachList(uint32_t bin, const ListSink& emit) {
-  auto& log = logs_[bin];
-  SortByTermRank(&log);
+void IngestBuffer::SortBin(uint32_t bin) { SortByTermRank(&logs_[bin]); }
+
+std::vector<size_t> IngestBuffer::SplitBin(uint32_t bin, size_t parts) const {
+  const Log& log = logs_[bin];
+  std::vector<size_t> cuts{0};
+  for (size_t p = 1; p < parts; ++p) {
+    size_t at = std::max(cuts.back(), log.size() * p / parts);
+    while (at > cuts.back() && at < log.size() && log[at].term == log[at - 1].term) ++at;  // to a term's start
+    if (at > cuts.back() && at < log.size()) cuts.push_back(at);
+  }
+  cuts.push_back(log.size());
+  return cuts;
+}
+
+bool IngestBuffer::ForEachListIn(uint32_t bin, size_t from, size_t to, const ListSink& emit) const {
+  const Log& log = logs_[bin];
   std::vector<DocId> docs;
   std::vector<uint32_t> weights, positions;
   const Positions& pos = positions_[bin];
   const bool with_positions = !pos.empty();
   bool more = true;
-  for (size_t i = 0; i < log.size() && more;) {
+  for (size_t i = from; i < to && more;) {
     const uint32_t term = log[i].term;
     docs.clear();
     weights.clear();
     positions.clear();
     size_t j = i;
-    for (; j < log.size() && log[j].term == term; ++j) {
+    for (; j < to && log[j].term == term; ++j) {
       docs.push_back(log[j].doc);
       weights.push_back(log[j].tf);
       if (with_positions) {
@@ -195,18 +208,28 @@ bool IngestBuffer::ForEachList(uint32_t bin, const ListSink& emit) {
         // the previous posting's: fetch a few postings ahead, and copy the
         // usual one or two by hand (a memcpy call each was a fifth of a
         // one-bin build).
-        if (j + kPositionsAhead < log.size()) __builtin_prefetch(pos.data() + log[j + kPositionsAhead].pos);
-        const uint32_t* from = pos.data() + log[j].pos;
+        if (j + kPositionsAhead < to) __builtin_prefetch(pos.data() + log[j + kPositionsAhead].pos);
+        const uint32_t* p = pos.data() + log[j].pos;
         const size_t at = positions.size();
         positions.resize(at + log[j].tf);
-        for (uint32_t k = 0; k < log[j].tf; ++k) positions[at + k] = from[k];
+        for (uint32_t k = 0; k < log[j].tf; ++k) positions[at + k] = p[k];
       }
     }
     more = emit(terms_[term], docs, weights, positions);
     i = j;
   }
-  Log().swap(log);  // consumed: its memory goes back now
+  return more;
+}
+
+void IngestBuffer::ReleaseBin(uint32_t bin) {
+  Log().swap(logs_[bin]);  // consumed: its memory goes back now
   Positions().swap(positions_[bin]);  // consumed too; Clear reserves again
+}
+
+bool IngestBuffer::ForEachList(uint32_t bin, const ListSink& emit) {
+  SortBin(bin);
+  const bool more = ForEachListIn(bin, 0, logs_[bin].size(), emit);
+  ReleaseBin(bin);
   return more;
 }
 

@@ -55,7 +55,19 @@ class IngestBuffer {
   using ListSink = std::function<bool(std::string_view term, std::span<const DocId> docs,
                                       std::span<const uint32_t> weights, std::span<const uint32_t> positions)>;
   // Consumes the bin: afterwards its log is empty and its memory freed.
+  // The same as SortBin, ForEachListIn over the whole log, ReleaseBin.
   bool ForEachList(uint32_t bin, const ListSink& emit);
+
+  // A bin's lists in parts, for writers that encode ranges of terms in
+  // parallel. SortBin orders the log by (term, docid); SplitBin cuts the
+  // sorted log into at most `parts` ranges of about equal postings, each
+  // starting at a term's first posting, and returns their boundaries
+  // (0 first, the log's size last); ForEachListIn emits the lists of one
+  // range and may run concurrently with itself; ReleaseBin frees the bin.
+  void SortBin(uint32_t bin);
+  std::vector<size_t> SplitBin(uint32_t bin, size_t parts) const;
+  bool ForEachListIn(uint32_t bin, size_t from, size_t to, const ListSink& emit) const;
+  void ReleaseBin(uint32_t bin);
 
   void Clear();
 

@@ -21,27 +21,16 @@ constexpr size_t kBlockTarget = 64 << 10;  // records are cut into blocks of abo
 constexpr uint32_t kMaxBlock = 1u << 30;
 }  // namespace
 
-Result<std::unique_ptr<RunWriter>> RunWriter::Create(const std::string& path) {
-  DPS_ASSIGN_OR_RETURN(auto file, WritableFile::Create(path));
-  std::unique_ptr<RunWriter> w(new RunWriter(std::move(file)));
-  std::string header;
-  EncodeFileHeader({kRunMagic, kRunVersion, 0}, &header);  // no flags yet
-  DPS_RETURN_IF_ERROR(w->file_->Append(header));
-  return w;
-}
-
-Status RunWriter::FlushBlock() {
-  std::string header;
-  PutFixed32(&header, static_cast<uint32_t>(block_.size()));
-  PutFixed64(&header, Checksum64(block_));
-  DPS_RETURN_IF_ERROR(file_->Append(header));
-  DPS_RETURN_IF_ERROR(file_->Append(block_));
+void RunBlockEncoder::Flush() {
+  if (block_.empty()) return;
+  PutFixed32(&blocks_, static_cast<uint32_t>(block_.size()));
+  PutFixed64(&blocks_, Checksum64(block_));
+  blocks_.append(block_);
   block_.clear();
-  return Status::OK();
 }
 
-Status RunWriter::Add(uint32_t bin, std::string_view term, std::span<const DocId> docs,
-                      std::span<const uint32_t> weights, std::span<const uint32_t> positions) {
+Status RunBlockEncoder::Add(uint32_t bin, std::string_view term, std::span<const DocId> docs,
+                            std::span<const uint32_t> weights, std::span<const uint32_t> positions) {
   if (docs.empty() || docs.size() != weights.size()) {
     return Status::InvalidArgument("RunWriter: empty list or size mismatch");
   }
@@ -59,13 +48,46 @@ Status RunWriter::Add(uint32_t bin, std::string_view term, std::span<const DocId
   list_.clear();
   if (!positions.empty()) AppendInlinePositions(weights, positions, &list_);
   PutLengthPrefixed(&block_, list_);
-  if (block_.size() >= kBlockTarget) return FlushBlock();
+  if (block_.size() >= kBlockTarget) Flush();
   return Status::OK();
 }
 
+Result<std::unique_ptr<RunWriter>> RunWriter::Create(const std::string& path) {
+  DPS_ASSIGN_OR_RETURN(auto file, WritableFile::Create(path));
+  std::unique_ptr<RunWriter> w(new RunWriter(std::move(file)));
+  std::string header;
+  EncodeFileHeader({kRunMagic, kRunVersion, 0}, &header);  // no flags yet
+  DPS_RETURN_IF_ERROR(w->file_->Append(header));
+  return w;
+}
+
+Status RunWriter::WriteClosedBlocks() {
+  std::string* blocks = encoder_.blocks();
+  if (blocks->empty()) return Status::OK();
+  DPS_RETURN_IF_ERROR(file_->Append(*blocks));
+  blocks->clear();
+  return Status::OK();
+}
+
+Status RunWriter::Add(uint32_t bin, std::string_view term, std::span<const DocId> docs,
+                      std::span<const uint32_t> weights, std::span<const uint32_t> positions) {
+  DPS_RETURN_IF_ERROR(encoder_.Add(bin, term, docs, weights, positions));
+  return WriteClosedBlocks();
+}
+
+Status RunWriter::AppendBlocks(std::string_view blocks) {
+  encoder_.Flush();
+  DPS_RETURN_IF_ERROR(WriteClosedBlocks());
+  return file_->Append(blocks);
+}
+
 Status RunWriter::Finish() {
-  if (!block_.empty()) DPS_RETURN_IF_ERROR(FlushBlock());
-  DPS_RETURN_IF_ERROR(FlushBlock());  // the empty end block
+  encoder_.Flush();
+  DPS_RETURN_IF_ERROR(WriteClosedBlocks());
+  std::string end;  // the empty end block
+  PutFixed32(&end, 0);
+  PutFixed64(&end, Checksum64(std::string_view()));
+  DPS_RETURN_IF_ERROR(file_->Append(end));
   DPS_RETURN_IF_ERROR(file_->Sync());
   return file_->Close();
 }

@@ -24,6 +24,27 @@ namespace dps {
 inline constexpr uint64_t kRunMagic = 0x00314e5552535044ULL;  // "DPSRUN1\0"
 inline constexpr uint32_t kRunVersion = 4;
 
+// Encodes records into whole blocks (header and payload) in memory. A
+// record never spans blocks and a block carries no state from the one
+// before, so encoders given consecutive ranges of (bin, term) may run in
+// parallel and their blocks be written one after another (a one-bin
+// flush: tablet_build.cc).
+class RunBlockEncoder {
+ public:
+  // REQUIRES: as RunWriter::Add.
+  Status Add(uint32_t bin, std::string_view term, std::span<const DocId> docs,
+             std::span<const uint32_t> weights, std::span<const uint32_t> positions = {});
+  // Closes the block being filled, if any.
+  void Flush();
+  // The blocks closed so far; the caller may write and clear them.
+  std::string* blocks() { return &blocks_; }
+
+ private:
+  std::string block_;  // the payload being filled
+  std::string list_;
+  std::string blocks_;
+};
+
 class RunWriter {
  public:
   static Result<std::unique_ptr<RunWriter>> Create(const std::string& path);
@@ -32,14 +53,16 @@ class RunWriter {
   // many as the weights sum to, ascending within each posting).
   Status Add(uint32_t bin, std::string_view term, std::span<const DocId> docs,
              std::span<const uint32_t> weights, std::span<const uint32_t> positions = {});
+  // Whole blocks of a RunBlockEncoder, whose records follow every record
+  // written so far (the encoder of one range, Flushed).
+  Status AppendBlocks(std::string_view blocks);
   Status Finish();  // the end block, then fsync
 
  private:
   explicit RunWriter(std::unique_ptr<WritableFile> file) : file_(std::move(file)) {}
-  Status FlushBlock();
+  Status WriteClosedBlocks();
   std::unique_ptr<WritableFile> file_;
-  std::string block_;
-  std::string list_;
+  RunBlockEncoder encoder_;
 };
 
 // Reads one run sequentially. Views (term, list) stay valid until Next().

@@ -1,6 +1,10 @@
 #include "ingest/tablet_build.h"
 
+#include <algorithm>
 #include <numeric>
+
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/task_arena.h>
 
 namespace dps {
 
@@ -83,6 +87,48 @@ Status WriteRunFile(const std::string& path, uint32_t first_bin, uint32_t last_b
       return added.ok();
     }));
     DPS_RETURN_IF_ERROR(added);
+  }
+  DPS_RETURN_IF_ERROR(writer->Finish());
+  *written = true;
+  return Status::OK();
+}
+
+Status WriteBufferRun(const std::string& path, uint32_t first_bin, uint32_t last_bin, IngestBuffer* buffer,
+                      bool* written, size_t min_part_postings) {
+  *written = false;
+  bool any = false;
+  for (uint32_t bin = first_bin; bin <= last_bin; ++bin) any |= !buffer->BinEmpty(bin);
+  if (!any) return Status::OK();
+  DPS_ASSIGN_OR_RETURN(auto writer, RunWriter::Create(path));
+  const size_t threads = static_cast<size_t>(std::max(1, tbb::this_task_arena::max_concurrency()));
+  for (uint32_t bin = first_bin; bin <= last_bin; ++bin) {
+    if (buffer->BinEmpty(bin)) continue;
+    buffer->SortBin(bin);
+    std::vector<size_t> cuts = buffer->SplitBin(bin, threads);
+    const size_t postings = cuts.back();
+    // Below min_part_postings, a task's start and its blocks' copy cost
+    // more than it saves.
+    if (postings / min_part_postings < cuts.size() - 1) {
+      cuts = buffer->SplitBin(bin, std::max<size_t>(1, postings / min_part_postings));
+    }
+    const size_t parts = cuts.size() - 1;
+    std::vector<RunBlockEncoder> encoders(parts);
+    std::vector<Status> results(parts);
+    tbb::parallel_for(size_t{0}, parts, [&](size_t p) {
+      buffer->ForEachListIn(bin, cuts[p], cuts[p + 1],
+                            [&](std::string_view term, std::span<const DocId> docs, std::span<const uint32_t> weights,
+                                std::span<const uint32_t> positions) {
+                              results[p] = encoders[p].Add(bin, term, docs, weights, positions);
+                              return results[p].ok();
+                            });
+      encoders[p].Flush();
+    });
+    buffer->ReleaseBin(bin);
+    for (size_t p = 0; p < parts; ++p) {
+      DPS_RETURN_IF_ERROR(results[p]);
+      DPS_RETURN_IF_ERROR(writer->AppendBlocks(*encoders[p].blocks()));
+      std::string().swap(*encoders[p].blocks());
+    }
   }
   DPS_RETURN_IF_ERROR(writer->Finish());
   *written = true;

@@ -42,6 +42,16 @@ Status WriteRunFile(const std::string& path, uint32_t first_bin, uint32_t last_b
                     const std::vector<uint8_t>& bin_has_data, const ListSource& lists,
                     bool* written);
 
+// Writes one spill run of the bins [first_bin, last_bin] straight from the
+// sealed buffer, consuming them (*written false, and no file, when none
+// has data). A large bin's sorted log is cut into term ranges encoded by
+// parallel tasks (RunBlockEncoder) whose blocks are written in order: one
+// tablet's flush is no longer one thread's work.
+// min_part_postings: the least postings worth a task (tests lower it).
+inline constexpr size_t kMinRunPartPostings = size_t{1} << 18;
+Status WriteBufferRun(const std::string& path, uint32_t first_bin, uint32_t last_bin, IngestBuffer* buffer,
+                      bool* written, size_t min_part_postings = kMinRunPartPostings);
+
 // Merges spill runs of one tablet (oldest first) into one run at `path`,
 // which holds their lists in the same order.
 Status MergeRunFiles(std::span<const std::string> runs, const std::string& path, uint32_t first_bin,
