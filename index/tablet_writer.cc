@@ -59,10 +59,12 @@ Status TabletWriter::AddPostingList(std::string_view term, std::span<const DocId
   if (!in_bin_ || docs_started_) {
     return Status::InvalidArgument("AddPostingList: not inside a bin, or after documents");
   }
-  if (bin_.num_terms > 0 && term <= last_term_) {
-    return Status::InvalidArgument("AddPostingList: terms must ascend ('" + std::string(term) +
-                                   "' after '" + last_term_ + "')");
-  }
+  DPS_RETURN_IF_ERROR(EncodeList(term, docs, weights, positions, &encoded_));
+  return AddEncodedList(encoded_, docs, weights);
+}
+
+Status TabletWriter::EncodeList(std::string_view term, std::span<const DocId> docs, std::span<const uint32_t> weights,
+                                std::span<const uint32_t> positions, EncodedList* out) const {
   if (docs.empty() || docs.size() != weights.size()) {
     return Status::InvalidArgument("AddPostingList: empty list or size mismatch");
   }
@@ -71,62 +73,92 @@ Status TabletWriter::AddPostingList(std::string_view term, std::span<const DocId
     return Status::InvalidArgument("AddPostingList: term '" + DisplayKey(term) + "' names no field of the index (" +
                                    options_.fields.List() + ")");
   }
-  DocLengthCounter& counter = lengths_[static_cast<size_t>(column)];
-  const BinLengthTable* given = given_lengths_[static_cast<size_t>(column)];
   for (size_t i = 0; i < docs.size(); ++i) {
     if ((i > 0 && docs[i] <= docs[i - 1]) || docs[i] > kMaxDocId || weights[i] == 0) {
       return Status::InvalidArgument("AddPostingList: term '" + std::string(term) +
                                      "': docids must ascend and be <= 2^32-2, weights >= 1");
     }
-    counter.Add(docs[i], weights[i]);
   }
   if (options_.positions) DPS_RETURN_IF_ERROR(CheckPositions(term, weights, positions));
+  out->term.assign(term);
+  out->column = static_cast<size_t>(column);
+  out->df = static_cast<uint32_t>(docs.size());
+  out->inline_value.clear();
+  out->postings.clear();
+  out->positions.clear();
+  out->sizes = PostingSizes();
+  // Short lists live inline in the dictionary: most terms of a natural
+  // corpus occur once or a few times per bin.
+  out->is_inline = docs.size() <= kMaxInlineDf;
+  if (out->is_inline) {
+    thread_local std::string payload;  // scratch: EncodeList runs on several threads
+    payload.clear();
+    const bool has_weights = EncodeInlinePostings(docs, weights, &payload);
+    PutVarint64(&out->inline_value, uint64_t{docs.size()} << 2 | (has_weights ? 2 : 1));
+    out->inline_value.append(payload);
+    if (options_.positions) AppendInlinePositions(weights, positions, &out->inline_value);
+    return Status::OK();
+  }
+  const BinLengthTable* given = given_lengths_[out->column];
+  thread_local std::vector<uint32_t> lengths;
+  lengths.resize(docs.size());
+  for (size_t i = 0; i < docs.size(); ++i) {
+    lengths[i] = given == nullptr ? 0 : given->Of(docs[i]);
+    if (lengths[i] < weights[i]) {
+      return Status::InvalidArgument("AddPostingList: term '" + std::string(term) + "': docid " +
+                                     std::to_string(docs[i]) + " has no document length of at least its weight " +
+                                     std::to_string(weights[i]) + " (SetDocLengths)");
+    }
+  }
+  // The block impacts' reference avgdl: the mean of the lengths given for
+  // the bin; a field's, the mean of its documents' lengths in the field
+  // (those above 0), as its column records it. A pure function of the
+  // bin's lengths, so lists encoded in parallel agree on it.
+  out->score_avgdl = out->column == 0 ? ScoreAvgdlUnits(given->mean())
+                                      : FieldScoreAvgdlUnits(given->nonzero(), given->total());
+  out->max_score = EncodePostingList(docs, weights, lengths, ScoreAvgdl(out->score_avgdl), &out->postings, &out->sizes);
+  if (options_.positions) EncodePositionList(weights, positions, &out->positions);
+  return Status::OK();
+}
+
+Status TabletWriter::AddEncodedList(const EncodedList& list, std::span<const DocId> docs,
+                                    std::span<const uint32_t> weights) {
+  if (!in_bin_ || docs_started_) {
+    return Status::InvalidArgument("AddPostingList: not inside a bin, or after documents");
+  }
+  if (bin_.num_terms > 0 && list.term <= last_term_) {
+    return Status::InvalidArgument("AddPostingList: terms must ascend ('" + list.term + "' after '" + last_term_ +
+                                   "')");
+  }
+  DocLengthCounter& counter = lengths_[list.column];
+  for (size_t i = 0; i < docs.size(); ++i) counter.Add(docs[i], weights[i]);
   // Value: df << 2 | form, then form 0: the list's offset and length in the
   // bin's postings region; 1 or 2: the postings inline, without or with
-  // weights (docs/FORMAT.md "Term list"). Short lists live inline in the
-  // dictionary: most terms of a natural corpus occur once or a few times
-  // per bin.
-  scratch_.clear();
-  if (docs.size() <= kMaxInlineDf) {
-    inline_postings_ += docs.size();
-    payload_.clear();
-    const bool has_weights = EncodeInlinePostings(docs, weights, &payload_);
-    PutVarint64(&scratch_, uint64_t{docs.size()} << 2 | (has_weights ? 2 : 1));
-    scratch_.append(payload_);
-    if (options_.positions) AppendInlinePositions(weights, positions, &scratch_);
+  // weights (docs/FORMAT.md "Term list").
+  if (list.is_inline) {
+    inline_postings_ += list.df;
+    DPS_RETURN_IF_ERROR(term_list_->Add(list.term, list.inline_value));
   } else {
-    list_lengths_.resize(docs.size());
-    for (size_t i = 0; i < docs.size(); ++i) {
-      list_lengths_[i] = given == nullptr ? 0 : given->Of(docs[i]);
-      if (list_lengths_[i] < weights[i]) {
-        return Status::InvalidArgument("AddPostingList: term '" + std::string(term) + "': docid " +
-                                       std::to_string(docs[i]) + " has no document length of at least its weight " +
-                                       std::to_string(weights[i]) + " (SetDocLengths)");
-      }
-    }
-    // The block impacts' reference avgdl: the mean of the lengths given
-    // for the bin, fixed at its first list in the file; a field's, the
-    // mean of its documents' lengths in the field (those above 0), as its
-    // column records it.
-    uint32_t& reference = column == 0 ? bin_.score_avgdl : field_score_avgdl_[static_cast<size_t>(column)];
-    if (reference == 0) reference = column == 0 ? ScoreAvgdlUnits(given->mean()) : FieldScoreAvgdlUnits(given->nonzero(), given->total());
-    std::string list;
-    const uint32_t max_score = EncodePostingList(docs, weights, list_lengths_, ScoreAvgdl(reference), &list, &sizes_);
-    PutVarint64(&scratch_, uint64_t{docs.size()} << 2);
+    // The reference of the bin's first list of the column that needs one.
+    uint32_t& reference = list.column == 0 ? bin_.score_avgdl : field_score_avgdl_[list.column];
+    if (reference == 0) reference = list.score_avgdl;
+    sizes_.Add(list.sizes);
+    scratch_.clear();
+    PutVarint64(&scratch_, uint64_t{list.df} << 2);
     PutVarint64(&scratch_, file_->offset() - bin_.postings_offset);
-    PutVarint64(&scratch_, list.size());
-    if (docs.size() > kBlockSize) PutFixed16(&scratch_, static_cast<uint16_t>(max_score));
+    PutVarint64(&scratch_, list.postings.size());
+    if (list.df > kBlockSize) PutFixed16(&scratch_, static_cast<uint16_t>(list.max_score));
     if (options_.positions) {
       PutVarint64(&scratch_, positions_region_.size());
-      EncodePositionList(weights, positions, positions_region_.tail());
+      positions_region_.tail()->append(list.positions);
       DPS_RETURN_IF_ERROR(positions_region_.Spill());
     }
-    DPS_RETURN_IF_ERROR(Append(list));
+    DPS_RETURN_IF_ERROR(Append(list.postings));
+    DPS_RETURN_IF_ERROR(term_list_->Add(list.term, scratch_));
   }
-  DPS_RETURN_IF_ERROR(term_list_->Add(term, scratch_));
-  last_term_.assign(term);
+  last_term_.assign(list.term);
   ++bin_.num_terms;
-  bin_.num_postings += docs.size();
+  bin_.num_postings += list.df;
   return Status::OK();
 }
 

@@ -64,6 +64,31 @@ class TabletWriter {
   // ascending positions, one posting after another; else it is ignored.
   Status AddPostingList(std::string_view term, std::span<const DocId> docs,
                         std::span<const uint32_t> weights, std::span<const uint32_t> positions = {});
+
+  // AddPostingList in two steps, for builders that encode a bin's lists in
+  // parallel: EncodeList checks and encodes a list (postings, block
+  // impacts, positions) from the list and the bin's lengths alone, and may
+  // run concurrently for lists of the current bin (after its
+  // SetDocLengths, while nothing else changes the writer); AddEncodedList
+  // then adds it, in term order, with the postings it was encoded from.
+  // The bytes are AddPostingList's, which is these two calls.
+  struct EncodedList {
+    std::string term;
+    size_t column = 0;
+    uint32_t df = 0;
+    bool is_inline = false;
+    std::string inline_value;    // is_inline: the dictionary value whole
+    std::string postings;        // else: the list in the postings region
+    std::string positions;       // else, with positions: its positions list
+    uint32_t max_score = 0;      // else: its largest block score
+    uint32_t score_avgdl = 0;    // else: the column's reference it was scored with
+    PostingSizes sizes;
+  };
+  Status EncodeList(std::string_view term, std::span<const DocId> docs, std::span<const uint32_t> weights,
+                    std::span<const uint32_t> positions, EncodedList* out) const;
+  // REQUIRES: `docs` and `weights` those `list` was encoded from.
+  Status AddEncodedList(const EncodedList& list, std::span<const DocId> docs, std::span<const uint32_t> weights);
+
   // REQUIRES: docid strictly ascending within the bin. Its length (for
   // BM25) is the sum of its weights in this bin's posting lists.
   Status AddDocument(DocId docid, std::string_view id, std::string_view title,
@@ -106,11 +131,10 @@ class TabletWriter {
   std::vector<std::vector<uint32_t>> doc_lengths_;  // the bin's documents' lengths, min_docid on
   std::vector<const BinLengthTable*> given_lengths_;  // SetDocLengths
   std::vector<uint32_t> field_score_avgdl_;  // by column: its block scores' reference, 0 until a list needs it
-  std::vector<uint32_t> list_lengths_;             // the dl of each posting of the list being added
+  EncodedList encoded_;  // AddPostingList's
   std::string directory_;
   uint32_t bins_ = 0;
   std::string scratch_;
-  std::string payload_;
   SpillBuffer positions_region_;  // the bin's, written after its postings (to a temporary file past 1 MiB)
   PostingSizes sizes_;
   uint64_t inline_postings_ = 0;

@@ -323,6 +323,7 @@ Status IngestRun::WriteFinal() {
   wopt.positions = writer_->manifest().positions;
   wopt.fields = writer_->manifest().fields;
   for (auto& t : tombstones_) std::sort(t.begin(), t.end());
+  const unsigned threads = Threads(options_);
   tbb::parallel_for(size_t{0}, tablets.size(), [&](size_t t) {
     RunSet runs;
     if (spilled) {
@@ -342,15 +343,14 @@ Status IngestRun::WriteFinal() {
     build.docs = &spill_;
     build.tombstones = &tombstones_;
     if (spilled) {
-      build.lists = [&runs](uint32_t bin, const IngestBuffer::ListSink& emit) {
-        return runs.ForEachList(bin, emit);
-      };
+      build.runs = &runs;
     } else {
-      build.lists = [this](uint32_t bin, const IngestBuffer::ListSink& emit) {
-        buffer_.ForEachList(bin, emit);
-        return Status::OK();
-      };
+      build.buffer = &buffer_;
     }
+    // Tablets are built one per thread; with fewer tablets than threads,
+    // each tablet's lists are encoded in parallel too (their batches in
+    // flight: memory_plan.h).
+    build.list_threads = TabletListThreads(threads, tablets.size());
     results[t] = BuildTabletFile(build, has, &built[t]);
   });
   malloc_trim(0);  // the writers' buffers, before the commit reads the new files

@@ -29,7 +29,8 @@ MemoryPlan PlanMemory(const MemoryPlanInput& in) {
       64 << 10, static_cast<uint64_t>(static_cast<double>(for_buffer) /
                                       (1 + FlushScratchShare(threads, in.bins, in.tablets))));
   const uint64_t writers = std::min<uint64_t>(threads, std::max<size_t>(in.tablets, 1));
-  const uint64_t for_readers = free_bytes > writers * kTabletWriterBytes ? free_bytes - writers * kTabletWriterBytes : 0;
+  const uint64_t writing = writers * kTabletWriterBytes + ListBatchesBytes(threads, in.tablets);
+  const uint64_t for_readers = free_bytes > writing ? free_bytes - writing : 0;
   // At most 256 at once: each run is an open file.
   plan.merge_fan_in = static_cast<size_t>(std::clamp<uint64_t>(for_readers / (writers * kRunReaderBytes), 2, 256));
   // Measured: linuxsrc without its 41 documents over 2 MB peaks at 1.10x

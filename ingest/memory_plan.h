@@ -13,7 +13,8 @@
 //   merge       afterwards, per tablet being written: the tablet writer's
 //               buffers and one block per spill run it reads; a tablet
 //               with more runs than merge_fan_in has them merged in
-//               groups first
+//               groups first; with fewer tablets than threads, the
+//               batches of lists each tablet's encoders have in flight
 //
 // The phases do not overlap (the pipeline ends before the merge), so the
 // budget bounds each. Below MinMemoryBudget the fixed costs leave too
@@ -22,6 +23,7 @@
 // minimum.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -61,6 +63,21 @@ inline constexpr uint64_t kBatchExpansion = 8;
 // spill run's read block.
 inline constexpr uint64_t kTabletWriterBytes = 4ull << 20;
 inline constexpr uint64_t kRunReaderBytes = 128ull << 10;
+
+// With fewer tablets than threads, each tablet's lists are encoded by
+// TabletListThreads tasks (tablet_build.h), with one batch more than that
+// in flight, each of some 32 Ki postings: their docids, weights, positions
+// and encodings, at most kListBatchBytes (a list longer than a batch is a
+// batch alone, as it is whole in the one-thread build).
+inline constexpr uint64_t kListBatchBytes = 1ull << 20;
+inline size_t TabletListThreads(unsigned threads, size_t tablets) {
+  tablets = tablets == 0 ? 1 : tablets;
+  return tablets < threads ? (threads + tablets - 1) / tablets : 1;
+}
+inline uint64_t ListBatchesBytes(unsigned threads, size_t tablets) {
+  const size_t per_tablet = TabletListThreads(threads, tablets);
+  return per_tablet > 1 ? std::max<size_t>(tablets, 1) * (per_tablet + 1) * kListBatchBytes : 0;
+}
 
 MemoryPlan PlanMemory(const MemoryPlanInput& in);
 

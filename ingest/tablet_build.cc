@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <numeric>
 
+#include <mutex>
+
 #include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/parallel_pipeline.h>
 #include <oneapi/tbb/task_arena.h>
 
 namespace dps {
@@ -14,60 +17,85 @@ Status RunSet::Add(const std::string& path) {
   return Status::OK();
 }
 
-Status RunSet::ForEachList(uint32_t bin, const IngestBuffer::ListSink& emit) {
+void ListBatch::Add(std::string_view term, std::span<const DocId> list_docs, std::span<const uint32_t> list_weights,
+                    std::span<const uint32_t> list_positions) {
+  terms.emplace_back(term);
+  docs.insert(docs.end(), list_docs.begin(), list_docs.end());
+  weights.insert(weights.end(), list_weights.begin(), list_weights.end());
+  positions.insert(positions.end(), list_positions.begin(), list_positions.end());
+  ends.push_back(docs.size());
+  position_ends.push_back(positions.size());
+}
+
+Status RunSet::NextList(uint32_t bin, bool* found) {
+  *found = false;
   for (auto& run : runs_) {  // records of bins nobody asked for (none expected)
     while (run->Valid() && run->bin() < bin) DPS_RETURN_IF_ERROR(run->Next());
   }
-  std::vector<DocId> docs;
-  std::vector<uint32_t> weights, positions;
-  std::string term;
-  PostingCursor cursor;
-  std::vector<std::pair<RunReader*, size_t>> starts;  // the term's runs, where their postings begin
-  for (;;) {
-    // Smallest current term; runs are few, so a linear scan beats a heap.
-    const RunReader* best = nullptr;
-    for (const auto& run : runs_) {
-      if (run->Valid() && run->bin() == bin && (best == nullptr || run->term() < best->term())) {
-        best = run.get();
-      }
+  // Smallest current term; runs are few, so a linear scan beats a heap.
+  const RunReader* best = nullptr;
+  for (const auto& run : runs_) {
+    if (run->Valid() && run->bin() == bin && (best == nullptr || run->term() < best->term())) {
+      best = run.get();
     }
-    if (best == nullptr) return Status::OK();
-    term.assign(best->term());
-    docs.clear();
-    weights.clear();
-    positions.clear();
-    // Postings first, then the positions into one exact reservation: a
-    // frequent term's positions are the merge's largest array, and a
-    // doubling vector would hold up to twice them.
-    starts.clear();
-    bool with_positions = false;
-    for (auto& run : runs_) {  // oldest run first: docids ascend
-      if (!run->Valid() || run->bin() != bin || run->term() != term) continue;
-      DPS_RETURN_IF_ERROR(run->OpenList(&cursor));
-      starts.emplace_back(run.get(), docs.size());
-      for (DocId d = cursor.doc(); d != kEndDoc; d = cursor.Next()) {
-        if (!docs.empty() && d <= docs.back()) {
-          return Status::Corruption(run->path() + ": docids of '" + term + "' overlap an older run");
-        }
-        docs.push_back(d);
-        weights.push_back(cursor.weight());
-      }
-      DPS_RETURN_IF_ERROR(cursor.status());
-      with_positions |= run->has_positions();
-    }
-    if (with_positions) positions.reserve(std::accumulate(weights.begin(), weights.end(), size_t{0}));
-    for (size_t i = 0; i < starts.size(); ++i) {
-      const size_t from = starts[i].second;
-      const size_t to = i + 1 < starts.size() ? starts[i + 1].second : docs.size();
-      RunReader* run = starts[i].first;
-      DPS_RETURN_IF_ERROR(run->ReadPositions(std::span(weights).subspan(from, to - from), &positions));
-      DPS_RETURN_IF_ERROR(run->Next());
-    }
-    if (!positions.empty() && positions.size() != std::accumulate(weights.begin(), weights.end(), uint64_t{0})) {
-      return Status::Corruption("spill runs of '" + term + "': some lists have positions, some do not");
-    }
-    if (!emit(term, docs, weights, positions)) return Status::OK();
   }
+  if (best == nullptr) return Status::OK();
+  term_.assign(best->term());
+  docs_.clear();
+  weights_.clear();
+  positions_.clear();
+  // Postings first, then the positions into one exact reservation: a
+  // frequent term's positions are the merge's largest array, and a
+  // doubling vector would hold up to twice them.
+  starts_.clear();
+  bool with_positions = false;
+  PostingCursor cursor;
+  for (auto& run : runs_) {  // oldest run first: docids ascend
+    if (!run->Valid() || run->bin() != bin || run->term() != term_) continue;
+    DPS_RETURN_IF_ERROR(run->OpenList(&cursor));
+    starts_.emplace_back(run.get(), docs_.size());
+    for (DocId d = cursor.doc(); d != kEndDoc; d = cursor.Next()) {
+      if (!docs_.empty() && d <= docs_.back()) {
+        return Status::Corruption(run->path() + ": docids of '" + term_ + "' overlap an older run");
+      }
+      docs_.push_back(d);
+      weights_.push_back(cursor.weight());
+    }
+    DPS_RETURN_IF_ERROR(cursor.status());
+    with_positions |= run->has_positions();
+  }
+  const uint64_t weight_sum = std::accumulate(weights_.begin(), weights_.end(), uint64_t{0});
+  if (with_positions) positions_.reserve(weight_sum);
+  for (size_t i = 0; i < starts_.size(); ++i) {
+    const size_t from = starts_[i].second;
+    const size_t to = i + 1 < starts_.size() ? starts_[i + 1].second : docs_.size();
+    RunReader* run = starts_[i].first;
+    DPS_RETURN_IF_ERROR(run->ReadPositions(std::span(weights_).subspan(from, to - from), &positions_));
+    DPS_RETURN_IF_ERROR(run->Next());
+  }
+  if (!positions_.empty() && positions_.size() != weight_sum) {
+    return Status::Corruption("spill runs of '" + term_ + "': some lists have positions, some do not");
+  }
+  *found = true;
+  return Status::OK();
+}
+
+Status RunSet::ForEachList(uint32_t bin, const IngestBuffer::ListSink& emit) {
+  for (;;) {
+    bool found = false;
+    DPS_RETURN_IF_ERROR(NextList(bin, &found));
+    if (!found || !emit(term_, docs_, weights_, positions_)) return Status::OK();
+  }
+}
+
+Status RunSet::ReadLists(uint32_t bin, size_t min_postings, ListBatch* batch) {
+  while (batch->docs.size() < min_postings) {
+    bool found = false;
+    DPS_RETURN_IF_ERROR(NextList(bin, &found));
+    if (!found) break;
+    batch->Add(term_, docs_, weights_, positions_);
+  }
+  return Status::OK();
 }
 
 Status WriteRunFile(const std::string& path, uint32_t first_bin, uint32_t last_bin,
@@ -146,6 +174,119 @@ Status MergeRunFiles(std::span<const std::string> runs, const std::string& path,
       [&set](uint32_t bin, const IngestBuffer::ListSink& emit) { return set.ForEachList(bin, emit); }, &written);
 }
 
+namespace {
+
+// One batch of a bin's lists on its way through WriteBinLists: a range of
+// the buffer's sorted log (gathered by the encoding stage) or lists the
+// producer merged from runs, then their encodings.
+struct EncodeBatch {
+  size_t from = 0, to = 0;  // the buffer's range
+  ListBatch lists;
+  std::vector<TabletWriter::EncodedList> encoded;
+  Status status;
+};
+
+// Postings a batch aims at: enough to amortize a task, few enough that the
+// batches in flight stay small beside the writer's own buffers.
+constexpr size_t kBatchPostings = size_t{1} << 15;
+
+// Adds one bin's lists to the writer: the lists in batches, encoded by
+// parallel tasks, added in term order by one.
+Status WriteBinLists(const TabletBuild& build, uint32_t bin, TabletWriter* writer, uint64_t* postings) {
+  std::vector<size_t> cuts;  // the buffer's ranges
+  size_t next_range = 0;
+  if (build.buffer != nullptr) {
+    build.buffer->SortBin(bin);
+    const size_t n = build.buffer->SplitBin(bin, 1).back();
+    cuts = build.buffer->SplitBin(bin, std::max<size_t>(1, n / kBatchPostings));
+  }
+  Status status;
+  std::mutex status_mu;
+  auto fail = [&](Status s) {
+    std::lock_guard<std::mutex> lock(status_mu);
+    if (status.ok()) status = std::move(s);
+  };
+  auto failed = [&] {
+    std::lock_guard<std::mutex> lock(status_mu);
+    return !status.ok();
+  };
+  tbb::parallel_pipeline(
+      build.list_threads + 1,
+      tbb::make_filter<void, EncodeBatch*>(
+          tbb::filter_mode::serial_in_order,
+          [&](tbb::flow_control& fc) -> EncodeBatch* {
+            if (failed()) {
+              fc.stop();
+              return nullptr;
+            }
+            auto batch = std::make_unique<EncodeBatch>();
+            if (build.buffer != nullptr) {
+              if (next_range + 1 >= cuts.size()) {
+                fc.stop();
+                return nullptr;
+              }
+              batch->from = cuts[next_range];
+              batch->to = cuts[next_range + 1];
+              ++next_range;
+              return batch.release();
+            }
+            Status s = build.runs->ReadLists(bin, kBatchPostings, &batch->lists);
+            if (!s.ok()) fail(std::move(s));
+            if (!s.ok() || batch->lists.lists() == 0) {
+              fc.stop();
+              return nullptr;
+            }
+            return batch.release();
+          }) &
+          tbb::make_filter<EncodeBatch*, EncodeBatch*>(
+              tbb::filter_mode::parallel,
+              [&](EncodeBatch* batch) -> EncodeBatch* {
+                ListBatch& lists = batch->lists;
+                if (build.buffer != nullptr) {
+                  build.buffer->ForEachListIn(bin, batch->from, batch->to,
+                                              [&](std::string_view term, std::span<const DocId> docs,
+                                                  std::span<const uint32_t> weights,
+                                                  std::span<const uint32_t> positions) {
+                                                lists.Add(term, docs, weights, positions);
+                                                return true;
+                                              });
+                }
+                batch->encoded.resize(lists.lists());
+                size_t begin = 0, position_begin = 0;
+                for (size_t i = 0; i < lists.lists() && batch->status.ok(); ++i) {
+                  const size_t n = lists.ends[i] - begin;
+                  batch->status = writer->EncodeList(
+                      lists.terms[i], std::span(lists.docs).subspan(begin, n),
+                      std::span(lists.weights).subspan(begin, n),
+                      std::span(lists.positions).subspan(position_begin, lists.position_ends[i] - position_begin),
+                      &batch->encoded[i]);
+                  begin = lists.ends[i];
+                  position_begin = lists.position_ends[i];
+                }
+                return batch;
+              }) &
+          tbb::make_filter<EncodeBatch*, void>(
+              tbb::filter_mode::serial_in_order, [&](EncodeBatch* batch) {
+                std::unique_ptr<EncodeBatch> owned(batch);
+                if (!batch->status.ok()) return fail(batch->status);
+                if (failed()) return;
+                const ListBatch& lists = batch->lists;
+                size_t begin = 0;
+                for (size_t i = 0; i < lists.lists(); ++i) {
+                  const size_t n = lists.ends[i] - begin;
+                  Status s = writer->AddEncodedList(batch->encoded[i], std::span(lists.docs).subspan(begin, n),
+                                                    std::span(lists.weights).subspan(begin, n));
+                  if (!s.ok()) return fail(std::move(s));
+                  *postings += n;
+                  begin = lists.ends[i];
+                }
+              }));
+  if (build.buffer != nullptr) build.buffer->ReleaseBin(bin);
+  return status;
+}
+
+}  // namespace
+
 Status BuildTabletFile(const TabletBuild& build, const std::vector<uint8_t>& bin_has_data,
                        TabletBuildResult* result) {
   *result = TabletBuildResult();
@@ -159,14 +300,23 @@ Status BuildTabletFile(const TabletBuild& build, const std::vector<uint8_t>& bin
     if (build.docs != nullptr) {
       for (size_t c = 0; c < build.docs->columns(); ++c) writer->SetDocLengths(&build.docs->lengths(bin, c), c);
     }
-    Status list_status;
-    DPS_RETURN_IF_ERROR(build.lists(bin, [&](std::string_view term, std::span<const DocId> docs,
+    if (build.list_threads > 1) {
+      DPS_RETURN_IF_ERROR(WriteBinLists(build, bin, writer.get(), &result->postings));
+    } else {
+      Status list_status;
+      const IngestBuffer::ListSink add = [&](std::string_view term, std::span<const DocId> docs,
                                              std::span<const uint32_t> weights, std::span<const uint32_t> positions) {
-      list_status = writer->AddPostingList(term, docs, weights, positions);
-      result->postings += docs.size();
-      return list_status.ok();
-    }));
-    DPS_RETURN_IF_ERROR(list_status);
+        list_status = writer->AddPostingList(term, docs, weights, positions);
+        result->postings += docs.size();
+        return list_status.ok();
+      };
+      if (build.buffer != nullptr) {
+        build.buffer->ForEachList(bin, add);
+      } else if (build.runs != nullptr) {
+        DPS_RETURN_IF_ERROR(build.runs->ForEachList(bin, add));
+      }
+      DPS_RETURN_IF_ERROR(list_status);
+    }
     if (build.docs != nullptr) {
       DPS_RETURN_IF_ERROR(build.docs->ReadBin(
           bin, [&](DocId docid, std::string_view id, std::string_view title, std::string_view text) {

@@ -22,18 +22,42 @@ namespace dps {
 // Produces the posting lists of one bin in term order.
 using ListSource = std::function<Status(uint32_t bin, const IngestBuffer::ListSink& emit)>;
 
+// Posting lists of one bin, each whole, one after another: what the
+// producer of a parallel tablet build hands its encoders.
+struct ListBatch {
+  std::vector<std::string> terms;
+  std::vector<size_t> ends;           // list i's postings end at ends[i] in docs and weights
+  std::vector<size_t> position_ends;  // and its positions at position_ends[i]
+  std::vector<DocId> docs;
+  std::vector<uint32_t> weights;
+  std::vector<uint32_t> positions;
+  void Add(std::string_view term, std::span<const DocId> list_docs, std::span<const uint32_t> list_weights,
+           std::span<const uint32_t> list_positions);
+  size_t lists() const { return terms.size(); }
+};
+
 // The runs one tablet spilled during an ingest, oldest first (so docids
-// ascend across them). ForEachList merges their records of one bin; bins
-// must be asked for in ascending order (each run is read once, front to
-// back).
+// ascend across them). ForEachList and ReadLists merge their records of
+// one bin; bins must be asked for in ascending order (each run is read
+// once, front to back).
 class RunSet {
  public:
   Status Add(const std::string& path);
   Status ForEachList(uint32_t bin, const IngestBuffer::ListSink& emit);
+  // The bin's next lists into *batch until it holds at least
+  // `min_postings` postings or the bin has no more (then none is added).
+  Status ReadLists(uint32_t bin, size_t min_postings, ListBatch* batch);
   size_t size() const { return runs_.size(); }
 
  private:
+  // The bin's next list into term_, docs_, weights_, positions_; *found
+  // false when the bin has no more.
+  Status NextList(uint32_t bin, bool* found);
   std::vector<std::unique_ptr<RunReader>> runs_;
+  std::string term_;
+  std::vector<DocId> docs_;
+  std::vector<uint32_t> weights_, positions_;
+  std::vector<std::pair<RunReader*, size_t>> starts_;  // the term's runs, where their postings begin
 };
 
 // Writes one spill run: the lists of the tablet's bins [first_bin, last_bin]
@@ -57,12 +81,19 @@ Status WriteBufferRun(const std::string& path, uint32_t first_bin, uint32_t last
 Status MergeRunFiles(std::span<const std::string> runs, const std::string& path, uint32_t first_bin,
                      uint32_t last_bin);
 
+// The lists come from a sealed buffer (its bins consumed) or from the
+// tablet's spill runs. With list_threads > 1 a bin's lists are encoded in
+// batches by that many parallel tasks and added in term order
+// (TabletWriter::EncodeList, AddEncodedList): one tablet built alone is
+// then not one thread's work. The bytes are the same either way.
 struct TabletBuild {
   std::string path;
   uint32_t first_bin = 0;
   uint32_t last_bin = 0;
   TabletWriterOptions options;
-  ListSource lists;
+  IngestBuffer* buffer = nullptr;  // one of these two
+  RunSet* runs = nullptr;
+  size_t list_threads = 1;  // memory_plan.h TabletListThreads
   const DocSpill* docs = nullptr;                         // may be null (runs)
   const std::vector<std::vector<DocId>>* tombstones = nullptr;  // by bin; may be null
 };

@@ -6,7 +6,9 @@
 // indexes refuse a change of kind.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <random>
 #include <string>
@@ -94,6 +96,56 @@ TEST(IngestPositions, AnalyzerPositionsSurviveBuffersRunsAndReplacements) {
   }
   EXPECT_GT(spilled, 0u);
   EXPECT_GT(unspilled, 0u);
+}
+
+// A tablet built with more threads than tablets has its lists encoded by
+// parallel tasks in batches (tablet_build.cc WriteBinLists), from the
+// buffer or from spilled runs; its files are byte for byte those of the
+// one-thread build, positions, fields and block impacts included.
+TEST(IngestPositions, ParallelTabletBuildWritesTheSerialBuildsBytes) {
+  testing::TempDir dir;
+  std::mt19937_64 rng(77);
+  const std::string input = dir.path() + "/in.jsonl";
+  {
+    std::ofstream out(input);
+    for (int i = 0; i < 1500; ++i) {
+      out << "{\"id\": \"" << i << "\", \"title\": \"" << Words(rng, rng() % 4, 300) << "\", \"text\": \""
+          << Words(rng, rng() % 400, 3000) << "\"}\n";
+    }
+  }
+  for (uint64_t budget : {uint64_t{64} << 20, uint64_t{1} << 18}) {
+    SCOPED_TRACE("budget " + std::to_string(budget));
+    std::map<std::string, std::string> files[2];
+    uint64_t runs[2] = {0, 0};
+    for (int parallel = 0; parallel < 2; ++parallel) {
+      const std::string index = dir.path() + "/index" + std::to_string(budget) + "-" + std::to_string(parallel);
+      IngestOptions options;
+      options.index.positions = true;
+      options.index.fields = FieldSet({"title"});
+      options.index.bins = 1;  // some 200,000 postings: several batches of the buffer's bin
+      options.index.tablets = 1;
+      options.threads = parallel ? 4 : 1;  // 4 > 1 tablet: lists encoded in parallel
+      options.memory_budget = budget;
+      IngestStats stats;
+      const Status s = Ingest(index, {input}, options, &stats);
+      ASSERT_TRUE(s.ok()) << s.ToString();
+      runs[parallel] = stats.runs;
+      for (const auto& entry : std::filesystem::directory_iterator(index)) {
+        const std::string name = entry.path().filename().string();
+        if (name == "MANIFEST" || name == "LOCK") continue;  // the index's id and times
+        std::ifstream in(entry.path(), std::ios::binary);
+        files[parallel][name] = std::string(std::istreambuf_iterator<char>(in), {});
+      }
+    }
+    EXPECT_EQ(runs[0], runs[1]);
+    EXPECT_EQ(budget < (1u << 20), runs[0] > 0) << "both paths: from the buffer and from runs";
+    ASSERT_EQ(files[0].size(), files[1].size());
+    for (const auto& [name, bytes] : files[0]) {
+      ASSERT_TRUE(files[1].count(name)) << name;
+      EXPECT_TRUE(files[1][name] == bytes) << name << " differs";
+      EXPECT_GT(bytes.size(), 0u) << name;
+    }
+  }
 }
 
 TEST(IngestPositions, AnIndexKeepsItsKind) {

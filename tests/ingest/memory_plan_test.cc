@@ -31,7 +31,7 @@ TEST(MemoryPlan, PipelineAndMergeFitTheBudgetAboveTheFloor) {
           EXPECT_LE(PipelineBytes(in, plan), static_cast<double>(budget));
           const uint64_t writers = std::min<uint64_t>(threads, tablets);
           EXPECT_LE(kProcessBytes + threads * kThreadBytes + writers * kTabletWriterBytes +
-                        writers * plan.merge_fan_in * kRunReaderBytes,
+                        ListBatchesBytes(threads, tablets) + writers * plan.merge_fan_in * kRunReaderBytes,
                     budget);
           EXPECT_GE(plan.merge_fan_in, 2u);
           EXPECT_LE(plan.merge_fan_in, 256u);
@@ -64,6 +64,18 @@ TEST(MemoryPlan, FloorIsTheFirstBudgetWhoseBufferShareHolds) {
   // More threads cost more of their own.
   EXPECT_LT(MinMemoryBudget(1), MinMemoryBudget(2));
   EXPECT_LT(MinMemoryBudget(2), MinMemoryBudget(8));
+}
+
+// A tablet's lists get the threads no other tablet uses, and their
+// batches are counted only then.
+TEST(MemoryPlan, TabletsShareTheThreadsTheirListsAreEncodedWith) {
+  EXPECT_EQ(TabletListThreads(2, 1), 2u);
+  EXPECT_EQ(TabletListThreads(8, 3), 3u);
+  EXPECT_EQ(TabletListThreads(2, 4), 1u);
+  EXPECT_EQ(TabletListThreads(4, 4), 1u);
+  EXPECT_EQ(ListBatchesBytes(2, 4), 0u);
+  EXPECT_EQ(ListBatchesBytes(2, 1), 3 * kListBatchBytes);
+  EXPECT_EQ(ListBatchesBytes(8, 3), 3 * 4 * kListBatchBytes);
 }
 
 TEST(MemoryPlan, TinyBudgetsStillIngest) {
