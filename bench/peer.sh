@@ -9,11 +9,13 @@
 # (--top 10, BM25), the top 10 printed as corpus ordinals: the index is
 # built from a copy of the corpus whose ids are the ordinals (0-based
 # non-empty lines), made before the timer starts.
-# Bins: the product's default, 4, unless DPS_BINS says otherwise. One bin
-# gives the harness's one-thread queries p50s 10-40% lower (each bin adds
-# its own term opens and cold cache lines, as segments do to Lucene, whose
-# peer force-merges to one) but ingests 5-47% slower, since a tablet is
-# built by one thread: bench/RESULTS.md, session 23.
+# Bins: one, unless DPS_BINS says otherwise (the product's default is 4,
+# for queries on several cores). The harness runs one query thread, and
+# one bin gives its queries p50s 10-40% lower than four (each bin adds its
+# own term opens and cold cache lines, as segments do to Lucene, whose
+# peer force-merges to one): bench/RESULTS.md, session 23. Since session
+# 24 one tablet is built on every thread, so one bin ingests as fast as
+# four.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=${DPSEARCH:-$here/build/dpsearch}
@@ -36,7 +38,7 @@ with open(sys.argv[1], encoding="utf-8", errors="surrogateescape") as f, open(sy
     start=$(date +%s.%N)
     positions=--no-positions
     [ "${PEERS_POSITIONS:-0}" = 1 ] && positions=
-    bins=${DPS_BINS:-4}
+    bins=${DPS_BINS:-1}
     "$bin" ingest --index "$3" --bins "$bins" --tablets "$bins" --no-store-text $positions ${DPS_INGEST_ARGS:-} "$ordinal" >&2
     end=$(date +%s.%N)
     rm -f "$ordinal"
