@@ -46,6 +46,7 @@ class IngestBuffer {
   uint64_t postings() const { return postings_; }
   bool empty() const { return postings_ == 0; }
   bool BinEmpty(uint32_t bin) const { return logs_[bin].empty(); }
+  size_t BinPostings(uint32_t bin) const { return logs_[bin].size(); }
 
   // Ranks terms by their bytes; required before ForEachList.
   void Seal();

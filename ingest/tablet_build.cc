@@ -132,13 +132,10 @@ Status WriteBufferRun(const std::string& path, uint32_t first_bin, uint32_t last
   for (uint32_t bin = first_bin; bin <= last_bin; ++bin) {
     if (buffer->BinEmpty(bin)) continue;
     buffer->SortBin(bin);
-    std::vector<size_t> cuts = buffer->SplitBin(bin, threads);
-    const size_t postings = cuts.back();
     // Below min_part_postings, a task's start and its blocks' copy cost
     // more than it saves.
-    if (postings / min_part_postings < cuts.size() - 1) {
-      cuts = buffer->SplitBin(bin, std::max<size_t>(1, postings / min_part_postings));
-    }
+    const size_t parts_worth = std::max<size_t>(1, buffer->BinPostings(bin) / min_part_postings);
+    const std::vector<size_t> cuts = buffer->SplitBin(bin, std::min(threads, parts_worth));
     const size_t parts = cuts.size() - 1;
     std::vector<RunBlockEncoder> encoders(parts);
     std::vector<Status> results(parts);
@@ -197,8 +194,7 @@ Status WriteBinLists(const TabletBuild& build, uint32_t bin, TabletWriter* write
   size_t next_range = 0;
   if (build.buffer != nullptr) {
     build.buffer->SortBin(bin);
-    const size_t n = build.buffer->SplitBin(bin, 1).back();
-    cuts = build.buffer->SplitBin(bin, std::max<size_t>(1, n / kBatchPostings));
+    cuts = build.buffer->SplitBin(bin, std::max<size_t>(1, build.buffer->BinPostings(bin) / kBatchPostings));
   }
   Status status;
   std::mutex status_mu;
