@@ -27,11 +27,15 @@ void ListBatch::Add(std::string_view term, std::span<const DocId> list_docs, std
   position_ends.push_back(positions.size());
 }
 
-Status RunSet::NextList(uint32_t bin, bool* found) {
-  *found = false;
+Status RunSet::SkipTo(uint32_t bin) {
   for (auto& run : runs_) {  // records of bins nobody asked for (none expected)
     while (run->Valid() && run->bin() < bin) DPS_RETURN_IF_ERROR(run->Next());
   }
+  return Status::OK();
+}
+
+Status RunSet::NextList(uint32_t bin, bool* found) {
+  *found = false;
   // Smallest current term; runs are few, so a linear scan beats a heap.
   const RunReader* best = nullptr;
   for (const auto& run : runs_) {
@@ -49,7 +53,7 @@ Status RunSet::NextList(uint32_t bin, bool* found) {
   // doubling vector would hold up to twice them.
   starts_.clear();
   bool with_positions = false;
-  PostingCursor cursor;
+  PostingCursor& cursor = cursor_;
   for (auto& run : runs_) {  // oldest run first: docids ascend
     if (!run->Valid() || run->bin() != bin || run->term() != term_) continue;
     DPS_RETURN_IF_ERROR(run->OpenList(&cursor));
@@ -81,6 +85,7 @@ Status RunSet::NextList(uint32_t bin, bool* found) {
 }
 
 Status RunSet::ForEachList(uint32_t bin, const IngestBuffer::ListSink& emit) {
+  DPS_RETURN_IF_ERROR(SkipTo(bin));
   for (;;) {
     bool found = false;
     DPS_RETURN_IF_ERROR(NextList(bin, &found));
@@ -89,6 +94,7 @@ Status RunSet::ForEachList(uint32_t bin, const IngestBuffer::ListSink& emit) {
 }
 
 Status RunSet::ReadLists(uint32_t bin, size_t min_postings, ListBatch* batch) {
+  DPS_RETURN_IF_ERROR(SkipTo(bin));
   while (batch->docs.size() < min_postings) {
     bool found = false;
     DPS_RETURN_IF_ERROR(NextList(bin, &found));

@@ -50,10 +50,13 @@ class RunSet {
   size_t size() const { return runs_.size(); }
 
  private:
+  // Moves every run past the records of bins before `bin`.
+  Status SkipTo(uint32_t bin);
   // The bin's next list into term_, docs_, weights_, positions_; *found
-  // false when the bin has no more.
+  // false when the bin has no more. REQUIRES: SkipTo(bin).
   Status NextList(uint32_t bin, bool* found);
   std::vector<std::unique_ptr<RunReader>> runs_;
+  PostingCursor cursor_;  // reused: a cursor zeroes its block buffer when made
   std::string term_;
   std::vector<DocId> docs_;
   std::vector<uint32_t> weights_, positions_;
