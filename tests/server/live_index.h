@@ -66,13 +66,17 @@ class LiveIndex {
   }
 
   // Compacts every tablet into one file (deleting the files it replaces);
-  // returns the new generation (the same documents).
+  // returns the new generation (the same documents). Each tablet's
+  // compaction commits a generation of its own, and a follower may open
+  // any of them: each is recorded.
   uint64_t CompactAll() {
+    uint64_t g = generation();
     for (size_t t = 0; t < 4; ++t) {
       CompactionStats stats;
       EXPECT_TRUE(CompactTablet(writer_.get(), t, &stats).ok());
+      g = Record();
     }
-    return Record();
+    return g;
   }
 
   // The documents of generation `g`; waits (up to 10 s) for its commit to
@@ -81,7 +85,11 @@ class LiveIndex {
     std::unique_lock<std::mutex> lock(mu_);
     recorded_.wait_for(lock, std::chrono::seconds(10), [&] { return by_generation_.count(g) > 0; });
     auto it = by_generation_.find(g);
-    return it == by_generation_.end() ? Docs() : it->second;
+    if (it == by_generation_.end()) {
+      ADD_FAILURE() << "generation " << g << " was never recorded (a commit the model missed)";
+      return Docs();
+    }
+    return it->second;
   }
   // The snapshot directory of generation `g` (after At(g) found it).
   std::string SnapshotDir(uint64_t g) const { return snapshots_.path() + "/gen-" + std::to_string(g); }
