@@ -235,6 +235,7 @@ void BM_LowerBound(benchmark::State& state) {
 #define DPS_LOWER_BOUND_BENCH(fn) \
   BENCHMARK(BM_LowerBound<fn>)->ArgNames({"n", "chained"})->ArgsProduct({{128, 32}, {0, 1}})
 DPS_LOWER_BOUND_BENCH(LowerBoundInBlock);
+DPS_LOWER_BOUND_BENCH(LowerBoundNear);
 DPS_LOWER_BOUND_BENCH(internal::LowerBoundBinary);
 DPS_LOWER_BOUND_BENCH(internal::LowerBoundCount);
 DPS_LOWER_BOUND_BENCH(internal::LowerBoundHybrid);

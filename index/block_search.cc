@@ -19,6 +19,11 @@ size_t LowerBoundInBlock(const uint32_t* docs, size_t n, uint32_t target) {
   return internal::LowerBoundHybrid(docs, n, target);
 }
 
+size_t LowerBoundNear(const uint32_t* docs, size_t n, uint32_t target) {
+  if (n >= 16 && docs[15] >= target) return internal::CountBelow16(docs, target);
+  return internal::LowerBoundHybrid(docs, n, target);
+}
+
 namespace internal {
 
 // Branchless: the comparison feeds a conditional move, not a branch, so a

@@ -113,5 +113,10 @@ const uint8_t* SkipBlock(const uint8_t* p, const uint8_t* end, size_t n);
 
 // Index of the first docs[i] >= target in the sorted docs[0..n), or n.
 size_t LowerBoundInBlock(const uint32_t* docs, size_t n, uint32_t target);
+// The same, for a target most likely among the first 16 (a cursor's seek
+// inside its decoded block: an AND's longer list is a few postings ahead
+// of the shorter one's next docid): one 16-wide compare when it is there,
+// LowerBoundInBlock when it is not.
+size_t LowerBoundNear(const uint32_t* docs, size_t n, uint32_t target);
 
 }  // namespace dps

@@ -34,5 +34,6 @@ const uint8_t* DecodeWeightBlockOn(CodecPath path, const uint8_t* p, const uint8
 size_t LowerBoundBinary(const uint32_t* docs, size_t n, uint32_t target);  // branchless
 size_t LowerBoundCount(const uint32_t* docs, size_t n, uint32_t target);   // SSE2 count
 size_t LowerBoundHybrid(const uint32_t* docs, size_t n, uint32_t target);  // binary, then count
+size_t CountBelow16(const uint32_t* docs, uint32_t target);  // docs[0..16) below target
 
 }  // namespace dps::internal

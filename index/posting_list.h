@@ -109,7 +109,7 @@ class PostingCursor {
   DocId Seek(DocId target) {
     if (docs_[pos_] >= target) return docs_[pos_];
     if (block_len_ > 0 && docs_[block_len_ - 1] >= target) {
-      pos_ += static_cast<uint32_t>(LowerBoundInBlock(docs_ + pos_, block_len_ - pos_, target));
+      pos_ += static_cast<uint32_t>(LowerBoundNear(docs_ + pos_, block_len_ - pos_, target));
       return docs_[pos_];
     }
     return SeekSlow(target);

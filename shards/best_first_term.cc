@@ -101,6 +101,7 @@ class LengthCut {
   }
   double score[kBlockSize];
   for (size_t j = 0; j < m; ++j) score[j] = Bm25::ScoreWithNorm(t.idf, tf[kept[j]], bm25.Norm(dl[j]));
+  top->RaiseToKthBestOf(score, m);
   for (size_t j = 0; j < m; ++j) top->Offer(score[j], bin, docs[kept[j]]);
   return Status::OK();
 }

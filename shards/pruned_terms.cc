@@ -160,4 +160,18 @@ Status ListBound(const Bm25& bm25, BoundedTerm* t, double* bound) {
   return Status::OK();
 }
 
+void PrunedTopK::RaiseToKthBestOf(const double* score, size_t m) {
+  const size_t k = top_.k();
+  if (k == 0 || m <= 2 * k) return;
+  thread_local std::vector<double> reaching;
+  reaching.clear();
+  for (size_t i = 0; i < m; ++i) {
+    if (score[i] >= threshold_) reaching.push_back(score[i]);
+  }
+  if (reaching.size() <= 2 * k) return;
+  std::nth_element(reaching.begin(), reaching.begin() + static_cast<std::ptrdiff_t>(k - 1), reaching.end(),
+                   std::greater<>());
+  Raise(reaching[k - 1]);
+}
+
 }  // namespace dps::pruned

@@ -145,6 +145,14 @@ class PrunedTopK {
       }
     }
   }
+  // Before `m` scores computed together are offered: raises the threshold
+  // to their K-th best when more than 2K of them reach it (K documents
+  // score at least that much). Offered in docid order, most of a long
+  // run's scores that reach a low threshold would enter the K best and be
+  // pushed out again (about K ln(m / K) heap replacements: 16% of gcide's
+  // single medium terms' instructions); after the raise only the run's K
+  // best (and their ties) enter.
+  void RaiseToKthBestOf(const double* score, size_t m);
   // Raises the threshold to `score` (and the shared one, if any): K
   // documents of the bin (or of the query, through the shared threshold)
   // are known to score at least that much.

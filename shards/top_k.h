@@ -63,6 +63,7 @@ class TopK {
     return OfferSlow(d);
   }
   bool full() const { return heap_.size() == k_; }
+  size_t k() const { return k_; }
   // The K-th best score once full (a document must beat it, or tie it and
   // win on (bin, docid), to enter); -infinity before.
   double threshold() const {

@@ -323,6 +323,7 @@ TEST(PostingCodecLowerBound, MatchesStdLowerBound) {
   using Fn = size_t (*)(const uint32_t*, size_t, uint32_t);
   const std::pair<const char*, Fn> variants[] = {
       {"LowerBoundInBlock", &LowerBoundInBlock},
+      {"LowerBoundNear", &LowerBoundNear},
       {"Binary", &internal::LowerBoundBinary},
       {"Count", &internal::LowerBoundCount},
       {"Hybrid", &internal::LowerBoundHybrid},
