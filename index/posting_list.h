@@ -189,6 +189,8 @@ class PostingCursor {
   // A score is at least 1: a reader that finds 0 reports it through
   // BadBlockScore(b), which fails the cursor (Corruption naming the list).
   uint32_t block_score(size_t b) const { return DecodeFixed16(scores_at_ + 2 * b); }
+  // All num_blocks() scores, for index/score_scan.h. REQUIRES has_impacts().
+  const uint8_t* block_scores() const { return scores_at_; }
   Status BadBlockScore(size_t b) {
     Fail("block score 0", b);
     return status_;

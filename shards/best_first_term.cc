@@ -24,6 +24,7 @@
 #include <span>
 #include <vector>
 
+#include "index/score_scan.h"
 #include "shards/pruned_terms.h"
 
 namespace dps::pruned {
@@ -150,11 +151,16 @@ Status FindBest(const TermInBin& b, uint32_t index, size_t k, const Bm25& bm25, 
   const size_t blocks = c.num_blocks();
   const size_t m = std::min(blocks, std::clamp<size_t>(k, 4, kMaxFirstRound));
   uint32_t best_score[kMaxFirstRound];
+  const uint8_t* scores = c.block_scores();
+  // Corrupt: would bound the block at 0.
+  if (const size_t zero = FirstZeroScore(scores, blocks); zero < blocks) return t.cursor->BadBlockScore(zero);
   size_t found = 0;
   for (size_t i = 0; i < blocks; ++i) {
+    if (found == m) {  // only a higher score enters (the earlier first among equals)
+      i = NextScoreAtLeast(scores, i, blocks, best_score[m - 1] + 1);
+      if (i == blocks) break;
+    }
     const uint32_t s = c.block_score(i);
-    if (s == 0) return t.cursor->BadBlockScore(i);  // corrupt: would bound the block at 0
-    if (found == m && s <= best_score[m - 1]) continue;
     size_t j = found < m ? found++ : m - 1;
     for (; j > 0 && best_score[j - 1] < s; --j) {
       round->best[j] = round->best[j - 1];
@@ -197,13 +203,18 @@ Status RankRest(const TermInBin& b, const Bm25& bm25, FirstRound* round) {
   std::sort(best, best + found);
   double threshold = b.top->Refresh();
   uint32_t least = least_reaching(threshold);
-  for (size_t i = 0, next_best = 0; i < c.num_blocks(); ++i) {
+  const size_t blocks = c.num_blocks();
+  for (size_t i = 0, next_best = 0; i < blocks; ++i) {
+    // [i, reach): below the threshold, passed over (the first round's
+    // blocks among them are not counted: they were scored).
+    const size_t reach = NextScoreAtLeast(c.block_scores(), i, blocks, least);
+    size_t firsts = 0;
+    for (; next_best < found && best[next_best] < reach; ++next_best) ++firsts;
+    if (reach - i > firsts) b.top->Skipped(reach - i - firsts);
+    if (reach == blocks) break;
+    i = reach;
     if (next_best < found && best[next_best] == i) {
       ++next_best;
-      continue;
-    }
-    if (c.block_score(i) < least) {
-      b.top->Skipped();
       continue;
     }
     DPS_RETURN_IF_ERROR(ScoreBlock(t, i, *b.one, b.bin, bm25, b.top));

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -17,11 +18,12 @@ struct ScoredList {
   PostingCursor cursor;
 };
 
-// A list of 300 postings (3 blocks), block b's score set to 0 when b >= 0.
-void MakeList(int zero_block, ScoredList* l) {
+// A list of `postings` postings (300: 3 blocks), block b's score set to 0
+// when b >= 0.
+void MakeList(int zero_block, ScoredList* l, DocId postings = 300) {
   std::vector<DocId> docs;
   std::vector<uint32_t> tfs, dls;
-  for (DocId d = 0; d < 300; ++d) {
+  for (DocId d = 0; d < postings; ++d) {
     docs.push_back(d * 3);
     tfs.push_back(1 + d % 4);
     dls.push_back(10 + d % 50);
@@ -29,13 +31,16 @@ void MakeList(int zero_block, ScoredList* l) {
   EncodePostingList(docs, tfs, dls, /*score_avgdl=*/30.0, &l->bytes);
   if (zero_block >= 0) {
     // docs/FORMAT.md "Posting list": the scores follow the skip table and
-    // impacts_len (a one-byte varint here).
+    // impacts_len (a varint).
     const auto* p = reinterpret_cast<const uint8_t*>(l->bytes.data());
-    const size_t scores = SkipTableSize(3, p[0]) + 1;
+    size_t scores = SkipTableSize((postings + kBlockSize - 1) / kBlockSize, p[0]);
+    while (p[scores] & 0x80) ++scores;
+    ++scores;
     l->bytes[scores + 2 * zero_block] = 0;
     l->bytes[scores + 2 * zero_block + 1] = 0;
   }
-  ASSERT_TRUE(l->cursor.Init(reinterpret_cast<const uint8_t*>(l->bytes.data()), l->bytes.size(), 300, nullptr, 0).ok());
+  ASSERT_TRUE(l->cursor.Init(reinterpret_cast<const uint8_t*>(l->bytes.data()), l->bytes.size(), postings, nullptr, 0)
+                  .ok());
 }
 
 pruned::BoundedTerm Term(PostingCursor* cursor) {
@@ -75,6 +80,29 @@ TEST(PrunedTerms, ABlockScoreOfZeroIsCorruptionNotABound) {
     pruned::BoundedTerm whole = Term(&bad_list.cursor);  // no max score from the global index: every block read
     double list = 0;
     EXPECT_TRUE(pruned::ListBound(bm25, &whole, &list).IsCorruption());
+  }
+}
+
+// A single term ranked best first reads every block's score (eight at a
+// time, index/score_scan.h) before it scores any: a zero anywhere, in the
+// short list or in the vector part and the tail of a long one, fails the
+// ranking.
+TEST(PrunedTerms, ABlockScoreOfZeroFailsABestFirstRanking) {
+  const Bm25 bm25(Bm25Params{}, CollectionStats{1000, 30000});
+  for (const auto& [postings, zero] : std::vector<std::pair<DocId, int>>{
+           {300, 0}, {300, 2}, {2600, 0}, {2600, 9}, {2600, 16}, {2600, 20}}) {
+    SCOPED_TRACE(std::to_string(postings) + " postings, block " + std::to_string(zero));
+    ScoredList list;
+    MakeList(zero, &list, postings);
+    pruned::BoundedTerm t = Term(&list.cursor);
+    std::vector<ScoredDoc> room;
+    pruned::PrunedTopK top(10, nullptr, &room);
+    pruned::OneFileBin one;  // never read: the scores are checked before a block is scored
+    pruned::TermInBin bin{BinId{0}, std::numeric_limits<double>::infinity(), 0, &t, &one, &top};
+    const Status s = pruned::RankTermBestFirst({&bin, 1}, 10, bm25, nullptr,
+                                               [](pruned::TermInBin*) { return Status::OK(); });
+    EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+    EXPECT_NE(s.ToString().find("block score 0"), std::string::npos) << s.ToString();
   }
 }
 
