@@ -73,7 +73,6 @@ Status ScoreWindow(BoundedTerm* terms, size_t n, size_t lead, const pruned::OneF
       const uint32_t* tf = w.tf[h];
       AddTermScores(idf, tf, w.norm, w.score, m);
     }
-    top->RaiseToKthBestOf(w.score, m);
     for (size_t i = 0; i < m; ++i) top->Offer(w.score[i], bin, w.docs[i]);
     if (end == hi) return Status::OK();
     start = end + 1;

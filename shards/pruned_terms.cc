@@ -163,12 +163,17 @@ Status ListBound(const Bm25& bm25, BoundedTerm* t, double* bound) {
 void PrunedTopK::RaiseToKthBestOf(const double* score, size_t m) {
   const size_t k = top_.k();
   if (k == 0 || m <= 2 * k) return;
+  // Counted first, without a branch: once the threshold is high (most
+  // runs of a long ranking) few reach it and nothing is copied.
+  const double threshold = threshold_;  // a local: the loop vectorizes
+  size_t reach = 0;
+  for (size_t i = 0; i < m; ++i) reach += score[i] >= threshold;
+  if (reach <= 2 * k) return;
   thread_local std::vector<double> reaching;
   reaching.clear();
   for (size_t i = 0; i < m; ++i) {
-    if (score[i] >= threshold_) reaching.push_back(score[i]);
+    if (score[i] >= threshold) reaching.push_back(score[i]);
   }
-  if (reaching.size() <= 2 * k) return;
   std::nth_element(reaching.begin(), reaching.begin() + static_cast<std::ptrdiff_t>(k - 1), reaching.end(),
                    std::greater<>());
   Raise(reaching[k - 1]);
