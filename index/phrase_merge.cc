@@ -10,6 +10,7 @@
 #include <algorithm>
 
 #include "index/candidate_runs.h"
+#include "index/position_merge.h"
 #include "index/phrase_iterator.h"
 
 namespace dps {
@@ -115,20 +116,7 @@ bool PhraseMatcher::MergePair(size_t m, std::vector<uint32_t>* kept, std::vector
     const uint32_t* u = r1->Decoded(at1[i], tf1);
     if (u == nullptr && !ValuesAt(1, i, &u)) return false;
     uint64_t p = uint64_t{v[0]} + 1, q = u[0];  // word 0's positions plus one, word 1's
-    uint32_t t = 0, j = 0, n = 0;
-    for (;;) {
-      if (p < q) {
-        if (++t == tf0) break;
-        p += uint64_t{v[t]} + 1;
-      } else if (q < p) {
-        if (++j == tf1) break;
-        q += uint64_t{u[j]} + 1;
-      } else {
-        ++n;
-        if (first_only || ++t == tf0) break;
-        p += uint64_t{v[t]} + 1;
-      }
-    }
+    const uint32_t n = MergeOccurrences(v, tf0, u, tf1, first_only, &p, &q);
     // Positions ascend: the last read of each word is its largest read.
     if (p - 1 > kMaxPosition || q > kMaxPosition) {
       status_ = Status::Corruption("a phrase's word has a position past " + std::to_string(kMaxPosition));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "index/dense_phrase_pair.h"
 #include "index/intersect.h"
 
 namespace dps {
@@ -105,6 +106,43 @@ bool PhraseWord(const QueryPlan& plan, size_t k) {
   });
 }
 
+// A query that is one phrase of two distinct words (slop 0) whose lists
+// are long and of similar length (the dense kernel's case): both lists
+// walked once together (index/dense_phrase_pair.h), not the candidates
+// then each word's positions at them. cursors[k] is and_entries[k]'s,
+// opened; by_df the same cursors, rarest first. *paired when it answered.
+Status TryDensePhrasePair(const TabletReader& file, const BinQuery& req, const PostingRef* refs,
+                          const std::unique_ptr<PostingCursor>* cursors, PostingCursor* const* by_df,
+                          BinMatches* resp, bool* paired) {
+  *paired = false;
+  const QueryPlan& plan = *req.plan;
+  if (plan.and_entries.size() != 2 || plan.phrases.size() != 1 || plan.phrase_slops[0] != 0) return Status::OK();
+  const std::vector<size_t>& phrase = plan.phrases[0];
+  if (phrase.size() != 2 || phrase[0] == phrase[1] || !PrefersDense(by_df, 2)) return Status::OK();
+  size_t k[2];
+  for (size_t w = 0; w < 2; ++w) {
+    k[w] = static_cast<size_t>(std::find(plan.and_entries.begin(), plan.and_entries.end(), phrase[w]) -
+                               plan.and_entries.begin());
+    if (k[w] == plan.and_entries.size()) return Status::OK();
+  }
+  thread_local PostingPositions positions[2];
+  for (size_t w = 0; w < 2; ++w) {
+    DPS_RETURN_IF_ERROR(file.OpenPositions(refs[k[w]], &positions[w]));
+    if (positions[w].in_file() == nullptr) return Status::OK();  // kept inline: a short list, not this case
+  }
+  *paired = true;
+  const bool occurrences = req.phrase_occurrences && !req.count_only;
+  if (occurrences) resp->phrase_occurrences.assign(1, {});
+  PairPhraseMatches out;
+  out.docs = req.count_only ? nullptr : &resp->docs;
+  out.occurrences = occurrences ? &resp->phrase_occurrences[0] : nullptr;
+  out.limit = req.limit;
+  DPS_RETURN_IF_ERROR(MatchDensePhrasePair(cursors[k[0]].get(), positions[0].in_file(), cursors[k[1]].get(),
+                                           positions[1].in_file(), &out));
+  resp->count = out.count;
+  return Status::OK();
+}
+
 // The fast path applies when the bin's postings for every term sit in one
 // file and nothing in the bin is deleted: then plain cursors are exact.
 Status TryFastPath(const Tablet& tablet, const BinQuery& req, BinMatches* resp, bool* done) {
@@ -156,6 +194,9 @@ Status TryFastPath(const Tablet& tablet, const BinQuery& req, BinMatches* resp, 
   // Rarest in this bin leads.
   std::sort(ptrs, ptrs + n, [](PostingCursor* a, PostingCursor* b) { return a->df() < b->df(); });
   if (phrases) {
+    bool paired = false;
+    DPS_RETURN_IF_ERROR(TryDensePhrasePair(*file, req, refs.data(), pool.data(), ptrs, resp, &paired));
+    if (paired) return Status::OK();
     // Every candidate holds every word; the phrases are checked on them
     // alone. The kernel notes where the phrase words' postings are at the
     // candidates as it meets them, which the phrase check would otherwise
