@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "common/status.h"
@@ -30,10 +31,12 @@ struct PairPhraseMatches {
 };
 
 // The documents where `first`'s word stands right before `second`'s (slop
-// 0), each cursor on its list's first posting, each word's positions in a
-// file (`first_positions`, `second_positions`: their lists' readers).
-// Corruption when a list's weights, positions or tables disagree.
+// 0) and that every list of `others` holds (the conjunction's other terms:
+// "of the" 1913), each cursor on its list's first posting, each word's
+// positions in a file (`first_positions`, `second_positions`: their lists'
+// readers). Corruption when a list's weights, positions or tables disagree.
 Status MatchDensePhrasePair(PostingCursor* first, PositionReader* first_positions, PostingCursor* second,
-                            PositionReader* second_positions, PairPhraseMatches* out);
+                            PositionReader* second_positions, std::span<PostingCursor* const> others,
+                            PairPhraseMatches* out);
 
 }  // namespace dps

@@ -106,19 +106,21 @@ bool PhraseWord(const QueryPlan& plan, size_t k) {
   });
 }
 
-// A query that is one phrase of two distinct words (slop 0) whose lists
-// are long and of similar length (the dense kernel's case): both lists
-// walked once together (index/dense_phrase_pair.h), not the candidates
-// then each word's positions at them. cursors[k] is and_entries[k]'s,
-// opened; by_df the same cursors, rarest first. *paired when it answered.
+// A conjunction of one phrase of two distinct words (slop 0) and perhaps
+// terms, whose lists are long and of similar length (the dense kernel's
+// case): the words' lists walked once together, the terms' sought at their
+// common documents (index/dense_phrase_pair.h), not the candidates then
+// each word's positions at them. cursors[k] is and_entries[k]'s, opened;
+// by_df the same cursors, rarest first. *paired when it answered.
 Status TryDensePhrasePair(const TabletReader& file, const BinQuery& req, const PostingRef* refs,
                           const std::unique_ptr<PostingCursor>* cursors, PostingCursor* const* by_df,
                           BinMatches* resp, bool* paired) {
   *paired = false;
   const QueryPlan& plan = *req.plan;
-  if (plan.and_entries.size() != 2 || plan.phrases.size() != 1 || plan.phrase_slops[0] != 0) return Status::OK();
+  const size_t n = plan.and_entries.size();
+  if (n < 2 || plan.phrases.size() != 1 || plan.phrase_slops[0] != 0) return Status::OK();
   const std::vector<size_t>& phrase = plan.phrases[0];
-  if (phrase.size() != 2 || phrase[0] == phrase[1] || !PrefersDense(by_df, 2)) return Status::OK();
+  if (phrase.size() != 2 || phrase[0] == phrase[1] || !PrefersDense(by_df, n)) return Status::OK();
   size_t k[2];
   for (size_t w = 0; w < 2; ++w) {
     k[w] = static_cast<size_t>(std::find(plan.and_entries.begin(), plan.and_entries.end(), phrase[w]) -
@@ -133,12 +135,17 @@ Status TryDensePhrasePair(const TabletReader& file, const BinQuery& req, const P
   *paired = true;
   const bool occurrences = req.phrase_occurrences && !req.count_only;
   if (occurrences) resp->phrase_occurrences.assign(1, {});
+  PostingCursor* others[kMaxFastPathTerms];
+  size_t m = 0;
+  for (size_t e = 0; e < n; ++e) {
+    if (e != k[0] && e != k[1]) others[m++] = cursors[e].get();
+  }
   PairPhraseMatches out;
   out.docs = req.count_only ? nullptr : &resp->docs;
   out.occurrences = occurrences ? &resp->phrase_occurrences[0] : nullptr;
   out.limit = req.limit;
   DPS_RETURN_IF_ERROR(MatchDensePhrasePair(cursors[k[0]].get(), positions[0].in_file(), cursors[k[1]].get(),
-                                           positions[1].in_file(), &out));
+                                           positions[1].in_file(), {others, m}, &out));
   resp->count = out.count;
   return Status::OK();
 }

@@ -1,5 +1,6 @@
 // A phrase of two distinct words whose lists are long and of similar
-// length is checked in one walk of both lists (index/dense_phrase_pair.h).
+// length is checked in one walk of both lists (index/dense_phrase_pair.h),
+// alone or beside a term.
 // Against brute force, on corpora of few words and thousands of documents
 // (so most pairs are dense, their lists many blocks long, the words
 // repeated within documents): the count, the matching documents with and
@@ -30,9 +31,23 @@ void CheckPairs(const std::string& dir, const Live& live, const std::vector<cons
   auto index = IndexReader::Open(dir);
   ASSERT_TRUE(index.ok()) << index.status().ToString();
   Coordinator searcher(index->get(), CoordinatorOptions{1});
+  std::vector<QueryNode> queries;
   for (size_t i = 0; i < vocab; ++i) {
     for (size_t j = 0; j < vocab; ++j) {
-      const QueryNode q = QueryNode::Phrase({testing::VocabTerm(i), testing::VocabTerm(j)});
+      QueryNode phrase = QueryNode::Phrase({testing::VocabTerm(i), testing::VocabTerm(j)});
+      queries.push_back(phrase);
+      // With a term beside it (the phrase's lists walked, the term's sought):
+      // a common one, or the rarest (a leapfrog led by it instead).
+      for (size_t t : {(i + j) % vocab, vocab - 1}) {
+        queries.push_back(QueryNode::And({phrase, QueryNode::Term(testing::VocabTerm(t))}));
+      }
+      // Two terms beside it: each must hold the document the others agree on.
+      queries.push_back(QueryNode::And({QueryNode::Term(testing::VocabTerm((i + 1) % vocab)), phrase,
+                                        QueryNode::Term(testing::VocabTerm((j + 2) % vocab))}));
+    }
+  }
+  {
+    for (const QueryNode& q : queries) {
       SCOPED_TRACE(q.ToString());
       std::set<std::string> want;
       for (const auto& [id, d] : live) {
