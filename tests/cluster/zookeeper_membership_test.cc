@@ -102,7 +102,13 @@ TEST_F(ZooKeeperTest, NodesAreBackAfterZooKeeperRestartsOrLosesTheSessions) {
   // Every session lost: new ones, and the node written again.
   const int64_t before = server->session_id();
   ASSERT_TRUE(zk_->Wipe());
-  EXPECT_EQ(watch.view().servers.size(), 1u);  // the last view, meanwhile
+  // Meanwhile the last view, or, once the watch has reconnected to the
+  // wiped ZooKeeper before the server registered again, none (the watch
+  // may get there first: seen once under load). Never another record.
+  const ServerView meanwhile = watch.view();
+  EXPECT_TRUE(meanwhile.servers.empty() ||
+              (meanwhile.servers.size() == 1 && meanwhile.servers[0] == Record("127.0.0.1:7701", 0, 7)))
+      << meanwhile.servers.size() << " servers";
   reader = Session();
   ASSERT_TRUE(Eventually([&] { return reader->Get("/dps/servers/127.0.0.1:7701", false).ok(); }, 15'000));
   EXPECT_NE(server->session_id(), before);
