@@ -113,9 +113,10 @@ bool PhraseWord(const QueryPlan& plan, size_t k) {
 // terms, whose lists are long and of similar length (the dense kernel's
 // case): the words' lists walked once together, the terms' sought at their
 // common documents (index/dense_phrase_pair.h), not the candidates then
-// each word's positions at them. cursors[k] is and_entries[k]'s, opened;
-// by_df the same cursors, rarest first. *paired when it answered.
-Status TryDensePhrasePair(const TabletReader& file, const BinQuery& req, const PostingRef* refs,
+// each word's positions at them. bin_docs: the bin's documents in `file`;
+// cursors[k] is and_entries[k]'s, opened; by_df the same cursors, rarest
+// first. *paired when it answered.
+Status TryDensePhrasePair(const TabletReader& file, uint64_t bin_docs, const BinQuery& req, const PostingRef* refs,
                           const std::unique_ptr<PostingCursor>* cursors, PostingCursor* const* by_df,
                           BinMatches* resp, bool* paired) {
   *paired = false;
@@ -138,10 +139,8 @@ Status TryDensePhrasePair(const TabletReader& file, const BinQuery& req, const P
   // hundred documents ("ly he": 27% more mispredicted branches walked).
   // Expected common documents, as if independent (frequent words are
   // rather found together): df0 df1 / N.
-  const int at = file.FindBin(req.bin);
-  const uint64_t docs = at < 0 ? 0 : file.bin(static_cast<size_t>(at)).num_docs;
   const uint64_t df0 = cursors[k[0]]->df(), df1 = cursors[k[1]]->df();
-  if (docs == 0 || df0 * df1 * kDensePairShare < docs * (df0 + df1)) return Status::OK();
+  if (bin_docs == 0 || df0 * df1 * kDensePairShare < bin_docs * (df0 + df1)) return Status::OK();
   thread_local PostingPositions positions[2];
   for (size_t w = 0; w < 2; ++w) {
     DPS_RETURN_IF_ERROR(file.OpenPositions(refs[k[w]], &positions[w]));
@@ -174,11 +173,13 @@ Status TryFastPath(const Tablet& tablet, const BinQuery& req, BinMatches* resp, 
     return Status::OK();
   }
   const TabletReader* file = nullptr;
+  int bin_at = -1;  // the bin's index in `file`
   for (const auto& f : tablet.files()) {
     int i = f->FindBin(req.bin);
     if (i < 0) continue;
     if (file != nullptr) return Status::OK();  // several files hold this bin
     file = f.get();
+    bin_at = i;
   }
   *done = true;
   if (file == nullptr) return Status::OK();
@@ -217,7 +218,8 @@ Status TryFastPath(const Tablet& tablet, const BinQuery& req, BinMatches* resp, 
   std::sort(ptrs, ptrs + n, [](PostingCursor* a, PostingCursor* b) { return a->df() < b->df(); });
   if (phrases) {
     bool paired = false;
-    DPS_RETURN_IF_ERROR(TryDensePhrasePair(*file, req, refs.data(), pool.data(), ptrs, resp, &paired));
+    DPS_RETURN_IF_ERROR(TryDensePhrasePair(*file, file->bin(static_cast<size_t>(bin_at)).num_docs, req, refs.data(),
+                                           pool.data(), ptrs, resp, &paired));
     if (paired) return Status::OK();
     // Every candidate holds every word; the phrases are checked on them
     // alone. The kernel notes where the phrase words' postings are at the
