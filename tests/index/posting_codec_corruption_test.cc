@@ -125,6 +125,8 @@ TEST(PostingCodecBlock, RejectsBadHeadersAndExceptions) {
       {"high width past 32 - b", std::string("\x81\x01\x20", 3) + std::string(200, '\0'), 4},
       {"position past n", std::string("\x80\x01\x01\x04\x01", 5), 4},
       {"positions not increasing", std::string("\x80\x02\x01\x02\x02\x03", 6), 4},
+      {"positions decreasing", std::string("\x80\x02\x01\x03\x01\x03", 6), 4},
+      {"a position past n before a smaller one", std::string("\x80\x02\x01\xc8\x02\x03", 6), 4},
       {"high zero", std::string("\x80\x01\x01\x02\x00", 5), 4},
       {"nonzero padding in the highs", std::string("\x80\x01\x01\x02\x03", 5), 4},
       {"highs cut short", std::string("\x80\x02\x08\x00\x01\xff", 6), 4},
