@@ -88,20 +88,105 @@ void ForEachDoc(PostingCursor* cursor, DocId lo, DocId hi, Fn fn) {
   });
 }
 
-// Marks the docids common to cursors [0, n-1) over [lo, hi] in scratch.marks.
-const uint64_t* MarkAllButLast(PostingCursor* const* c, size_t n, DocId lo, DocId hi) {
+// A list's postings over the window as the dense kernel walks it, with
+// where each one's positions are (PostingSpots' three columns): the
+// matches' spots are picked out of them afterwards (PickSpots), with no
+// second walk of the list. Filled only for phrase words.
+struct WalkedPostings {
+  std::vector<DocId> docs;
+  std::vector<uint32_t> blocks, tfs;
+  std::vector<uint64_t> in_blocks;
+  size_t size = 0;
+  // False when the cursor failed or a weight did not decode.
+  bool ok = true;
+};
+
+// Calls fn(d) for each docid of `cursor` in [lo, hi]; when `walked` is set,
+// also records each posting and its spot there.
+template <typename Fn>
+void ForEachDocRecorded(PostingCursor* cursor, DocId lo, DocId hi, WalkedPostings* walked, Fn fn) {
+  if (walked == nullptr) return ForEachDoc(cursor, lo, hi, fn);
+  WalkedPostings& w = *walked;
+  // At most the list's postings: sized once, then written by index.
+  const size_t most = cursor->df();
+  if (w.docs.size() < most) {
+    w.docs.resize(most);
+    w.blocks.resize(most);
+    w.tfs.resize(most);
+    w.in_blocks.resize(most);
+  }
+  w.size = 0;
+  w.ok = true;
+  ForEachRun(cursor, lo, hi, [&](const DocId* run, size_t len) {
+    uint32_t block = 0, tf = 0;
+    uint64_t at = 0;
+    const uint32_t* weights = nullptr;
+    if (!cursor->PositionsAt(&block, &at, &tf) || (weights = cursor->run_weights()) == nullptr ||
+        len > most - w.size) {
+      return w.ok = false;
+    }
+    DocId* docs = w.docs.data() + w.size;
+    uint32_t* blocks = w.blocks.data() + w.size;
+    uint32_t* tfs = w.tfs.data() + w.size;
+    uint64_t* in_blocks = w.in_blocks.data() + w.size;
+    for (size_t k = 0; k < len; ++k) {
+      fn(run[k]);
+      docs[k] = run[k];
+      blocks[k] = block;
+      tfs[k] = weights[k];
+      in_blocks[k] = at;
+      at += weights[k];
+    }
+    w.size += len;
+    return true;
+  });
+  w.ok = w.ok && cursor->status().ok();
+}
+
+// The spots of `walked`'s postings at the matches out[from, end) (each one
+// of them: the marks say every match is in the list) appended to *spots.
+bool PickSpots(const WalkedPostings& walked, const std::vector<DocId>& out, size_t from, PostingSpots* spots) {
+  if (!walked.ok) return false;
+  // Locals and raw pointers: the stores could alias every member.
+  const DocId* docs = walked.docs.data();
+  const size_t size = walked.size;
+  const DocId* want = out.data() + from;
+  const size_t m = out.size() - from;
+  const size_t base = spots->size();
+  spots->blocks.resize(base + m);
+  spots->in_blocks.resize(base + m);
+  spots->tfs.resize(base + m);
+  uint32_t* blocks = spots->blocks.data() + base;
+  uint64_t* in_blocks = spots->in_blocks.data() + base;
+  uint32_t* tfs = spots->tfs.data() + base;
+  size_t j = 0;
+  for (size_t i = 0; i < m; ++i) {
+    const DocId d = want[i];
+    while (j < size && docs[j] < d) ++j;
+    if (j == size || docs[j] != d) return false;
+    blocks[i] = walked.blocks[j];
+    in_blocks[i] = walked.in_blocks[j];
+    tfs[i] = walked.tfs[j];
+  }
+  return true;
+}
+
+// Marks the docids common to cursors [0, n-1) over [lo, hi] in
+// scratch.marks; cursor k's postings go to walked[k] when it is set.
+const uint64_t* MarkAllButLast(PostingCursor* const* c, size_t n, DocId lo, DocId hi,
+                               WalkedPostings* const* walked = nullptr) {
   DenseScratch& s = Scratch();
   const size_t words = (size_t{hi} - lo) / 64 + 1;
   s.marks.assign(words, 0);
   uint64_t* marks = s.marks.data();
-  ForEachDoc(c[0], lo, hi, [&](DocId d) {
+  ForEachDocRecorded(c[0], lo, hi, walked == nullptr ? nullptr : walked[0], [&](DocId d) {
     const uint32_t x = d - lo;
     marks[x >> 6] |= uint64_t{1} << (x & 63);
   });
   for (size_t i = 1; i + 1 < n; ++i) {
     s.next.assign(words, 0);
     uint64_t* next = s.next.data();
-    ForEachDoc(c[i], lo, hi, [&](DocId d) {
+    ForEachDocRecorded(c[i], lo, hi, walked == nullptr ? nullptr : walked[i], [&](DocId d) {
       const uint32_t x = d - lo;
       next[x >> 6] |= uint64_t{Marked(marks, x)} << (x & 63);
     });
@@ -244,14 +329,35 @@ bool LeapfrogCollectSpots(PostingCursor* const* c, size_t n, std::vector<DocId>*
   return true;
 }
 
-// DenseCollect, the last list's spots recorded as it meets the matches:
-// a run holding a match is asked its first posting's spot and its weights
-// once, and each match's offset is summed from them (a seek and a spot per
-// match cost gcide's dense phrases 13% more than walking the lists again).
+// DenseCollect with the spots of every list asked for them: the last
+// list's recorded as it meets the matches (a run holding a match is asked
+// its first posting's spot and its weights once, and each match's offset
+// is summed from them: a seek and a spot per match cost gcide's dense
+// phrases 13% more than walking the lists again), the other lists' picked
+// from their postings as the marking walked them (finding them again with
+// a seek per match cost a two-word phrase of linuxdoc's median 17% of its
+// instructions, and more in mispredicted branches). Only lists of at most
+// kMostWalkedPostings are recorded (20 bytes a posting, which stay in
+// the cache): writing longer lists' made gcide's phrases 25% slower for
+// the same instructions; their spots are set to null, for the phrase
+// check to find.
 bool DenseCollectSpots(PostingCursor* const* c, size_t n, DocId lo, DocId hi, std::vector<DocId>* out,
-                       PostingSpots* spots) {
-  const uint64_t* marks = MarkAllButLast(c, n, lo, hi);
+                       PostingSpots** spots) {
+  thread_local std::vector<WalkedPostings> walked_store;
+  if (walked_store.size() < n) walked_store.resize(n);
+  WalkedPostings* walked[kMaxSpotLists] = {};
+  for (size_t k = 0; k + 1 < n; ++k) {
+    if (spots[k] == nullptr) continue;
+    if (c[k]->df() > kMostWalkedPostings) {
+      spots[k] = nullptr;
+    } else {
+      walked[k] = &walked_store[k];
+    }
+  }
+  const size_t from = out->size();
+  const uint64_t* marks = MarkAllButLast(c, n, lo, hi, walked);
   PostingCursor* last = c[n - 1];
+  PostingSpots* last_spots = spots[n - 1];
   for (DocId d = last->Seek(lo); d <= hi; d = last->NextRun()) {
     const DocId* run = last->run();
     const size_t len = last->run_size();
@@ -262,14 +368,17 @@ bool DenseCollectSpots(PostingCursor* const* c, size_t n, DocId lo, DocId hi, st
     for (size_t k = 0; k < len && run[k] <= hi; ++k) {
       if (!Marked(marks, run[k] - lo)) continue;
       out->push_back(run[k]);
-      if (spots == nullptr) continue;
+      if (last_spots == nullptr) continue;
       if (weights == nullptr) {
         if (!last->PositionsAt(&block, &at, &tf) || (weights = last->run_weights()) == nullptr) return false;
       }
       for (; summed < k; ++summed) at += weights[summed];
-      spots->push_back(block, at, weights[k]);
+      last_spots->push_back(block, at, weights[k]);
     }
     if (run[len - 1] > hi) break;
+  }
+  for (size_t k = 0; k + 1 < n; ++k) {
+    if (walked[k] != nullptr && !PickSpots(*walked[k], *out, from, spots[k])) return false;
   }
   return true;
 }
@@ -278,9 +387,8 @@ bool DenseCollectSpots(PostingCursor* const* c, size_t n, DocId lo, DocId hi, st
 
 bool CollectIntersectionSpots(PostingCursor* const* c, size_t n, std::vector<DocId>* out, PostingSpots** spots) {
   const DocId lo = c[0]->doc(), hi = c[0]->last_doc();
-  if (!PreferDenseOver(c, n, lo, hi)) return LeapfrogCollectSpots(c, n, out, spots);
-  for (size_t k = 0; k + 1 < n; ++k) spots[k] = nullptr;
-  return DenseCollectSpots(c, n, lo, hi, out, spots[n - 1]);
+  if (n > kMaxSpotLists || !PreferDenseOver(c, n, lo, hi)) return LeapfrogCollectSpots(c, n, out, spots);
+  return DenseCollectSpots(c, n, lo, hi, out, spots);
 }
 
 bool PrefersDense(PostingCursor* const* c, size_t n) {

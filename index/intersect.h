@@ -42,9 +42,13 @@ size_t CollectWindow(PostingCursor* const* cursors, size_t n, DocId lo, DocId hi
 // cursor k with spots[k] set, where its posting at each match is
 // (index/posting_spots.h), appended to *spots[k]: a phrase check needs
 // them, and a cursor standing on a match has them at hand. The leapfrog
-// stands on every match in every list; the dense kernel only in the last
-// list (the others are marks in a bitset), so it sets spots[k] to null for
-// k < n - 1. False when a cursor cannot say (its status() says why).
+// stands on every match in every list; the dense kernel on the last
+// list's, and it records the other lists' postings as it marks them when
+// they are at most kMostWalkedPostings (it sets the spots[k] of longer
+// ones to null). False when a cursor cannot say (its status() says why),
+// or (the dense kernel) a list's postings disagree with its marks.
+inline constexpr size_t kMaxSpotLists = 16;
+inline constexpr uint32_t kMostWalkedPostings = 8192;
 bool CollectIntersectionSpots(PostingCursor* const* cursors, size_t n, std::vector<DocId>* out,
                               PostingSpots** spots);
 
