@@ -363,17 +363,25 @@ bool DenseCollectSpots(PostingCursor* const* c, size_t n, DocId lo, DocId hi, st
     const size_t len = last->run_size();
     const uint32_t* weights = nullptr;  // the run's, once a match asks
     uint32_t block = 0, tf = 0;
-    uint64_t at = 0;  // the values of the block's postings before run[summed]
-    size_t summed = 0;
+    // At the run's first match: each posting's values before it in the
+    // block, all at once (summing up to each match as it came ended in a
+    // mispredicted branch per match).
+    uint64_t starts[kBlockSize];
     for (size_t k = 0; k < len && run[k] <= hi; ++k) {
       if (!Marked(marks, run[k] - lo)) continue;
       out->push_back(run[k]);
       if (last_spots == nullptr) continue;
       if (weights == nullptr) {
-        if (!last->PositionsAt(&block, &at, &tf) || (weights = last->run_weights()) == nullptr) return false;
+        uint64_t at = 0;
+        if (len > kBlockSize || !last->PositionsAt(&block, &at, &tf) || (weights = last->run_weights()) == nullptr) {
+          return false;
+        }
+        for (size_t i = 0; i < len; ++i) {
+          starts[i] = at;
+          at += weights[i];
+        }
       }
-      for (; summed < k; ++summed) at += weights[summed];
-      last_spots->push_back(block, at, weights[k]);
+      last_spots->push_back(block, starts[k], weights[k]);
     }
     if (run[len - 1] > hi) break;
   }

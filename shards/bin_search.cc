@@ -12,9 +12,6 @@ namespace {
 constexpr size_t kCancelCheckInterval = 4096;
 // Longer conjunctions take the iterator tree.
 constexpr size_t kMaxFastPathTerms = 16;
-// A phrase pair's walk wants at least 1/kDensePairShare of its words'
-// postings to be common documents (TryDensePhrasePair).
-constexpr uint64_t kDensePairShare = 8;
 
 // The candidates of a phrase conjunction that hold its phrases, counted or
 // collected (up to the limit). refs[k] is the list of the plan's
@@ -113,10 +110,9 @@ bool PhraseWord(const QueryPlan& plan, size_t k) {
 // terms, whose lists are long and of similar length (the dense kernel's
 // case): the words' lists walked once together, the terms' sought at their
 // common documents (index/dense_phrase_pair.h), not the candidates then
-// each word's positions at them. bin_docs: the bin's documents in `file`;
-// cursors[k] is and_entries[k]'s, opened; by_df the same cursors, rarest
-// first. *paired when it answered.
-Status TryDensePhrasePair(const TabletReader& file, uint64_t bin_docs, const BinQuery& req, const PostingRef* refs,
+// each word's positions at them. cursors[k] is and_entries[k]'s, opened;
+// by_df the same cursors, rarest first. *paired when it answered.
+Status TryDensePhrasePair(const TabletReader& file, const BinQuery& req, const PostingRef* refs,
                           const std::unique_ptr<PostingCursor>* cursors, PostingCursor* const* by_df,
                           BinMatches* resp, bool* paired) {
   *paired = false;
@@ -131,16 +127,15 @@ Status TryDensePhrasePair(const TabletReader& file, uint64_t bin_docs, const Bin
                                plan.and_entries.begin());
     if (k[w] == plan.and_entries.size()) return Status::OK();
   }
-  // The walk pays per posting of both words (a branch on which is ahead);
-  // the general path per candidate (arrays of candidates, spots and
-  // value offsets, about 250 instructions each). The walk wins when
-  // candidates are a good share of the postings ("webster 1913": nearly
-  // all), not when two words of a few thousand postings each share a few
-  // hundred documents ("ly he": 27% more mispredicted branches walked).
-  // Expected common documents, as if independent (frequent words are
-  // rather found together): df0 df1 / N.
-  const uint64_t df0 = cursors[k[0]]->df(), df1 = cursors[k[1]]->df();
-  if (bin_docs == 0 || df0 * df1 * kDensePairShare < bin_docs * (df0 + df1)) return Status::OK();
+  // Whenever the dense kernel would find the candidates: the walk pays per
+  // posting of both words (a branch on which is ahead), the general path
+  // per candidate and per posting (marks, spots, value offsets). Session 25
+  // kept the walk for pairs whose expected common documents (df0 df1 / N)
+  // were at least 1/8 of their postings, after "ly he" mispredicted 3x more
+  // walked; counted over both phrase sets with a mispredict as 40
+  // instructions, walking every such pair costs 10% less on gcide (the
+  // heavy tenth 10.5% less) and 11% less at linuxdoc's median, and "ly he"
+  // 15% more (bench/RESULTS.md, session 26).
   thread_local PostingPositions positions[2];
   for (size_t w = 0; w < 2; ++w) {
     DPS_RETURN_IF_ERROR(file.OpenPositions(refs[k[w]], &positions[w]));
@@ -173,13 +168,10 @@ Status TryFastPath(const Tablet& tablet, const BinQuery& req, BinMatches* resp, 
     return Status::OK();
   }
   const TabletReader* file = nullptr;
-  int bin_at = -1;  // the bin's index in `file`
   for (const auto& f : tablet.files()) {
-    int i = f->FindBin(req.bin);
-    if (i < 0) continue;
+    if (f->FindBin(req.bin) < 0) continue;
     if (file != nullptr) return Status::OK();  // several files hold this bin
     file = f.get();
-    bin_at = i;
   }
   *done = true;
   if (file == nullptr) return Status::OK();
@@ -218,7 +210,7 @@ Status TryFastPath(const Tablet& tablet, const BinQuery& req, BinMatches* resp, 
   std::sort(ptrs, ptrs + n, [](PostingCursor* a, PostingCursor* b) { return a->df() < b->df(); });
   if (phrases) {
     bool paired = false;
-    DPS_RETURN_IF_ERROR(TryDensePhrasePair(*file, file->bin(static_cast<size_t>(bin_at)).num_docs, req, refs.data(),
+    DPS_RETURN_IF_ERROR(TryDensePhrasePair(*file, req, refs.data(),
                                            pool.data(), ptrs, resp, &paired));
     if (paired) return Status::OK();
     // Every candidate holds every word; the phrases are checked on them
