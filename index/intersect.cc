@@ -94,8 +94,7 @@ void ForEachDoc(PostingCursor* cursor, DocId lo, DocId hi, Fn fn) {
 // second walk of the list. Filled only for phrase words.
 struct WalkedPostings {
   std::vector<DocId> docs;
-  std::vector<uint32_t> blocks, tfs;
-  std::vector<uint64_t> in_blocks;
+  PostingSpots spots;  // row j: docs[j]'s
   size_t size = 0;
   // False when the cursor failed or a weight did not decode.
   bool ok = true;
@@ -111,9 +110,9 @@ void ForEachDocRecorded(PostingCursor* cursor, DocId lo, DocId hi, WalkedPosting
   const size_t most = cursor->df();
   if (w.docs.size() < most) {
     w.docs.resize(most);
-    w.blocks.resize(most);
-    w.tfs.resize(most);
-    w.in_blocks.resize(most);
+    w.spots.blocks.resize(most);
+    w.spots.tfs.resize(most);
+    w.spots.in_blocks.resize(most);
   }
   w.size = 0;
   w.ok = true;
@@ -126,9 +125,9 @@ void ForEachDocRecorded(PostingCursor* cursor, DocId lo, DocId hi, WalkedPosting
       return w.ok = false;
     }
     DocId* docs = w.docs.data() + w.size;
-    uint32_t* blocks = w.blocks.data() + w.size;
-    uint32_t* tfs = w.tfs.data() + w.size;
-    uint64_t* in_blocks = w.in_blocks.data() + w.size;
+    uint32_t* blocks = w.spots.blocks.data() + w.size;
+    uint32_t* tfs = w.spots.tfs.data() + w.size;
+    uint64_t* in_blocks = w.spots.in_blocks.data() + w.size;
     for (size_t k = 0; k < len; ++k) {
       fn(run[k]);
       docs[k] = run[k];
@@ -164,9 +163,9 @@ bool PickSpots(const WalkedPostings& walked, const std::vector<DocId>& out, size
     const DocId d = want[i];
     while (j < size && docs[j] < d) ++j;
     if (j == size || docs[j] != d) return false;
-    blocks[i] = walked.blocks[j];
-    in_blocks[i] = walked.in_blocks[j];
-    tfs[i] = walked.tfs[j];
+    blocks[i] = walked.spots.blocks[j];
+    in_blocks[i] = walked.spots.in_blocks[j];
+    tfs[i] = walked.spots.tfs[j];
   }
   return true;
 }

@@ -453,29 +453,25 @@ bool Patch(const BlockHeader& h, size_t n, uint32_t* values) {
   // exactly when pos < last.
   const uint32_t scale = uint32_t{1} << bits;  // a multiply: one variable shift is enough
   uint32_t unordered = 0, least = UINT32_MAX, last = 0;
+  auto apply = [&](size_t e, uint32_t high) {
+    const uint32_t pos = positions[e];
+    unordered |= pos - last;
+    last = pos + 1;
+    least = std::min(least, high);
+    values[pos % kBlockSize] += high * scale;
+  };
   if (h.highs_size <= 8) {
     const uint64_t word = HighsWord(h, 0);
     const int high_bits = h.high_bits;
     const uint32_t mask = LowMask(high_bits);
     int shift = 0;
     for (size_t e = 0; e < exceptions; ++e, shift += high_bits) {
-      const uint32_t pos = positions[e];
-      const uint32_t high = static_cast<uint32_t>(word >> shift) & mask;
-      unordered |= pos - last;
-      last = pos + 1;
-      least = std::min(least, high);
-      values[pos % kBlockSize] += high * scale;
+      apply(e, static_cast<uint32_t>(word >> shift) & mask);
     }
-    return (unordered >> 31) == 0 && least != 0;
-  }
-  uint32_t highs[kBlockSize];
-  UnpackHorizontal(h.highs, exceptions, h.high_bits, highs);
-  for (size_t e = 0; e < exceptions; ++e) {
-    const uint32_t pos = positions[e];
-    unordered |= pos - last;
-    last = pos + 1;
-    least = std::min(least, highs[e]);
-    values[pos % kBlockSize] += highs[e] * scale;
+  } else {
+    uint32_t highs[kBlockSize];
+    UnpackHorizontal(h.highs, exceptions, h.high_bits, highs);
+    for (size_t e = 0; e < exceptions; ++e) apply(e, highs[e]);
   }
   return (unordered >> 31) == 0 && least != 0;
 }

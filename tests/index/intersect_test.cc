@@ -279,5 +279,53 @@ TEST(Intersection, KernelsRecordEachMatchsPostingSpots) {
   EXPECT_GT(dense_marked_spotted, 100u);
 }
 
+// The dense kernel records a marked list's spots only up to
+// kMostWalkedPostings postings: a longer one's spots[k] comes back null
+// (the phrase check finds them), the last list's are recorded whatever its
+// length. Two lists of every 2nd and every 3rd docid, the shorter marked.
+TEST(Intersection, DenseKernelLeavesALongMarkedListsSpotsToTheCaller) {
+  for (const uint32_t universe : {kMostWalkedPostings * 3, kMostWalkedPostings * 6}) {
+    std::vector<std::vector<DocId>> docs(2);
+    std::vector<std::vector<uint32_t>> weights(2);
+    std::vector<std::string> bytes(2);
+    std::vector<std::unique_ptr<PostingCursor>> cursors;
+    for (size_t i = 0; i < 2; ++i) {
+      for (DocId d = 0; d < universe; d += static_cast<DocId>(2 + i)) {
+        docs[i].push_back(d);
+        weights[i].push_back(1 + d % 5);
+      }
+      EncodePostingList(docs[i], weights[i], weights[i], /*score_avgdl=*/1.0, &bytes[i]);
+      cursors.push_back(std::make_unique<PostingCursor>());
+      ASSERT_TRUE(cursors.back()
+                      ->Init(reinterpret_cast<const uint8_t*>(bytes[i].data()), bytes[i].size(),
+                             static_cast<uint32_t>(docs[i].size()), nullptr, 0)
+                      .ok());
+    }
+    PostingCursor* ptrs[2] = {cursors[1].get(), cursors[0].get()};  // every 3rd (shorter) marked first
+    ASSERT_TRUE(PrefersDense(ptrs, 2));
+    std::vector<PostingSpots> spots(2);
+    PostingSpots* asked[2] = {&spots[0], &spots[1]};
+    std::vector<DocId> got;
+    ASSERT_TRUE(CollectIntersectionSpots(ptrs, 2, &got, asked));
+    const bool long_marked = docs[1].size() > kMostWalkedPostings;
+    EXPECT_EQ(asked[0], long_marked ? nullptr : &spots[0]) << universe;
+    EXPECT_EQ(asked[1], &spots[1]) << universe;
+    ASSERT_EQ(got.size(), (universe + 5) / 6) << universe;  // multiples of 6
+    for (size_t c = 0; c < 2; ++c) {
+      if (asked[c] == nullptr) continue;
+      const size_t i = c == 0 ? 1 : 0;  // the list cursor c reads
+      ASSERT_EQ(spots[c].size(), got.size());
+      for (size_t m = 0; m < got.size(); ++m) {
+        const size_t j = got[m] / (2 + i);
+        uint64_t in_block = 0;
+        for (size_t k = j - j % kBlockSize; k < j; ++k) in_block += weights[i][k];
+        ASSERT_EQ(spots[c].blocks[m], j / kBlockSize) << universe << " list " << i << " match " << m;
+        ASSERT_EQ(spots[c].in_blocks[m], in_block) << universe << " list " << i << " match " << m;
+        ASSERT_EQ(spots[c].tfs[m], weights[i][j]) << universe << " list " << i << " match " << m;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace dps
