@@ -186,6 +186,34 @@ TEST(Intersection, WindowsCollectMatchesWithTheirWeights) {
 namespace dps {
 namespace {
 
+// A cursor over the list of `docs` with `weights` (encoded into *bytes,
+// which must outlive it).
+std::unique_ptr<PostingCursor> OpenList(const std::vector<DocId>& docs, const std::vector<uint32_t>& weights,
+                                        std::string* bytes) {
+  EncodePostingList(docs, weights, weights, /*score_avgdl=*/1.0, bytes);
+  auto cursor = std::make_unique<PostingCursor>();
+  EXPECT_TRUE(cursor
+                  ->Init(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size(),
+                         static_cast<uint32_t>(docs.size()), nullptr, 0)
+                  .ok());
+  return cursor;
+}
+
+// Each of spots' rows is list (docs, weights)'s posting at want[m]: its doc
+// block, the block's earlier weights summed, its weight.
+void ExpectSpotsOf(const PostingSpots& spots, const std::vector<DocId>& docs, const std::vector<uint32_t>& weights,
+                   const std::vector<DocId>& want, const std::string& what) {
+  ASSERT_EQ(spots.size(), want.size()) << what;
+  for (size_t m = 0; m < want.size(); ++m) {
+    const size_t j = static_cast<size_t>(std::lower_bound(docs.begin(), docs.end(), want[m]) - docs.begin());
+    uint64_t in_block = 0;
+    for (size_t k = j - j % kBlockSize; k < j; ++k) in_block += weights[k];
+    ASSERT_EQ(spots.blocks[m], j / kBlockSize) << what << " match " << m;
+    ASSERT_EQ(spots.in_blocks[m], in_block) << what << " match " << m;
+    ASSERT_EQ(spots.tfs[m], weights[j]) << what << " match " << m;
+  }
+}
+
 // CollectIntersectionSpots: the matches, and for the cursors asked each
 // match's posting spot (doc block, the block's earlier weights summed, the
 // weight) as counted from the list itself, on lists of random weights over
@@ -217,12 +245,7 @@ TEST(Intersection, KernelsRecordEachMatchsPostingSpots) {
         docs[i] = {0, universe};
         weights[i] = {3, 7};
       }
-      EncodePostingList(docs[i], weights[i], weights[i], /*score_avgdl=*/1.0, &bytes[i]);
-      cursors.push_back(std::make_unique<PostingCursor>());
-      ASSERT_TRUE(cursors.back()
-                      ->Init(reinterpret_cast<const uint8_t*>(bytes[i].data()), bytes[i].size(),
-                             static_cast<uint32_t>(docs[i].size()), nullptr, 0)
-                      .ok());
+      cursors.push_back(OpenList(docs[i], weights[i], &bytes[i]));
       if (from > 0) cursors.back()->Seek(from);
       ptrs.push_back(cursors.back().get());
     }
@@ -257,18 +280,10 @@ TEST(Intersection, KernelsRecordEachMatchsPostingSpots) {
     for (size_t c = 0; c < n; ++c) {
       if (asked[c] == nullptr) continue;
       const size_t i = order[c];
-      ASSERT_EQ(spots[c].size(), want.size());
-      for (size_t m = 0; m < want.size(); ++m) {
-        const size_t j = static_cast<size_t>(std::lower_bound(docs[i].begin(), docs[i].end(), want[m]) -
-                                             docs[i].begin());
-        uint64_t in_block = 0;
-        for (size_t k = j - j % kBlockSize; k < j; ++k) in_block += weights[i][k];
-        ASSERT_EQ(spots[c].blocks[m], j / kBlockSize) << "round " << round << " list " << i << " match " << m;
-        ASSERT_EQ(spots[c].in_blocks[m], in_block) << "round " << round << " list " << i << " match " << m;
-        ASSERT_EQ(spots[c].tfs[m], weights[i][j]) << "round " << round << " list " << i << " match " << m;
-        (dense ? dense_spotted : leapfrog_spotted)++;
-        if (dense && c + 1 < n) ++dense_marked_spotted;
-      }
+      ExpectSpotsOf(spots[c], docs[i], weights[i], want, "round " + std::to_string(round) + " list " + std::to_string(i));
+      if (HasFatalFailure()) return;
+      (dense ? dense_spotted : leapfrog_spotted) += want.size();
+      if (dense && c + 1 < n) dense_marked_spotted += want.size();
     }
   }
   // Both kernels, and spots from each, or the comparison means little.
@@ -294,12 +309,7 @@ TEST(Intersection, DenseKernelLeavesALongMarkedListsSpotsToTheCaller) {
         docs[i].push_back(d);
         weights[i].push_back(1 + d % 5);
       }
-      EncodePostingList(docs[i], weights[i], weights[i], /*score_avgdl=*/1.0, &bytes[i]);
-      cursors.push_back(std::make_unique<PostingCursor>());
-      ASSERT_TRUE(cursors.back()
-                      ->Init(reinterpret_cast<const uint8_t*>(bytes[i].data()), bytes[i].size(),
-                             static_cast<uint32_t>(docs[i].size()), nullptr, 0)
-                      .ok());
+      cursors.push_back(OpenList(docs[i], weights[i], &bytes[i]));
     }
     PostingCursor* ptrs[2] = {cursors[1].get(), cursors[0].get()};  // every 3rd (shorter) marked first
     ASSERT_TRUE(PrefersDense(ptrs, 2));
@@ -314,15 +324,8 @@ TEST(Intersection, DenseKernelLeavesALongMarkedListsSpotsToTheCaller) {
     for (size_t c = 0; c < 2; ++c) {
       if (asked[c] == nullptr) continue;
       const size_t i = c == 0 ? 1 : 0;  // the list cursor c reads
-      ASSERT_EQ(spots[c].size(), got.size());
-      for (size_t m = 0; m < got.size(); ++m) {
-        const size_t j = got[m] / (2 + i);
-        uint64_t in_block = 0;
-        for (size_t k = j - j % kBlockSize; k < j; ++k) in_block += weights[i][k];
-        ASSERT_EQ(spots[c].blocks[m], j / kBlockSize) << universe << " list " << i << " match " << m;
-        ASSERT_EQ(spots[c].in_blocks[m], in_block) << universe << " list " << i << " match " << m;
-        ASSERT_EQ(spots[c].tfs[m], weights[i][j]) << universe << " list " << i << " match " << m;
-      }
+      ExpectSpotsOf(spots[c], docs[i], weights[i], got, std::to_string(universe) + " list " + std::to_string(i));
+      if (HasFatalFailure()) return;
     }
   }
 }
