@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # dpsearch as a peer of ../shared/peers (its "Contract for an external
 # engine"):  peer.sh index CORPUS.jsonl INDEXDIR | peer.sh query INDEXDIR QUERIES.tsv
-# Index: the default analyzer, no stored text (the peers store none), title
+# Index: the whitespace analyzer (the harness's corpora are pre-tokenized
+# and every peer indexes their space-separated tokens as given: Lucene's
+# WhitespaceAnalyzer, Xapian's add_term per token, FTS5's ascii; the ICU
+# default would segment the Chinese runs linuxdoc keeps whole, and answer 27
+# of its AND queries differently), no stored text (the peers store none), title
 # + text as one field (dpsearch always searches both), word positions only
 # when the harness sets PEERS_POSITIONS=1 (phrase runs), else --no-positions. Query: one thread by
 # default (the harness's rule; DPS_THREADS overrides), warm-up from
@@ -39,7 +43,7 @@ with open(sys.argv[1], encoding="utf-8", errors="surrogateescape") as f, open(sy
     positions=--no-positions
     [ "${PEERS_POSITIONS:-0}" = 1 ] && positions=
     bins=${DPS_BINS:-1}
-    "$bin" ingest --index "$3" --bins "$bins" --tablets "$bins" --no-store-text $positions ${DPS_INGEST_ARGS:-} "$ordinal" >&2
+    "$bin" ingest --index "$3" --bins "$bins" --tablets "$bins" --analyzer whitespace --no-store-text $positions ${DPS_INGEST_ARGS:-} "$ordinal" >&2
     end=$(date +%s.%N)
     rm -f "$ordinal"
     awk -v s="$start" -v e="$end" 'BEGIN { printf "# index_seconds=%.3f\n", e - s }'

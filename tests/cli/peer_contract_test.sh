@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench/peer.sh, dpsearch's side of ../shared/peers' "Contract for an
 # external engine", on the Brown sample: the index it builds (one bin
-# unless DPS_BINS says otherwise; positions only with PEERS_POSITIONS=1)
+# unless DPS_BINS says otherwise; the whitespace analyzer; positions only
+# with PEERS_POSITIONS=1)
 # and its five query columns (id, count, micros, top-10 micros, top 10 as
 # 0-based ordinals of the corpus's non-empty lines), checked against
 # `dpsearch query` on the same index.
@@ -17,6 +18,8 @@ bins_of() { "$bin" stats --index "$1" | sed -n 's/^bins *\([0-9]*\),.*/\1/p'; }
 "$peer" index "$corpus" "$work/one" >"$work/index.out" 2>"$work/index.err" || flunk "index: exit $?"
 has "index prints its time" "$work/index.out" "# index_seconds="
 same "by default: one bin" 1 "$(bins_of "$work/one")"
+# The harness's tokens as given, as every other peer indexes them.
+same "the whitespace analyzer" "whitespace" "$("$bin" stats --index "$work/one" | sed -n 's/^analyzer *//p')"
 DPS_BINS=4 "$peer" index "$corpus" "$work/four" >/dev/null 2>&1 || flunk "DPS_BINS=4 index: exit $?"
 same "DPS_BINS=4: four bins" 4 "$(bins_of "$work/four")"
 
