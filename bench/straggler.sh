@@ -39,6 +39,10 @@
 # the samples, every server holding a tablet back 100 ms with probability
 # FANOUT_PROB, default 0.005: about 1 request in 100). With REPORT_DIR, the
 # whole experiment on one page: REPORT_DIR/straggler.html (dpsearch report).
+# SIMULATE_ONLY=1 measures nothing: it reads WORKDIR's straggler.jsonl,
+# samples and cluster.txt from an earlier run and prints its tables and the
+# comparison with `dpsearch simulate` again (to fit SIM_CORES or SIM_WARMTH
+# to a machine without measuring anew).
 # SERVERS (default 4; or 8, with DISCOVERY=file): at 8 servers mild puts
 # tablet i on servers i+1 and i+2 (mod 8; server 1, the slow one, holds
 # tablets 0 and 7, each request one tablet: PROB 0.05 is ~5% of its
@@ -104,6 +108,12 @@ if [ "$discovery" = zookeeper ] && [ "$servers" != 4 ]; then
   echo "straggler.sh: DISCOVERY=zookeeper runs 4 servers only" >&2; exit 2
 fi
 mkdir -p "$work"
+simulate_only=${SIMULATE_ONLY:-0}
+if [ "$simulate_only" = 1 ] && { [ ! -s "$work/straggler.jsonl" ] || [ ! -s "$work/cluster.txt" ]; }; then
+  echo "straggler.sh: SIMULATE_ONLY=1 needs $work/straggler.jsonl and cluster.txt from a measured run" >&2
+  exit 2
+fi
+if [ "$simulate_only" != 1 ]; then  # the measurement (SIMULATE_ONLY=1: its files are reused)
 if [ ! -f "$work/index/MANIFEST" ]; then
   "$bin" ingest --index "$work/index" --bins 16 --tablets 8 --no-store-text "$corpus" >&2
 fi
@@ -228,6 +238,7 @@ if [ "$open_seconds" != 0 ]; then
   } > "$work/open.jsonl"
 fi
 stop
+fi  # the measurement
 cat "$work/straggler.jsonl"
 python3 - "$work/straggler.jsonl" <<'PY' >&2
 import json, statistics, sys
