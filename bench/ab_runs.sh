@@ -9,6 +9,7 @@
 # Env: WARM (warm-up seconds per process, default 5), TOP (K, default 10).
 set -euo pipefail
 [ $# -ge 5 ] || { sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+[ "${TOP:-10}" -gt 0 ] || { echo "ab_runs.sh: TOP must be at least 1 (the top-10 column is compared)" >&2; exit 2; }
 rounds=$1 runs=$2 index=$3 queries=$4
 shift 4
 out=$(mktemp -d)

@@ -70,7 +70,7 @@ if [ "$shape" = both ]; then
   # The whole experiment: each shape in its own work directory (one
   # index, ingested once), its page REPORT_DIR/<shape>/straggler.html.
   mkdir -p "$work"
-  if [ ! -f "$work/index/MANIFEST" ]; then
+  if [ "${SIMULATE_ONLY:-0}" != 1 ] && [ ! -f "$work/index/MANIFEST" ]; then
     "$bin" ingest --index "$work/index" --bins 16 --tablets 8 --no-store-text "$corpus" >&2
   fi
   for s in mild harsh; do

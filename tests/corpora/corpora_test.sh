@@ -45,15 +45,15 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail=0
 for analyzer in icu whitespace; do
-for n in "${names[@]}"; do
-  started=$(date +%s%N)
-  index="$work/$n.$analyzer"
-  "$bin" ingest --index "$index" --analyzer "$analyzer" --no-store-text "$cache/$n.norm.jsonl" 2>"$work/$n.err" || { cat "$work/$n.err"; fail=1; continue; }
-  for set in "$n" "$n.phrases"; do
-    [ -s "$shared/corpora/queries/$set.tsv" ] || continue
-    # ICU: keep the queries every engine answers alike; count the others.
-    # Whitespace: keep them all.
-    python3 - "$shared/corpora/queries/$set.tsv" "$work/$set.q" "$analyzer" <<'PY'
+  for n in "${names[@]}"; do
+    started=$(date +%s%N)
+    index="$work/$n.$analyzer"
+    "$bin" ingest --index "$index" --analyzer "$analyzer" --no-store-text "$cache/$n.norm.jsonl" 2>"$work/$n.err" || { cat "$work/$n.err"; fail=1; continue; }
+    for set in "$n" "$n.phrases"; do
+      [ -s "$shared/corpora/queries/$set.tsv" ] || continue
+      # ICU: keep the queries every engine answers alike; count the others.
+      # Whitespace: keep them all.
+      python3 - "$shared/corpora/queries/$set.tsv" "$work/$set.q" "$analyzer" <<'PY'
 import sys, unicodedata
 keep = skip = 0
 with open(sys.argv[1], encoding='utf-8') as f, open(sys.argv[2], 'w', encoding='utf-8') as out:
@@ -70,24 +70,24 @@ with open(sys.argv[1], encoding='utf-8') as f, open(sys.argv[2], 'w', encoding='
         out.write(f"{qid}\t{terms}\t{expected}\n")
 print(f"{sys.argv[3]}: {keep} queries kept, {skip} skipped" + (" (CJK/Thai runs or case folding differs)" if skip else ""))
 PY
-    "$bin" query --index "$index" --queries "$work/$set.q" > "$work/$set.out" 2>"$work/$set.qerr"
-    status=$?
-    # A query that fails prints its error and counts 0: no error may pass.
-    if [ $status -ne 0 ] || [ -s "$work/$set.qerr" ]; then
-      echo "FAIL: $set ($analyzer): batch query exit $status, $(wc -l < "$work/$set.qerr") lines on stderr:"; head -5 "$work/$set.qerr"; fail=1; continue
-    fi
-    total=$(wc -l < "$work/$set.q")
-    if [ "$total" -eq 0 ] || [ "$(wc -l < "$work/$set.out")" -ne "$total" ]; then
-      echo "FAIL: $set ($analyzer): $(wc -l < "$work/$set.out") answers to $total queries"; fail=1; continue
-    fi
-    bad=$(paste "$work/$set.out" "$work/$set.q" | awk -F'\t' '$1 != $4 || $2 != $6' | tee "$work/$set.bad" | wc -l)
-    if [ "$bad" -ne 0 ]; then
-      echo "FAIL: $set ($analyzer): $bad of $total queries have wrong counts:"; head -5 "$work/$set.bad"; fail=1
-    else
-      echo "ok: $set ($analyzer): $total queries, every count as expected ($(( ($(date +%s%N) - started) / 1000000 )) ms)"
-    fi
+      "$bin" query --index "$index" --queries "$work/$set.q" > "$work/$set.out" 2>"$work/$set.qerr"
+      status=$?
+      # A query that fails prints its error and counts 0: no error may pass.
+      if [ $status -ne 0 ] || [ -s "$work/$set.qerr" ]; then
+        echo "FAIL: $set ($analyzer): batch query exit $status, $(wc -l < "$work/$set.qerr") lines on stderr:"; head -5 "$work/$set.qerr"; fail=1; continue
+      fi
+      total=$(wc -l < "$work/$set.q")
+      if [ "$total" -eq 0 ] || [ "$(wc -l < "$work/$set.out")" -ne "$total" ]; then
+        echo "FAIL: $set ($analyzer): $(wc -l < "$work/$set.out") answers to $total queries"; fail=1; continue
+      fi
+      bad=$(paste "$work/$set.out" "$work/$set.q" | awk -F'\t' '$1 != $4 || $2 != $6' | tee "$work/$set.bad" | wc -l)
+      if [ "$bad" -ne 0 ]; then
+        echo "FAIL: $set ($analyzer): $bad of $total queries have wrong counts:"; head -5 "$work/$set.bad"; fail=1
+      else
+        echo "ok: $set ($analyzer): $total queries, every count as expected ($(( ($(date +%s%N) - started) / 1000000 )) ms)"
+      fi
+    done
+    rm -rf "$index"
   done
-  rm -rf "$index"
-done
 done
 [ $fail -eq 0 ] && echo "corpora test passed" || { echo "corpora test FAILED"; exit 1; }
