@@ -284,8 +284,10 @@ uint64_t LeapfrogCount(PostingCursor* const* c, size_t n) {
     // The two-term case dominates real query logs: keep it tight.
     PostingCursor* a = c[0];
     PostingCursor* b = c[1];
+    LeadWarmer warm(c, n);
     DocId d = a->doc();
     while (d != kEndDoc) {
+      warm();
       const DocId e = b->Seek(d);
       if (e == d) {
         ++count;
@@ -296,14 +298,22 @@ uint64_t LeapfrogCount(PostingCursor* const* c, size_t n) {
     }
     return count;
   }
-  for (DocId d = Align(c, n, c[0]->doc()); d != kEndDoc; d = Align(c, n, c[0]->Next())) ++count;
+  LeadWarmer warm(c, n);
+  warm();
+  for (DocId d = Align(c, n, c[0]->doc()); d != kEndDoc; d = Align(c, n, c[0]->Next())) {
+    ++count;
+    warm();
+  }
   return count;
 }
 
 void LeapfrogCollect(PostingCursor* const* c, size_t n, size_t limit, std::vector<DocId>* out) {
+  LeadWarmer warm(c, n);
+  warm();
   for (DocId d = Align(c, n, c[0]->doc()); d != kEndDoc && limit > 0;
        d = Align(c, n, c[0]->Next()), --limit) {
     out->push_back(d);
+    warm();
   }
 }
 
@@ -319,7 +329,10 @@ bool RecordSpot(PostingCursor* c, PostingSpots* spots) {
 }
 
 bool LeapfrogCollectSpots(PostingCursor* const* c, size_t n, std::vector<DocId>* out, PostingSpots* const* spots) {
+  LeadWarmer warm(c, n);
+  warm();
   for (DocId d = Align(c, n, c[0]->doc()); d != kEndDoc; d = Align(c, n, c[0]->Next())) {
+    warm();
     out->push_back(d);
     for (size_t k = 0; k < n; ++k) {
       if (spots[k] != nullptr && !RecordSpot(c[k], spots[k])) return false;

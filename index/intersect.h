@@ -15,6 +15,37 @@
 
 namespace dps {
 
+// Seeks in flight together: a lead much sparser than a list seeks it far
+// ahead each time, and each such seek is a chain of cache misses (skip
+// entries, the block's ends, its bytes). When the lead reaches a new run,
+// the lists much longer than it are asked to warm every seek of the run
+// at once (PostingCursor::PrefetchSeeks), so that their misses overlap.
+// Lists of similar length seek near, in lines already read: left alone.
+// Used by the leapfrogs here and by shards/block_max_and.cc's.
+class LeadWarmer {
+ public:
+  static constexpr uint32_t kMinRatio = 16;  // a list's df over the lead's
+  // c[0] leads; c stays valid while the warmer is used.
+  LeadWarmer(PostingCursor* const* c, size_t n) : c_(c), n_(n) {
+    for (size_t i = 1; i < n; ++i) on_ = on_ || Warms(i);
+  }
+  // Warms the lists for the lead's run when the lead has moved to a new one.
+  void operator()() {
+    if (!on_ || c_[0]->loads() == seen_) return;
+    seen_ = c_[0]->loads();
+    for (size_t i = 1; i < n_; ++i) {
+      if (Warms(i)) c_[i]->PrefetchSeeks(c_[0]->run(), c_[0]->run_size());
+    }
+  }
+
+ private:
+  bool Warms(size_t i) const { return c_[i]->df() / kMinRatio >= c_[0]->df(); }
+  PostingCursor* const* c_;
+  size_t n_;
+  bool on_ = false;
+  uint32_t seen_ = UINT32_MAX;
+};
+
 // Counts docids present in every cursor. REQUIRES: n >= 1, cursors[0] the
 // rarest (it leads). Leaves the cursors exhausted or wherever they stopped.
 uint64_t CountIntersection(PostingCursor* const* cursors, size_t n);

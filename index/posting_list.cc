@@ -139,6 +139,8 @@ bool PostingCursor::Setup(const uint8_t* data, size_t len, uint32_t df, const st
   status_ = Status::OK();
   file_ = file;
   file_offset_ = file_offset;
+  guess_scale_ = -1;
+  hint_count_ = hint_next_ = 0;
   df_ = df;
   data_ = data;
   end_ = data + len;
@@ -247,19 +249,58 @@ DocId PostingCursor::block_last(size_t b) const {
   return SkipLastDoc(b);
 }
 
+size_t PostingCursor::GuessBlock(DocId target) const {
+  if (guess_scale_ < 0) {
+    // The list's first and last block ends, read once: a target's block is
+    // guessed as if the list's docids were spread evenly between them.
+    guess_first_ = SkipLastDoc(0);
+    const uint32_t last = SkipLastDoc(num_blocks_ - 1);
+    guess_scale_ = last > guess_first_ ? double(num_blocks_ - 1) / double(last - guess_first_) : 0;
+  }
+  if (target <= guess_first_) return 0;
+  const double g = double(target - guess_first_) * guess_scale_;
+  return g >= double(num_blocks_ - 1) ? num_blocks_ - 1 : static_cast<size_t>(g);
+}
+
 size_t PostingCursor::BlockFor(DocId target, size_t from) const {
   if (num_blocks_ <= 1 || data_ == nullptr) return from == 0 && target <= last_doc() ? 0 : num_blocks_;
-  // Gallop then binary-search last_doc, as SeekSlow does, without decoding.
   const size_t n = num_blocks_;
-  size_t lo = from;  // every block before lo ends below target
+  size_t lo = from;  // every block up to lo ends below target (once past this check)
   if (lo >= n || SkipLastDoc(lo) >= target) return std::min(lo, n);
-  size_t step = 1, hi = lo + 1;
-  while (hi < n && SkipLastDoc(hi) < target) {
+  size_t hi = n;  // past the end, or a block that ends at or past target
+  // Gallop up from lo: near targets stay in the skip entries just read.
+  size_t step = 1;
+  for (hi = lo + 1; hi < n && SkipLastDoc(hi) < target; hi = lo + step) {
     lo = hi;
     step *= 2;
-    hi = lo + step;
+    if (step == kNearBlocks) break;  // far
   }
-  hi = std::min(hi, n);  // block lo ends below target; hi is past the end or does not
+  if (step == kNearBlocks && lo + 1 < n) {
+    // Far: go on from the guessed block, up or down, so that a seek reads
+    // the skip entries around its block (the ones PrefetchSeeks warms), not
+    // a gallop's on the way there.
+    const size_t g = std::max(GuessBlock(target), lo + 1);
+    if (SkipLastDoc(g) < target) {
+      lo = g;
+      step = 1;
+      for (hi = lo + 1; hi < n && SkipLastDoc(hi) < target; hi = lo + step) {
+        lo = hi;
+        step *= 2;
+      }
+    } else {
+      hi = g;
+      for (step = 1; hi - lo > step; step *= 2) {
+        const size_t probe = hi - step;
+        if (SkipLastDoc(probe) < target) {
+          lo = probe;
+          break;
+        }
+        hi = probe;
+      }
+    }
+  }
+  hi = std::min(hi, n);
+  // The first block in (lo, hi] that ends at or past target.
   ++lo;
   while (lo < hi) {
     const size_t mid = lo + (hi - lo) / 2;
@@ -270,6 +311,56 @@ size_t PostingCursor::BlockFor(DocId target, size_t from) const {
     }
   }
   return lo;
+}
+
+void PostingCursor::PrefetchSeeks(const DocId* targets, size_t count) {
+  hint_count_ = hint_next_ = 0;
+  if (data_ == nullptr || num_blocks_ < kPrefetchMinBlocks || !status_.ok()) return;
+  count = std::min(count, kMaxPrefetchTargets);
+  // Three rounds, each one's loads independent of each other: the cache
+  // lines of one round's misses are all under way at once, where a seek at
+  // a time waits for each (skip entries, then the block's part lasts and
+  // ends, then its bytes). Loads of the round before have mostly arrived.
+  const uint8_t* last_col = data_ + 1;
+  for (size_t i = 0; i < count; ++i) {
+    const size_t g = GuessBlock(targets[i]);
+    __builtin_prefetch(last_col + last_width_ * (g >= 8 ? g - 8 : 0));
+    __builtin_prefetch(last_col + last_width_ * std::min<size_t>(g + 8, num_blocks_ - 1));
+  }
+  uint32_t* blocks = hints_;
+  size_t m = 0;
+  size_t at = block_;
+  for (size_t i = 0; i < count; ++i) {
+    if (at < num_blocks_ && SkipLastDoc(at) >= targets[i]) continue;  // in the block before
+    at = BlockFor(targets[i], at + 1);
+    if (at >= num_blocks_) break;
+    blocks[m++] = static_cast<uint32_t>(at);
+    __builtin_prefetch(parts_at_ + (narrow_ ? 6 : 12) * at);
+    __builtin_prefetch(ends_at_ + end_width_ * (at - 1));
+  }
+  for (size_t i = 0; i < m; ++i) {
+    const size_t b = blocks[i];
+    const uint8_t* begin = docs_at_ + DocEnd(b - 1);
+    const uint8_t* end = docs_at_ + DocEnd(b);
+    for (const uint8_t* p = begin; p < end && p < begin + 4 * 64; p += 64) __builtin_prefetch(p);
+  }
+  hint_count_ = static_cast<uint32_t>(m);
+}
+
+size_t PostingCursor::HintedBlockFor(DocId target) {
+  const size_t from = block_ + 1;
+  while (hint_next_ < hint_count_) {
+    const size_t b = hints_[hint_next_];
+    if (b < from || SkipLastDoc(b) < target) {  // passed already
+      ++hint_next_;
+      continue;
+    }
+    // b ends at or past target, and blocks ascend: b is the first such
+    // block from `from` on when the one before it ends below target.
+    if (b == from || SkipLastDoc(b - 1) < target) return b;
+    break;
+  }
+  return BlockFor(target, from);
 }
 
 bool PostingCursor::ReadCorner(size_t b, Impact* out) {
@@ -295,6 +386,7 @@ bool PostingCursor::ReadCorner(size_t b, Impact* out) {
 }
 
 DocId PostingCursor::LoadBlock(size_t b) {
+  ++loads_;
   block_ = static_cast<uint32_t>(b);
   pos_ = 0;
   weights_loaded_ = false;
@@ -331,6 +423,7 @@ DocId PostingCursor::LoadBlock(size_t b) {
 }
 
 bool PostingCursor::LoadPart(size_t part) {
+  ++loads_;
   const size_t b = block_;
   const uint8_t* begin = docs_at_ + (b > 0 ? DocEnd(b - 1) : 0);
   const uint8_t* end = docs_at_ + DocEnd(b);
@@ -392,7 +485,7 @@ DocId PostingCursor::SeekSlow(DocId target) {
   if (num_blocks_ == 1) return LoadBlock(1);
   // The first later block whose last docid >= target (near targets stay
   // in cached skip entries).
-  return LoadBlockFor(BlockFor(target, block_ + 1), target);
+  return LoadBlockFor(HintedBlockFor(target), target);
 }
 
 DocId PostingCursor::SeekBlock(size_t b) {

@@ -176,6 +176,17 @@ class PostingCursor {
   // The first block at or after `from` whose last docid is >= target;
   // num_blocks() when none is.
   size_t BlockFor(DocId target, size_t from) const;
+  // Warms the cache for Seeks to `targets` (ascending, none below doc()),
+  // so that their misses overlap: a short lead's candidates land in far
+  // blocks of a long list, each seek a chain of misses otherwise (bench/
+  // RESULTS.md "Seeks in flight together"). The blocks it finds are kept
+  // as hints for those seeks, which check a hint against the skip table
+  // before they use it: nothing a seek returns changes. At most
+  // kMaxPrefetchTargets are warmed.
+  static constexpr size_t kMaxPrefetchTargets = 128;
+  void PrefetchSeeks(const DocId* targets, size_t count);
+  // Times a block or part was decoded: a kernel sees its lead move on.
+  uint32_t loads() const { return loads_; }
   // Positions on the first docid of block b, forwards or backwards, with
   // the whole block decoded (run() is the block): for a ranking that
   // visits a list's blocks out of docid order, best first. Every check of
@@ -206,6 +217,15 @@ class PostingCursor {
              uint64_t file_offset);
   DocId NextBlock();
   DocId SeekSlow(DocId target);
+  // BlockFor(target, block_ + 1), from PrefetchSeeks' hints when one holds.
+  size_t HintedBlockFor(DocId target);
+  // A target's block as if the list's docids were spread evenly between
+  // its first and last block ends: where BlockFor starts a far search.
+  size_t GuessBlock(DocId target) const;
+  // A far search (past this many blocks) starts at GuessBlock.
+  static constexpr size_t kNearBlocks = 8;
+  // Shorter lists are not warmed: their skip tables are a line or two.
+  static constexpr size_t kPrefetchMinBlocks = 16;
   // Decodes the part of block `b` holding `target` (or all of a partial
   // block) and positions on the first docid >= target.
   DocId LoadBlockFor(size_t b, DocId target);
@@ -239,6 +259,14 @@ class PostingCursor {
   uint32_t df_ = 0;
   uint32_t num_blocks_ = 0;
   uint32_t block_ = 0;  // index of the decoded block
+  uint32_t loads_ = 0;
+  // GuessBlock's line: the first block's last docid and blocks per docid
+  // after it (guess_scale_ < 0: not read yet).
+  mutable uint32_t guess_first_ = 0;
+  mutable double guess_scale_ = -1;
+  // PrefetchSeeks' blocks, ascending; the next seek tries hint_next_ on.
+  uint32_t hint_count_ = 0, hint_next_ = 0;
+  uint32_t hints_[kMaxPrefetchTargets];
   bool weights_loaded_ = false;
   uint32_t summed_ = 0;  // PositionsAt: weights_[0, summed_) add up to sum_
   uint64_t sum_ = 0;

@@ -172,8 +172,10 @@ Status RankBinBlockMax(const Tablet& tablet, const QueryPlan& plan, BinId bin, c
     located = true;
     return Status::OK();
   };
+  LeadWarmer warm(by_rarity, windows ? 1 : n);
   DocId d = terms[lead].cursor->doc();
   while (d != kEndDoc) {
+    warm();
     const double threshold = top.Refresh();
     // Until there is a threshold nothing can be skipped: blocks are
     // located only then (a rare lead may jump far into a frequent list, and

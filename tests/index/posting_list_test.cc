@@ -362,6 +362,56 @@ TEST(PostingCursor, SeekBlockKeepsCorruptionChecks) {
   EXPECT_EQ(d.Seek(0), kEndDoc);
 }
 
+// Far seeks start at a guessed block (as if the docids were spread evenly)
+// and gallop from there: on lists far from even (dense clusters between
+// long gaps) the block found is still the first one ending at or past the
+// target, from any starting block; and warming seeks first
+// (PrefetchSeeks) changes nothing a seek returns.
+TEST(PostingCursor, FarSeeksFromAGuessFindTheBlockOnUnevenLists) {
+  for (uint64_t seed = 0; seed < 40; ++seed) {
+    std::mt19937_64 rng(seed);
+    List l;
+    uint64_t d = rng() % 1000;
+    const size_t n = 2500 + rng() % 40000;
+    while (l.docs.size() < n && d <= kMaxDocId) {
+      // A cluster of close docids, then a gap of up to a million.
+      const size_t cluster = 1 + rng() % (seed % 2 == 0 ? 5000 : 50);
+      for (size_t i = 0; i < cluster && l.docs.size() < n && d <= kMaxDocId; ++i) {
+        l.docs.push_back(static_cast<DocId>(d));
+        d += 1 + rng() % 3;
+      }
+      d += rng() % (seed % 3 == 0 ? 1000000 : 5000);
+    }
+    l.weights.assign(l.docs.size(), 2);
+    EncodePostingList(l.docs, l.weights, /*lengths=*/l.weights, /*score_avgdl=*/1.0, &l.bytes);
+    const size_t blocks = (l.docs.size() + 127) / 128;
+    auto ends_at_or_past = [&](size_t b, DocId t) { return l.docs[std::min(l.docs.size(), 128 * (b + 1)) - 1] >= t; };
+    PostingCursor c;
+    ASSERT_TRUE(Open(&c, l.bytes, l.docs.size()).ok());
+    const DocId span = l.docs.back() + 10;
+    for (int probe = 0; probe < 2000; ++probe) {
+      const DocId target = static_cast<DocId>(rng() % span);
+      const size_t from = rng() % (blocks + 1);
+      size_t want = from;
+      while (want < blocks && !ends_at_or_past(want, target)) ++want;
+      ASSERT_EQ(c.BlockFor(target, from), want) << "seed " << seed << " target " << target << " from " << from;
+    }
+    // Ascending targets, warmed a run at a time, then sought.
+    std::vector<DocId> targets;
+    for (int i = 0; i < 600; ++i) targets.push_back(static_cast<DocId>(rng() % span));
+    std::sort(targets.begin(), targets.end());
+    for (size_t at = 0; at < targets.size(); at += 128) {
+      const size_t len = std::min<size_t>(128, targets.size() - at);
+      c.PrefetchSeeks(targets.data() + at, len);
+      for (size_t i = at; i < at + len; ++i) {
+        auto it = std::lower_bound(l.docs.begin(), l.docs.end(), targets[i]);
+        ASSERT_EQ(c.Seek(targets[i]), it == l.docs.end() ? kEndDoc : *it) << "seed " << seed;
+      }
+    }
+    EXPECT_TRUE(c.status().ok());
+  }
+}
+
 TEST(PostingCursor, LargestDocIdAndSingleton) {
   std::vector<DocId> docs = {0, kMaxDocId};
   std::vector<uint32_t> w = {1, UINT32_MAX};
