@@ -141,6 +141,7 @@ bool PostingCursor::Setup(const uint8_t* data, size_t len, uint32_t df, const st
   file_offset_ = file_offset;
   guess_scale_ = -1;
   hint_count_ = hint_next_ = 0;
+  alone_block_ = UINT32_MAX;
   df_ = df;
   data_ = data;
   end_ = data + len;
@@ -340,9 +341,9 @@ void PostingCursor::PrefetchSeeks(const DocId* targets, size_t count) {
   }
   for (size_t i = 0; i < m; ++i) {
     const size_t b = blocks[i];
-    const uint8_t* begin = docs_at_ + DocEnd(b - 1);
-    const uint8_t* end = docs_at_ + DocEnd(b);
-    for (const uint8_t* p = begin; p < end && p < begin + 4 * 64; p += 64) __builtin_prefetch(p);
+    const size_t begin = DocEnd(b - 1), end = DocEnd(b);
+    if (end > static_cast<size_t>(weights_at_ - docs_at_)) continue;  // corrupt: the seek will say so
+    for (size_t at = begin; at < end && at < begin + 4 * 64; at += 64) __builtin_prefetch(docs_at_ + at);
   }
   hint_count_ = static_cast<uint32_t>(m);
 }
@@ -512,32 +513,43 @@ bool PostingCursor::MarkAgrees(size_t block, const uint8_t* start) {
   return false;
 }
 
+bool PostingCursor::WalkWeightsToBlock() {
+  // Weight blocks have an offset every kWeightMarkEvery blocks: jump to
+  // the last mark at or before the block when it is ahead of the walk,
+  // then walk the headers from there (a cursor only moves forward, so a
+  // whole list's walk costs one header per block). A walk passing a mark
+  // checks it.
+  const size_t mark = block_ / kWeightMarkEvery;
+  if (mark > 0 && mark * kWeightMarkEvery > weight_block_ && mark <= WeightMarks(num_blocks_)) {
+    const uint32_t offset = DecodeFixed32(marks_at_ + 4 * (mark - 1));
+    if (offset >= static_cast<size_t>(end_ - weights_at_)) {
+      Fail("weight mark past the list", block_);
+      return false;
+    }
+    weight_block_ = static_cast<uint32_t>(mark * kWeightMarkEvery);
+    weight_next_ = weights_at_ + offset;
+  }
+  for (; weight_block_ < block_; ++weight_block_) {
+    weight_next_ = SkipBlock(weight_next_, end_, BlockPostings(weight_block_));
+    if (weight_next_ == nullptr) {
+      Fail("malformed weight block", weight_block_);
+      return false;
+    }
+    if (!MarkAgrees(weight_block_ + 1, weight_next_)) return false;
+  }
+  return true;
+}
+
 uint32_t PostingCursor::weight() {
   if (!weights_loaded_) {
-    // Weight blocks have an offset every kWeightMarkEvery blocks: jump to
-    // the last mark at or before the block when it is ahead of the walk,
-    // then walk the headers from there (a cursor only moves forward, so a
-    // whole list's walk costs one header per block). A walk passing a mark
-    // checks it.
-    const size_t mark = block_ / kWeightMarkEvery;
-    if (mark > 0 && mark * kWeightMarkEvery > weight_block_ && mark <= WeightMarks(num_blocks_)) {
-      const uint32_t offset = DecodeFixed32(marks_at_ + 4 * (mark - 1));
-      if (offset >= static_cast<size_t>(end_ - weights_at_)) {
-        Fail("weight mark past the list", block_);
-        return 0;
-      }
-      weight_block_ = static_cast<uint32_t>(mark * kWeightMarkEvery);
-      weight_next_ = weights_at_ + offset;
+    const uint8_t* start;
+    if (alone_block_ == block_) {
+      start = alone_start_;  // the walk has passed it (weight_alone)
+    } else {
+      if (!WalkWeightsToBlock()) return 0;
+      start = weight_next_;
     }
-    for (; weight_block_ < block_; ++weight_block_) {
-      weight_next_ = SkipBlock(weight_next_, end_, BlockPostings(weight_block_));
-      if (weight_next_ == nullptr) {
-        Fail("malformed weight block", weight_block_);
-        return 0;
-      }
-      if (!MarkAgrees(weight_block_ + 1, weight_next_)) return 0;
-    }
-    const uint8_t* after = DecodeWeightBlock(weight_next_, end_, BlockPostings(block_), weights_);
+    const uint8_t* after = DecodeWeightBlock(start, end_, BlockPostings(block_), weights_);
     if (after == nullptr) {
       Fail("malformed weight block", block_);
       return 0;
@@ -550,6 +562,28 @@ uint32_t PostingCursor::weight() {
     sum_ = 0;
   }
   return weights_[pos_];
+}
+
+uint32_t PostingCursor::weight_alone() {
+  if (weights_loaded_ || data_ == nullptr || alone_block_ == block_) return weight();
+  if (!WalkWeightsToBlock()) return 0;
+  ValueBlockView view;
+  const uint32_t n = BlockPostings(block_);
+  if (!view.Open(weight_next_, end_, n) || !MarkAgrees(block_ + 1, view.end())) {
+    if (status_.ok()) Fail("malformed weight block", block_);
+    return 0;
+  }
+  // Stored less one (a weight is at least 1); UINT32_MAX would wrap to 0.
+  const uint32_t stored = view.At(pos_);
+  if (stored == UINT32_MAX) {
+    Fail("malformed weight block", block_);
+    return 0;
+  }
+  alone_block_ = block_;
+  alone_start_ = weight_next_;
+  weight_next_ = view.end();
+  weight_block_ = block_ + 1;
+  return stored + 1;
 }
 
 }  // namespace dps

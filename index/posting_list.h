@@ -142,6 +142,12 @@ class PostingCursor {
   // Weight (term frequency) of the current posting; decodes its weight
   // block on first use. REQUIRES: doc() != kEndDoc.
   uint32_t weight();
+  // The same weight, read alone when the block's weights are not decoded
+  // yet (ValueBlockView: a few loads, where a block's decode costs
+  // hundreds of instructions); a second ask in the block decodes it
+  // whole. For a sparse ranking, which scores a posting or two a block of
+  // its long lists. 0 on corruption (status() says why).
+  uint32_t weight_alone();
   uint32_t df() const { return df_; }
   const Status& status() const { return status_; }
   // Where the current posting's positions are (index/positions.h): its
@@ -250,6 +256,9 @@ class PostingCursor {
   // A walk reaching weight block `block` at `start`: when the block has a
   // mark, they must agree (else the cursor fails).
   bool MarkAgrees(size_t block, const uint8_t* start);
+  // Moves the weight walk to block_'s weights (weight_next_); false on
+  // corruption.
+  bool WalkWeightsToBlock();
 
   // docs_[block_len_] is kEndDoc so doc() after exhaustion needs no branch.
   alignas(16) uint32_t docs_[kBlockSize + 4] = {kEndDoc};
@@ -267,6 +276,10 @@ class PostingCursor {
   // PrefetchSeeks' blocks, ascending; the next seek tries hint_next_ on.
   uint32_t hint_count_ = 0, hint_next_ = 0;
   uint32_t hints_[kMaxPrefetchTargets];
+  // weight_alone: the block whose weights were read alone (its start
+  // alone_start_), UINT32_MAX: none.
+  uint32_t alone_block_ = UINT32_MAX;
+  const uint8_t* alone_start_ = nullptr;
   bool weights_loaded_ = false;
   uint32_t summed_ = 0;  // PositionsAt: weights_[0, summed_) add up to sum_
   uint64_t sum_ = 0;

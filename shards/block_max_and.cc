@@ -224,7 +224,7 @@ Status RankBinBlockMax(const Tablet& tablet, const QueryPlan& plan, BinId bin, c
     // Weights first, then the arithmetic: the terms' divisions are
     // independent and overlap once no call sits between them.
     uint32_t tf[pruned::kMaxTerms];
-    for (size_t h = 0; h < n; ++h) tf[h] = terms[h].cursor->weight();
+    for (size_t h = 0; h < n; ++h) tf[h] = terms[h].cursor->weight_alone();
     const double norm = bm25.Norm(one.lengths->Get(d));
     double score = 0;
     for (size_t h = 0; h < n; ++h) score += Bm25::ScoreWithNorm(terms[h].idf, tf[h], norm);

@@ -97,7 +97,7 @@ Status RankBinMaxScore(const Tablet& tablet, const QueryPlan& plan, BinId bin, c
       }
       BoundedTerm& t = terms[order[i]];
       if (t.cursor->Seek(d) != d) continue;
-      tf[t.highlight] = t.cursor->weight();
+      tf[t.highlight] = t.cursor->weight_alone();  // probed: a posting or two a block
       partial += Bm25::ScoreWithNorm(t.idf, tf[t.highlight], norm);
     }
     if (can_enter) {

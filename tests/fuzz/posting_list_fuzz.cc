@@ -9,6 +9,7 @@
 // EncodePostingList (1, 2 and 40 blocks).
 #include <cstddef>
 #include <cstdint>
+#include <algorithm>
 #include <cstdlib>
 #include <vector>
 
@@ -29,6 +30,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (corner.tf == 0 || corner.dl == 0) abort();
     (void)cursor.block_score(b);
     (void)cursor.BlockFor(cursor.block_last(b), b);
+  }
+  // Far seeks, warmed first (PrefetchSeeks, then hints and guesses), with
+  // each weight read alone.
+  dps::PostingCursor far;
+  if (far.Init(bytes.data(), len, df, nullptr, 0).ok() && far.last_doc() != dps::kEndDoc) {
+    dps::DocId targets[dps::PostingCursor::kMaxPrefetchTargets];
+    const uint64_t step = uint64_t{far.last_doc()} / dps::PostingCursor::kMaxPrefetchTargets + 1;
+    for (size_t k = 0; k < dps::PostingCursor::kMaxPrefetchTargets; ++k) {
+      targets[k] = static_cast<dps::DocId>(std::min<uint64_t>(k * step, dps::kMaxDocId));
+    }
+    far.PrefetchSeeks(targets, dps::PostingCursor::kMaxPrefetchTargets);
+    dps::DocId at = 0;
+    for (dps::DocId t : targets) {
+      const dps::DocId d = far.Seek(t);
+      if (d < at) abort();  // a cursor never goes backwards
+      at = d;
+      if (d == dps::kEndDoc) break;
+      (void)far.weight_alone();
+    }
   }
   dps::PostingCursor walk;
   if (!walk.Init(bytes.data(), len, df, nullptr, 0).ok()) return 0;

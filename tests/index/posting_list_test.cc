@@ -432,6 +432,45 @@ TEST(PostingCursor, LargestDocIdAndSingleton) {
   EXPECT_EQ(s.Seek(43), kEndDoc);
 }
 
+// weight_alone reads one posting's weight without decoding its block:
+// the same weight as weight() for every posting (exceptions, partial last
+// blocks, one-block lists), whether a block is asked once, twice (then
+// decoded whole) or again after a backward SeekBlock; and a truncated
+// weight block is an error, as with weight().
+TEST(PostingCursor, WeightAloneAgreesWithTheDecodedBlock) {
+  for (uint64_t seed = 0; seed < 30; ++seed) {
+    std::mt19937_64 rng(seed);
+    List l = MakeList(rng, 1 + rng() % 6000, 1 + static_cast<uint32_t>(rng() % 300));
+    PostingCursor c;
+    ASSERT_TRUE(Open(&c, l.bytes, l.docs.size()).ok());
+    const DocId span = l.docs.back() + 10;
+    for (DocId target = 0; c.doc() != kEndDoc; target += 1 + static_cast<DocId>(rng() % (span / 40 + 1))) {
+      const DocId d = c.Seek(target);
+      if (d == kEndDoc) break;
+      const size_t i = static_cast<size_t>(std::lower_bound(l.docs.begin(), l.docs.end(), d) - l.docs.begin());
+      ASSERT_EQ(rng() % 4 == 0 ? c.weight() : c.weight_alone(), l.weights[i]) << "seed " << seed << " doc " << d;
+      if (rng() % 3 == 0 && c.Next() != kEndDoc) {  // a second ask in the block, or the next one's first
+        ASSERT_EQ(c.weight_alone(), l.weights[i + 1]) << "seed " << seed;
+      }
+    }
+    ASSERT_TRUE(c.status().ok()) << c.status().ToString();
+    // Backwards, block by block (a best-first ranking's order).
+    for (size_t b = c.num_blocks(); b-- > 0;) {
+      if (c.SeekBlock(b) == kEndDoc) break;
+      ASSERT_EQ(c.weight_alone(), l.weights[128 * b]) << "seed " << seed << " block " << b;
+    }
+    ASSERT_TRUE(c.status().ok()) << c.status().ToString();
+  }
+  std::mt19937_64 rng(9);
+  List l = MakeList(rng, 1000, 50);
+  for (size_t cut = 0; cut < l.bytes.size(); cut += 13) {
+    PostingCursor c;
+    (void)c.Init(reinterpret_cast<const uint8_t*>(l.bytes.data()), cut, 1000, nullptr, 0);
+    for (DocId d = c.doc(); d != kEndDoc; d = c.Next()) c.weight_alone();
+    EXPECT_FALSE(c.status().ok()) << cut;
+  }
+}
+
 TEST(PostingCursor, CorruptBytesGiveAnErrorNotAWrongList) {
   std::mt19937_64 rng(5);
   List l = MakeList(rng, 1000, 50);
