@@ -582,6 +582,20 @@ uint32_t ValueBlockView::At(size_t i) const {
   return static_cast<uint32_t>(value);
 }
 
+bool ValueBlockView::ExceptionsAreSound() const {
+  BlockHeader h;
+  h.high_bits = high_bits_;
+  h.highs = highs_;
+  h.highs_size = highs_size_;
+  h.limit = limit_;
+  size_t next = 0;  // the least position the next exception may have
+  for (size_t e = 0; e < exceptions_; ++e) {
+    if (exception_at_[e] < next || exception_at_[e] >= n_ || HighAt(h, e) == 0) return false;
+    next = size_t{exception_at_[e]} + 1;
+  }
+  return true;
+}
+
 const uint8_t* DecodeDocBlock(const uint8_t* p, const uint8_t* end, size_t n, uint32_t prev,
                               uint32_t* docs) {
   return DecodeDocs<kDefaultPath>(p, end, n, prev, docs);

@@ -90,6 +90,11 @@ class ValueBlockView {
   bool Open(const uint8_t* p, const uint8_t* end, size_t n);
   // values[i] as DecodeValueBlock gives it. REQUIRES: Open succeeded, i < n.
   uint32_t At(size_t i) const;
+  // The checks a whole decode makes of the exceptions: positions strictly
+  // ascending and below n, no high of 0. For a reader that must refuse
+  // what a whole decode refuses (a posting list's weights) at a cost per
+  // exception, not per value.
+  bool ExceptionsAreSound() const;
   // The byte after the block.
   const uint8_t* end() const { return end_; }
 

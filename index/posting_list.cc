@@ -569,7 +569,7 @@ uint32_t PostingCursor::weight_alone() {
   if (!WalkWeightsToBlock()) return 0;
   ValueBlockView view;
   const uint32_t n = BlockPostings(block_);
-  if (!view.Open(weight_next_, end_, n) || !MarkAgrees(block_ + 1, view.end())) {
+  if (!view.Open(weight_next_, end_, n) || !view.ExceptionsAreSound() || !MarkAgrees(block_ + 1, view.end())) {
     if (status_.ok()) Fail("malformed weight block", block_);
     return 0;
   }

@@ -84,6 +84,8 @@ void DecodeWeightsAndValues(const uint8_t* p, const uint8_t* end, size_t n) {
   dps::ValueBlockView view;
   if (view.Open(p, end, n)) {
     if (view.end() > end || view.end() != dps::SkipBlock(p, end, n)) abort();
+    // Sound exceptions are exactly what the whole decode accepts.
+    if (view.ExceptionsAreSound() != (v_end != nullptr)) abort();
     for (size_t i = 0; i < n; ++i) {
       const uint32_t v = view.At(i);  // exceptions out of order: any value, no overread
       if (v_end != nullptr && v != values[i]) abort();

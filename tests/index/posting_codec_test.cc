@@ -367,6 +367,18 @@ TEST(PostingCodecValueBlock, ViewRefusesWhatTheDecodeRefuses) {
         for (size_t i = 0; i < n; ++i) (void)view.At(i);  // in bounds (ASan)
       }
     }
+    // A flipped byte: the view with its exceptions checked accepts exactly
+    // what the whole decode accepts (a posting list's weight read alone
+    // must refuse what its block's decode refuses).
+    for (size_t at = 0; at < bytes.size(); ++at) {
+      std::string bad = bytes;
+      bad[at] = static_cast<char>(bad[at] ^ (1 << (rng() % 8)));
+      const ExactBuffer exact(bad);
+      std::vector<uint32_t> whole(kBlockSize);
+      ValueBlockView view;
+      const bool sound = view.Open(exact.begin(), exact.end(), n) && view.ExceptionsAreSound();
+      EXPECT_EQ(sound, DecodeValueBlock(exact.begin(), exact.end(), n, whole.data()) != nullptr) << "flip at " << at;
+    }
   }
 }
 
