@@ -268,9 +268,9 @@ size_t PostingCursor::BlockFor(DocId target, size_t from) const {
   const size_t n = num_blocks_;
   size_t lo = from;  // every block up to lo ends below target (once past this check)
   if (lo >= n || SkipLastDoc(lo) >= target) return std::min(lo, n);
-  size_t hi = n;  // past the end, or a block that ends at or past target
-  // Gallop up from lo: near targets stay in the skip entries just read.
-  size_t step = 1;
+  // hi: past the end, or a block that ends at or past target. Gallop up
+  // from lo: near targets stay in the skip entries just read.
+  size_t hi, step = 1;
   for (hi = lo + 1; hi < n && SkipLastDoc(hi) < target; hi = lo + step) {
     lo = hi;
     step *= 2;
@@ -324,9 +324,11 @@ void PostingCursor::PrefetchSeeks(const DocId* targets, size_t count) {
   // ends, then its bytes). Loads of the round before have mostly arrived.
   const uint8_t* last_col = data_ + 1;
   for (size_t i = 0; i < count; ++i) {
+    // The entries kNearBlocks either side of the guess: the line holding
+    // it and the neighbour the search may step into.
     const size_t g = GuessBlock(targets[i]);
-    __builtin_prefetch(last_col + last_width_ * (g >= 8 ? g - 8 : 0));
-    __builtin_prefetch(last_col + last_width_ * std::min<size_t>(g + 8, num_blocks_ - 1));
+    __builtin_prefetch(last_col + last_width_ * (g >= kNearBlocks ? g - kNearBlocks : 0));
+    __builtin_prefetch(last_col + last_width_ * std::min<size_t>(g + kNearBlocks, num_blocks_ - 1));
   }
   uint32_t* blocks = hints_;
   size_t m = 0;

@@ -396,16 +396,25 @@ TEST(PostingCursor, FarSeeksFromAGuessFindTheBlockOnUnevenLists) {
       while (want < blocks && !ends_at_or_past(want, target)) ++want;
       ASSERT_EQ(c.BlockFor(target, from), want) << "seed " << seed << " target " << target << " from " << from;
     }
-    // Ascending targets, warmed a run at a time, then sought.
+    // Ascending targets, warmed a run at a time, then sought: some warmed
+    // targets skipped (their hints go stale) and others sought that were
+    // not warmed (a hint past them, or none: the search without one).
     std::vector<DocId> targets;
     for (int i = 0; i < 600; ++i) targets.push_back(static_cast<DocId>(rng() % span));
     std::sort(targets.begin(), targets.end());
+    DocId last = 0;  // the last target sought: seeks ascend
     for (size_t at = 0; at < targets.size(); at += 128) {
       const size_t len = std::min<size_t>(128, targets.size() - at);
       c.PrefetchSeeks(targets.data() + at, len);
+      std::vector<DocId> sought;
       for (size_t i = at; i < at + len; ++i) {
-        auto it = std::lower_bound(l.docs.begin(), l.docs.end(), targets[i]);
-        ASSERT_EQ(c.Seek(targets[i]), it == l.docs.end() ? kEndDoc : *it) << "seed " << seed;
+        if (rng() % 4 == 0) continue;
+        if (rng() % 4 == 0 && last + 1 < targets[i]) sought.push_back(last + static_cast<DocId>(rng() % (targets[i] - last)));
+        sought.push_back(last = targets[i]);
+      }
+      for (DocId t : sought) {
+        auto it = std::lower_bound(l.docs.begin(), l.docs.end(), t);
+        ASSERT_EQ(c.Seek(t), it == l.docs.end() ? kEndDoc : *it) << "seed " << seed;
       }
     }
     EXPECT_TRUE(c.status().ok());
@@ -440,7 +449,8 @@ TEST(PostingCursor, LargestDocIdAndSingleton) {
 TEST(PostingCursor, WeightAloneAgreesWithTheDecodedBlock) {
   for (uint64_t seed = 0; seed < 30; ++seed) {
     std::mt19937_64 rng(seed);
-    List l = MakeList(rng, 1 + rng() % 6000, 1 + static_cast<uint32_t>(rng() % 300));
+    // One-block lists (every fifth seed) and longer ones.
+    List l = MakeList(rng, seed % 5 == 0 ? 2 + rng() % 127 : 1 + rng() % 6000, 1 + static_cast<uint32_t>(rng() % 300));
     PostingCursor c;
     ASSERT_TRUE(Open(&c, l.bytes, l.docs.size()).ok());
     const DocId span = l.docs.back() + 10;
