@@ -255,9 +255,15 @@ fanout = {f: per_query(runs[f]) for f in base}  # requests per query without hed
 # work; one that started anyway did (tied_both_started).
 worked = lambda ds: sum(d["requests"] - d.get("tied_cancelled", 0) + d.get("tied_both_started", 0)
                         for d in ds) / sum(d["queries"] for d in ds)
+# Wasted bins: bins a replica ran to their end whose answer went unused,
+# against the bins answered (bench's wasted_bins and bins; "-" from a
+# binary without them).
+def wasted(ds):
+    if any("wasted_bins" not in d for d in ds): return "-"
+    return "%.1f%%" % (100 * sum(d["wasted_bins"] for d in ds) / max(1, sum(d["bins"] for d in ds)))
 print("median over %d rounds:" % len(runs["no-fault"]))
-print("%-34s %9s %9s %11s %8s %10s %8s %8s  %s" % ("config", "p50 us", "p95 us", "p99 us", "p99/nf", "+requests",
-      "+work", "partial", "requests by server port"))
+print("%-34s %9s %9s %11s %8s %10s %8s %8s %8s  %s" % ("config", "p50 us", "p95 us", "p99 us", "p99/nf", "+requests",
+      "+work", "+bins", "partial", "requests by server port"))
 for name, ds in runs.items():
     med = lambda k: statistics.median(d[k] for d in ds)
     by = {}
@@ -265,9 +271,9 @@ for name, ds in runs.items():
         for server, n in d.get("requests_by_server", {}).items():
             port = server.rsplit(":", 1)[-1]
             by[port] = by.get(port, 0) + n
-    print("%-34s %9.1f %9.1f %11.1f %8.2f %9.1f%% %7.1f%% %8.0f  %s" % (name, med("p50_us"), med("p95_us"),
+    print("%-34s %9.1f %9.1f %11.1f %8.2f %9.1f%% %7.1f%% %8s %8.0f  %s" % (name, med("p50_us"), med("p95_us"),
           med("p99_us"), med("p99_us") / base[family(name)], 100 * (per_query(ds) / fanout[family(name)] - 1),
-          100 * (worked(ds) / fanout[family(name)] - 1), med("partial_results"),
+          100 * (worked(ds) / fanout[family(name)] - 1), wasted(ds), med("partial_results"),
           " ".join("%s:%d" % kv for kv in sorted(by.items()))))
 PY
 if [ -s "$work/open.jsonl" ]; then
@@ -292,6 +298,8 @@ runs = {}
 for line in open(jsonl):
     d = json.loads(line)
     runs.setdefault(d["config"], []).append(d)
+wasted = lambda ds: ("-" if any("wasted_bins" not in d for d in ds) else  # as in the table above
+                     "%.1f%%" % (100 * sum(d["wasted_bins"] for d in ds) / max(1, sum(d["bins"] for d in ds))))
 def policy_of(name):
     name = name.replace("ranked-", "")
     if name == "no-fault":
@@ -321,7 +329,8 @@ def median_round(name):
 open("%s/sample-round" % work, "w").write("%d\n" % median_round("no-fault"))
 print("\nmeasured against `dpsearch simulate` (medians over rounds; each round simulated from its own")
 print("no-fault samples with 3 seeds; * more than 15% apart):")
-print("%-40s %10s %10s %6s %10s %10s %6s" % ("config", "p50 meas", "p50 sim", "sim/m", "p99 meas", "p99 sim", "sim/m"))
+print("%-40s %10s %10s %6s %10s %10s %6s %9s %9s" % ("config", "p50 meas", "p50 sim", "sim/m", "p99 meas", "p99 sim", "sim/m",
+      "+work m", "+work sim"))
 close = {"p50": 0, "p99": 0}
 for name, ds in runs.items():
     policy, faulted = policy_of(name)
@@ -346,7 +355,10 @@ for name, ds in runs.items():
         near = abs(sim / m - 1) <= 0.15
         close[p] += near
         row += [m, sim, sim / m, " " if near else "*"]
-    print("%-40s %10.1f %10.1f %5.2f%s %10.1f %10.1f %5.2f%s" % (name, *row))
+    # Work beyond one run of each planned tablet: measured in bins (wasted
+    # bins against bins answered), simulated in tablets (extra_work).
+    work_sim = "%.1f%%" % (100 * statistics.median(x["extra_work"] for x in sims))
+    print("%-40s %10.1f %10.1f %5.2f%s %10.1f %10.1f %5.2f%s %9s %9s" % (name, *row, wasted(ds), work_sim))
 print("within 15%%: p50 %d of %d configurations, p99 %d of %d" % (close["p50"], len(runs), close["p99"], len(runs)))
 PY
 fi

@@ -100,6 +100,8 @@ class BenchAccumulator {
       s_.tied += r.tied;
       s_.tied_cancelled += r.tied_cancelled;
       s_.tied_both_started += r.tied_both_started;
+      s_.wasted_bins += r.wasted_bins;
+      s_.bins += r.bins.size();
       for (const auto& server : r.asked) ++s_.requests_by_server[server];
       for (uint64_t g : r.generations) ++s_.queries_by_generation[g];
       s_.partial += r.partial ? 1 : 0;
@@ -335,6 +337,7 @@ std::string BenchJson(const BenchSummary& s) {
   j += ",\"failovers\":" + std::to_string(s.failovers);
   j += ",\"tied_pairs\":" + std::to_string(s.tied) + ",\"tied_cancelled\":" + std::to_string(s.tied_cancelled) +
        ",\"tied_both_started\":" + std::to_string(s.tied_both_started);
+  j += ",\"bins\":" + std::to_string(s.bins) + ",\"wasted_bins\":" + std::to_string(s.wasted_bins);
   j += ",\"requests_by_server\":{";
   for (auto it = s.requests_by_server.begin(); it != s.requests_by_server.end(); ++it) {
     j += (it == s.requests_by_server.begin() ? "\"" : ",\"") + JsonEscape(it->first) + "\":" + std::to_string(it->second);
@@ -411,6 +414,13 @@ std::string BenchText(const BenchSummary& s) {
                   "(work duplicated)\n",
                   static_cast<unsigned long long>(s.tied), static_cast<unsigned long long>(s.tied_cancelled),
                   static_cast<unsigned long long>(s.tied_both_started));
+    out += buf;
+  }
+  if (s.wasted_bins > 0) {
+    std::snprintf(buf, sizeof buf, "wasted: %llu bins run whose answers went unused (%.1f%% beyond the %llu used)\n",
+                  static_cast<unsigned long long>(s.wasted_bins),
+                  s.bins > 0 ? 100.0 * static_cast<double>(s.wasted_bins) / static_cast<double>(s.bins) : 0.0,
+                  static_cast<unsigned long long>(s.bins));
     out += buf;
   }
   if (!s.requests_by_server.empty()) {

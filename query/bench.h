@@ -44,7 +44,7 @@ struct BenchRecord {
   double straggler_ratio = 0;  // slowest / median tablet; 0 with fewer than two tablets
   bool partial = false;
   uint64_t requests = 0, hedged = 0, failovers = 0;
-  uint64_t tied = 0, tied_cancelled = 0, tied_both_started = 0;  // SearchStats'
+  uint64_t tied = 0, tied_cancelled = 0, tied_both_started = 0, wasted_bins = 0;  // SearchStats'
   std::vector<std::string> asked;  // each request's server (SearchStats::asked)
   std::vector<uint64_t> generations;  // SearchStats::generations
   std::vector<BinTiming> bins;
@@ -128,6 +128,7 @@ struct BenchSummary {
   uint64_t requests = 0, hedged = 0, failovers = 0, partial = 0, errors = 0;
   uint64_t index_errors = 0;  // of `errors`
   uint64_t tied = 0, tied_cancelled = 0, tied_both_started = 0;
+  uint64_t wasted_bins = 0, bins = 0;  // bins run for nothing (SearchStats::wasted_bins); bins answered
   // Over servers: queries answered (in part) by each index generation.
   std::map<uint64_t, uint64_t> queries_by_generation;
   // Each failed query once, in the order first seen, with its first error.

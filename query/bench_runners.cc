@@ -50,6 +50,7 @@ RunnerFactory SearchRunners(SearcherFactory make_searcher, BenchMode mode) {
       r.tied = stats.tied;
       r.tied_cancelled = stats.tied_cancelled;
       r.tied_both_started = stats.tied_both_started;
+      r.wasted_bins = stats.wasted_bins;
       return r;
     });
   };

@@ -222,7 +222,10 @@ void QueryFanOut::OnEvent(LinkEvent& e) {
   auto it = attempts_.find(e.rid);
   if (it == attempts_.end()) return;  // another query's
   if (e.kind == LinkEvent::kStarted) return OnStarted(e.rid, it->second);
-  if (!it->second.active) return;  // cancelled or stale
+  if (!it->second.active) {  // cancelled or stale: a whole bin it still ran was work for nothing
+    if (e.kind == LinkEvent::kStats && !e.stats.cancelled) ++stats_->wasted_bins;
+    return;
+  }
   switch (e.kind) {
     case LinkEvent::kStarted:
       return;
@@ -292,7 +295,10 @@ void QueryFanOut::OnBinStats(Attempt& attempt, LinkEvent& e) {
   // replica may still give the whole bin.
   if (s.cancelled) return;
   if (s.tablet_complete) complete_tablets_.insert(s.tablet);
-  if (!delivered_bins_.insert(s.bin).second) return;  // the other replica was faster
+  if (!delivered_bins_.insert(s.bin).second) {  // the other replica was faster
+    ++stats_->wasted_bins;
+    return;
+  }
   BinResult b = node.empty() ? BinResult() : std::move(node.mapped());
   b.bin = BinId{s.bin};
   b.tablet = s.tablet;

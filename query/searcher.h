@@ -74,6 +74,10 @@ struct SearchStats {
   // started first, and twins seen to start although cancelled (their work
   // duplicated; one whose Started arrives after the query ended is missed).
   uint64_t tied = 0, tied_cancelled = 0, tied_both_started = 0;
+  // Bins a server ran to their end whose answer went unused: the other
+  // replica's came first (a hedge, a tied twin), or the request had been
+  // cancelled when it arrived. The work replicas cost, in bins.
+  uint64_t wasted_bins = 0;
   std::vector<std::string> asked;  // each request's server, in sending order
   // Over servers: the index generations whose answers were used,
   // ascending, once each (issue 22: servers follow their index; one

@@ -395,7 +395,12 @@ class Simulation {
       const SimRange& range = c_.layout.ranges[r];
       q.ranges[r].tried.assign(range.replicas.size(), false);
       q.ranges[r].tablet_done.assign(range.last_tablet - range.first_tablet + 1, false);
-      result_.tasks_needed += range.last_tablet - range.first_tablet + 1;
+      // The tablets the plan needs: one the sample left out (0,0) is never run.
+      for (uint32_t t = range.first_tablet; t <= range.last_tablet; ++t) {
+        const QuerySample& s = c_.samples[q.sample];
+        const size_t m = t % measured_tablets_;
+        result_.tasks_needed += s.tablet_service_us[m] > 0 || s.tablet_done_us[m] > 0;
+      }
     }
     if (c_.policy.deadline_ms > 0) Push(now_ + c_.policy.deadline_ms * 1e3, kDeadline, qid);
     for (size_t r = 0; r < q.open; ++r) {

@@ -115,7 +115,7 @@ struct SimResult {
   uint64_t requests = 0, hedged = 0, tied = 0, tied_cancelled = 0, tied_both_started = 0;
   uint64_t requests_needed = 0;  // one per range per query
   std::vector<uint64_t> requests_by_server;
-  uint64_t tasks_needed = 0;  // tablets the queries had to search
+  uint64_t tasks_needed = 0;  // tablets the queries had to search (their plans' tablets)
   uint64_t tasks_run = 0;     // tablet runs begun (hedges and twins that started do more)
   double simulated_seconds = 0;
   double ExtraRequests() const;  // over one request per range per query

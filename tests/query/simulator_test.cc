@@ -144,6 +144,11 @@ TEST(Simulator, DelaysHoldOnlyTabletsTheQueryPlanned) {
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_NEAR(FractionAtLeast(*r, 5e3), 0.5, 1e-9);  // every "both", no "second only"
   EXPECT_LT(r->latency.QuantileMicros(0.25), 1e3);
+  // One run of each planned tablet: no work beyond what the plans need
+  // (a left-out tablet is not work needed, nor done).
+  EXPECT_EQ(r->tasks_needed, 1500u);
+  EXPECT_EQ(r->tasks_run, 1500u);
+  EXPECT_NEAR(r->ExtraWork(), 0, 1e-12);
 }
 
 // Shared cores: two tied twins running at once on one core each take twice

@@ -58,6 +58,31 @@ TEST(ClusterTied, ASlowServersTwinIsCancelledBeforeItStarts) {
     // Tablet 3's bins came from the fast twin: the slow one holds them
     // 200 ms before they start, and that wait is in the queue time.
     for (const auto& b : a.stats.bins) EXPECT_LT(b.queue_wait_us, kSlowMs * 1000) << "query " << i;
+    // Work for nothing: only the slow twin's bins of tablets 0-2, which
+    // began at once, each run once too many at most; its held tablet 3
+    // was cancelled before it ran.
+    uint64_t not_held = 0;
+    for (const auto& b : a.stats.bins) not_held += b.tablet != 3;
+    EXPECT_LE(a.stats.wasted_bins, not_held) << "query " << i;
+  }
+}
+
+// One replica per range, nothing hedged or tied: no bin is run twice.
+TEST(ClusterTied, UntiedQueriesWasteNoBin) {
+  Fixture f(36);
+  auto a_server = f.Serve(0, 1);
+  auto b_server = f.Serve(2, 3);
+  ClusterOptions o;
+  o.replica_policy = ReplicaPolicy::kFirst;
+  auto client = Client({{0, 1, {Addr(a_server->port())}}, {2, 3, {Addr(b_server->port())}}}, o);
+  ASSERT_NE(client, nullptr);
+  std::mt19937_64 rng(10);
+  for (int i = 0; i < 20; ++i) {
+    const QueryNode q = testing::RandomQuery(rng, kVocab);
+    const Answer a = Ask(client.get(), q, /*count_only=*/i % 2 == 1);
+    ASSERT_TRUE(a.status.ok()) << a.status.ToString();
+    EXPECT_EQ(a.count, f.Want(q).size()) << "query " << i;
+    EXPECT_EQ(a.stats.wasted_bins, 0u) << "query " << i;
   }
 }
 
@@ -136,7 +161,7 @@ TEST(ClusterTied, HealthyTwinsNeverDuplicateOrLoseAResult) {
                        o);
   ASSERT_NE(client, nullptr);
   std::mt19937_64 rng(6);
-  uint64_t tied = 0;
+  uint64_t tied = 0, wasted = 0;
   for (int i = 0; i < 200; ++i) {
     const QueryNode q = testing::RandomQuery(rng, kVocab);
     const Answer a = Ask(client.get(), q);  // Ask fails on a duplicate id
@@ -147,8 +172,14 @@ TEST(ClusterTied, HealthyTwinsNeverDuplicateOrLoseAResult) {
     // Each pair ends with one twin cancelled, or with both started (then
     // the first answer of each bin counts and the other is dropped).
     EXPECT_LE(a.stats.tied_cancelled, a.stats.tied);
+    // Each bin answered is run twice at most: its other run is the waste.
+    EXPECT_LE(a.stats.wasted_bins, a.stats.bins.size()) << "query " << i;
+    wasted += a.stats.wasted_bins;
   }
   EXPECT_GE(tied, 200u);  // most queries search both ranges
+  // Healthy twins both start before either's Started cancels the other
+  // (Dean and Barroso's "small window"): some bins are run twice.
+  EXPECT_GT(wasted, 0u);
 }
 
 TEST(ClusterTied, RankedAnswersEqualTheInProcessRanking) {
