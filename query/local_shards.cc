@@ -23,20 +23,29 @@ namespace asio = boost::asio;
 
 struct LocalShards::Impl {
   std::shared_ptr<const IndexReader> index;  // destroyed last
-  asio::io_context io;  // the replicas' network thread
-  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work;
-  std::thread io_thread;
+  // One network thread per replica, as each server has its own: a
+  // replica runs a cheap plan's bins right on it (ServerQuery), and on a
+  // thread shared by all of them one replica's bins would hold up the
+  // others' requests and cancels (a tied pair would run one twin after
+  // the other, each to its end).
+  struct Network {
+    asio::io_context io;
+    std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work;
+    std::thread thread;
+  };
+  std::vector<std::unique_ptr<Network>> networks;  // by replica
   std::unique_ptr<asio::thread_pool> workers;
   std::optional<IndexHolder> holder;  // one generation: local replicas do not follow
-  // By replica. A host's injector is swapped on the network thread (where
+  // By replica. A host's injector is swapped on its network thread (where
   // requests read it); replaced ones are kept until the end.
   std::vector<QueryHost> hosts;
   std::vector<std::unique_ptr<DelayInjector>> injectors;
   std::vector<ClusterRange> ranges;
   std::atomic<size_t> in_flight{0};
-  // Each link's "drop what you run" (the network thread), for the end.
+  // Each link's "drop what you run" (its replica's network thread), by
+  // replica, for the end.
   std::mutex links_mu;
-  std::vector<std::function<void()>> drop_links;
+  std::vector<std::vector<std::function<void()>>> drop_links;
 };
 
 namespace {
@@ -45,7 +54,7 @@ constexpr char kPrefix[] = "local/";
 
 // A cluster client's connection to one replica. Connect, Submit, Cancel
 // and Close come on the client's network thread; the requests run, and
-// their frames come back (FrameSink), on the replicas' network thread,
+// their frames come back (FrameSink), on the replica's network thread,
 // decoded into the client's events exactly as a socket's would be.
 class LocalLink final : public Link, public FrameSink, public std::enable_shared_from_this<LocalLink> {
  public:
@@ -57,11 +66,11 @@ class LocalLink final : public Link, public FrameSink, public std::enable_shared
   }
 
   void Submit(uint64_t rid, std::string frame) override {
-    asio::post(shards_->io, [self = shared_from_this(), rid, frame = std::move(frame)] { self->Start(rid, frame); });
+    asio::post(io(), [self = shared_from_this(), rid, frame = std::move(frame)] { self->Start(rid, frame); });
   }
 
   void Cancel(uint64_t rid) override {
-    asio::post(shards_->io, [self = shared_from_this(), rid] {
+    asio::post(io(), [self = shared_from_this(), rid] {
       if (auto it = self->queries_.find(rid); it != self->queries_.end()) it->second->Cancel();
     });
   }
@@ -73,10 +82,10 @@ class LocalLink final : public Link, public FrameSink, public std::enable_shared
       std::lock_guard<std::mutex> lock(mu_);
       closed_ = true;
     }
-    asio::post(shards_->io, [self = shared_from_this()] { self->Drop(); });
+    asio::post(io(), [self = shared_from_this()] { self->Drop(); });
   }
 
-  // The replicas' network thread: cancels and lets go of every request
+  // The replica's network thread: cancels and lets go of every request
   // (they hold this link as their sink).
   void Drop() {
     auto queries = std::move(queries_);
@@ -85,7 +94,7 @@ class LocalLink final : public Link, public FrameSink, public std::enable_shared
     for (auto& [rid, q] : queries) q->Cancel();
   }
 
-  // FrameSink (the replicas' network thread): one or more whole frames.
+  // FrameSink (the replica's network thread): one or more whole frames.
   void Send(std::string frames) override {
     std::vector<LinkEvent> batch;
     Status bad;
@@ -117,7 +126,9 @@ class LocalLink final : public Link, public FrameSink, public std::enable_shared
   }
 
  private:
-  // The replicas' network thread: a Query frame, as a server's connection
+  asio::io_context& io() { return shards_->networks[replica_]->io; }
+
+  // The replica's network thread: a Query frame, as a server's connection
   // would take it.
   void Start(uint64_t rid, const std::string& frame) {
     uint32_t len = 0;
@@ -147,7 +158,7 @@ class LocalLink final : public Link, public FrameSink, public std::enable_shared
   std::string address_;
   std::mutex mu_;        // closed_ against the client's queue
   bool closed_ = false;
-  std::map<uint64_t, std::shared_ptr<ServerQuery>> queries_;  // the replicas' network thread
+  std::map<uint64_t, std::shared_ptr<ServerQuery>> queries_;  // the replica's network thread
 };
 
 }  // namespace
@@ -159,16 +170,20 @@ LocalShards::~LocalShards() {
   // request and its link hold each other); requests still queued or held
   // by a delay are then dropped with the network thread, and bins already
   // on a worker finish.
-  std::promise<void> dropped;
-  asio::post(impl_->io, [&] {
-    std::lock_guard<std::mutex> lock(impl_->links_mu);
-    for (auto& drop : impl_->drop_links) drop();
-    dropped.set_value();
-  });
-  dropped.get_future().wait();
-  impl_->work.reset();
-  impl_->io.stop();
-  impl_->io_thread.join();
+  for (size_t r = 0; r < impl_->networks.size(); ++r) {
+    std::promise<void> dropped;
+    asio::post(impl_->networks[r]->io, [&] {
+      std::lock_guard<std::mutex> lock(impl_->links_mu);
+      for (auto& drop : impl_->drop_links[r]) drop();
+      dropped.set_value();
+    });
+    dropped.get_future().wait();
+  }
+  for (auto& n : impl_->networks) {
+    n->work.reset();
+    n->io.stop();
+    n->thread.join();
+  }
   impl_->workers->join();
 }
 
@@ -189,17 +204,20 @@ Result<std::shared_ptr<LocalShards>> LocalShards::Start(std::shared_ptr<const In
   ClusterRange range;
   range.first_tablet = 0;
   range.last_tablet = static_cast<uint32_t>(index->tablet_count() - 1);
+  impl->drop_links.resize(replicas);
   for (size_t r = 0; r < replicas; ++r) {
     impl->injectors.push_back(std::make_unique<DelayInjector>(r < delays.size() ? delays[r] : std::vector<DelayRule>{},
                                                               seed + r));
+    auto& network = *impl->networks.emplace_back(std::make_unique<Impl::Network>());
     impl->hosts.push_back(QueryHost{&*impl->holder, range.first_tablet, range.last_tablet,
-                                    impl->injectors.back().get(), &impl->io, impl->workers.get()});
+                                    impl->injectors.back().get(), &network.io, impl->workers.get()});
     range.replicas.push_back(kPrefix + std::to_string(r));
   }
   impl->ranges.push_back(std::move(range));
-  impl->work.emplace(impl->io.get_executor());
-  Impl* raw = impl.get();
-  impl->io_thread = std::thread([raw] { raw->io.run(); });
+  for (auto& n : impl->networks) {
+    n->work.emplace(n->io.get_executor());
+    n->thread = std::thread([io = &n->io] { io->run(); });
+  }
   return std::shared_ptr<LocalShards>(new LocalShards(std::move(impl)));
 }
 
@@ -211,7 +229,7 @@ std::shared_ptr<Link> LocalShards::NewLink(const LinkContext* context, const std
     if (names[r] != address) continue;
     auto link = std::make_shared<LocalLink>(impl_.get(), r, context, address);
     std::lock_guard<std::mutex> lock(impl_->links_mu);
-    impl_->drop_links.push_back([weak = std::weak_ptr<LocalLink>(link)] {
+    impl_->drop_links[r].push_back([weak = std::weak_ptr<LocalLink>(link)] {
       if (auto l = weak.lock()) l->Drop();
     });
     return link;
@@ -223,7 +241,7 @@ size_t LocalShards::requests_in_flight() const { return impl_->in_flight.load();
 
 void LocalShards::SetDelays(size_t replica, std::vector<DelayRule> rules, uint64_t seed) {
   std::promise<void> done;
-  asio::post(impl_->io, [&] {
+  asio::post(impl_->networks.at(replica)->io, [&] {
     impl_->injectors.push_back(std::make_unique<DelayInjector>(std::move(rules), seed));
     impl_->hosts.at(replica).delays = impl_->injectors.back().get();
     done.set_value();

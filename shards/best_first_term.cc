@@ -179,7 +179,7 @@ Status FindBest(const TermInBin& b, uint32_t index, size_t k, const Bm25& bm25, 
 // The bin's blocks left after its first round, in docid order, each
 // scored unless its bound is below the threshold, the first round's never
 // again.
-Status RankRest(const TermInBin& b, const Bm25& bm25, FirstRound* round) {
+Status RankRest(const TermInBin& b, const Bm25& bm25, FirstRound* round, const std::atomic<bool>* cancel) {
   const BoundedTerm& t = *b.term;
   const PostingCursor& c = *t.cursor;
   // A block whose bound is below the threshold cannot add a document.
@@ -217,6 +217,7 @@ Status RankRest(const TermInBin& b, const Bm25& bm25, FirstRound* round) {
       ++next_best;
       continue;
     }
+    if (Cancelled(cancel)) return Status::OK();
     DPS_RETURN_IF_ERROR(ScoreBlock(t, i, *b.one, b.bin, bm25, b.top));
     if (const double now = b.top->Refresh(); now != threshold) {
       threshold = now;
@@ -229,7 +230,7 @@ Status RankRest(const TermInBin& b, const Bm25& bm25, FirstRound* round) {
 }  // namespace
 
 Status RankTermBestFirst(std::span<TermInBin> bins, size_t k, const Bm25& bm25, SharedThreshold* shared,
-                         const std::function<Status(TermInBin*)>& open) {
+                         const std::function<Status(TermInBin*)>& open, const std::atomic<bool>* cancel) {
   // Reused by this thread's rankings: no allocation once warm.
   thread_local std::vector<FirstRound> rounds;
   thread_local std::vector<Candidate> candidates;  // a heap, the next to score in front
@@ -293,13 +294,14 @@ Status RankTermBestFirst(std::span<TermInBin> bins, size_t k, const Bm25& bm25, 
       round.done = true;
       continue;
     }
+    if (Cancelled(cancel)) return Status::OK();
     DPS_RETURN_IF_ERROR(ScoreBlock(*b.term, c.block, *b.one, b.bin, bm25, b.top));
     ++round.scored;
   }
   for (size_t i = 0; i < bins.size(); ++i) {
     FirstRound& round = rounds[i];
     if (round.done || round.found == bins[i].term->cursor->num_blocks()) continue;
-    DPS_RETURN_IF_ERROR(RankRest(bins[i], bm25, &round));
+    DPS_RETURN_IF_ERROR(RankRest(bins[i], bm25, &round, cancel));
   }
   return Status::OK();
 }

@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "shards/bin_search.h"
+#include "shards/pruned_terms.h"
 #include "shards/ranking.h"
 #include "shards/snippet.h"
 #include "shards/term_round.h"
@@ -65,12 +66,14 @@ Status BinExecutor::Execute(const QueryPlan& plan, const BinTask& task, BinResul
     best.clear();
     if (ranked && !task.exhaustive && task.round != nullptr) {
       DPS_RETURN_IF_ERROR(
-          task.round->Take(*index_, plan, *task.rank, task.top_k, task.threshold, task.bin, &best, &pruned));
+          task.round->Take(*index_, plan, *task.rank, task.top_k, task.threshold, task.bin, &best, &pruned, task.cancel));
     }
     if (ranked && !task.exhaustive && !pruned) {
-      DPS_RETURN_IF_ERROR(RankBinBlockMax(tablet, plan, task.bin, *task.rank, task.top_k, task.threshold, &best, &pruned));
+      DPS_RETURN_IF_ERROR(RankBinBlockMax(tablet, plan, task.bin, *task.rank, task.top_k, task.threshold, &best,
+                                          &pruned, nullptr, task.cancel));
       if (!pruned) {
-        DPS_RETURN_IF_ERROR(RankBinMaxScore(tablet, plan, task.bin, *task.rank, task.top_k, task.threshold, &best, &pruned));
+        DPS_RETURN_IF_ERROR(RankBinMaxScore(tablet, plan, task.bin, *task.rank, task.top_k, task.threshold, &best,
+                                            &pruned, nullptr, task.cancel));
       }
     }
     if (!pruned) {
@@ -80,7 +83,12 @@ Status BinExecutor::Execute(const QueryPlan& plan, const BinTask& task, BinResul
     r->fast_path = pruned || m.fast_path;
     r->cancelled = m.cancelled;
     if (ranked) {
-      if (!pruned) {
+      // A ranking the cancel stopped is partial: no answer (the client
+      // drops a cancelled bin's results), and one it cut short is not
+      // scored at all.
+      if (pruned::Cancelled(task.cancel)) r->cancelled = true;
+      if (r->cancelled) best.clear();
+      if (!pruned && !r->cancelled) {
         DPS_RETURN_IF_ERROR(
             RankBin(tablet, plan, task.bin, *task.rank, m.docs, task.top_k, &best, &m.phrase_occurrences));
       }

@@ -82,7 +82,8 @@ Status ScoreWindow(BoundedTerm* terms, size_t n, size_t lead, const pruned::OneF
 }  // namespace
 
 Status RankBinBlockMax(const Tablet& tablet, const QueryPlan& plan, BinId bin, const RankContext& rank, size_t k,
-                       SharedThreshold* shared, std::vector<ScoredDoc>* out, bool* handled, RankStats* stats) {
+                       SharedThreshold* shared, std::vector<ScoredDoc>* out, bool* handled, RankStats* stats,
+                       const std::atomic<bool>* cancel) {
   out->clear();
   *handled = false;
   const size_t n = plan.and_entries.size();
@@ -123,7 +124,8 @@ Status RankBinBlockMax(const Tablet& tablet, const QueryPlan& plan, BinId bin, c
   if (n == 1 && (!terms[0].stored_impacts || bm25.UsesBlockScores())) {
     // Opened already (its bound checked above).
     pruned::TermInBin only{bin, std::numeric_limits<double>::infinity(), 0, &terms[0], &one, &top};
-    DPS_RETURN_IF_ERROR(pruned::RankTermBestFirst({&only, 1}, k, bm25, nullptr, [](pruned::TermInBin*) { return Status::OK(); }));
+    DPS_RETURN_IF_ERROR(pruned::RankTermBestFirst({&only, 1}, k, bm25, nullptr,
+                                                  [](pruned::TermInBin*) { return Status::OK(); }, cancel));
     top.Finish(out, stats);
     return Status::OK();
   }
@@ -174,7 +176,9 @@ Status RankBinBlockMax(const Tablet& tablet, const QueryPlan& plan, BinId bin, c
   };
   LeadWarmer warm(by_rarity, windows ? 1 : n);
   DocId d = terms[lead].cursor->doc();
-  while (d != kEndDoc) {
+  for (uint32_t step = 0; d != kEndDoc; ++step) {
+    // A window is thousands of docids: looked at before each one.
+    if ((windows || step % pruned::kCancelStride == 0) && pruned::Cancelled(cancel)) break;
     warm();
     const double threshold = top.Refresh();
     // Until there is a threshold nothing can be skipped: blocks are

@@ -24,7 +24,8 @@ bool IsDisjunctionOfTerms(const QueryNode& root) {
 }  // namespace
 
 Status RankBinMaxScore(const Tablet& tablet, const QueryPlan& plan, BinId bin, const RankContext& rank, size_t k,
-                       SharedThreshold* shared, std::vector<ScoredDoc>* out, bool* handled, RankStats* stats) {
+                       SharedThreshold* shared, std::vector<ScoredDoc>* out, bool* handled, RankStats* stats,
+                       const std::atomic<bool>* cancel) {
   out->clear();
   *handled = false;
   const size_t n = plan.highlight.size();
@@ -71,7 +72,8 @@ Status RankBinMaxScore(const Tablet& tablet, const QueryPlan& plan, BinId bin, c
   // only the others' documents are candidates, and those terms are only
   // probed for a candidate that can still enter.
   size_t essential = 0;
-  for (;;) {
+  for (uint32_t step = 0;; ++step) {
+    if (step % pruned::kCancelStride == 0 && pruned::Cancelled(cancel)) break;
     const double threshold = top.Refresh();
     if (!bounded && threshold != pruned::kNoThreshold) DPS_RETURN_IF_ERROR(take_bounds());
     while (bounded && essential < m && prefix[essential] * kSlack < threshold) ++essential;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <functional>
 #include <limits>
@@ -200,8 +201,19 @@ struct TermInBin {
 // (RankBin's with the shared threshold). REQUIRES: bins distinct, by bound
 // descending; each term freshly opened, its list kept inline or
 // bm25.UsesBlockScores() (block scores bound the scores).
+// `cancel` (may be null), once set, stops it before its next block: the
+// ranking so far is then partial, and the caller reports the bin cancelled.
 Status RankTermBestFirst(std::span<TermInBin> bins, size_t k, const Bm25& bm25, SharedThreshold* shared,
-                         const std::function<Status(TermInBin*)>& open);
+                         const std::function<Status(TermInBin*)>& open, const std::atomic<bool>* cancel = nullptr);
+
+// Whether a request's cancel flag (null: none) is set. The rankings look
+// at it once a block or every kCancelStride candidates, so a cancelled
+// twin, hedge or deadline stops its bins within a few microseconds of
+// work, as the unordered search stops within 4,096 documents.
+inline constexpr uint32_t kCancelStride = 64;
+inline bool Cancelled(const std::atomic<bool>* cancel) {
+  return cancel != nullptr && cancel->load(std::memory_order_relaxed);
+}
 
 // A posting's docid must be a document of the file (lengths are read there).
 Status CheckDocInFile(const OneFileBin& one, BinId bin, DocId d);

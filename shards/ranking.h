@@ -5,6 +5,7 @@
 // must give the same answer (the tests compare both with brute force).
 #pragma once
 
+#include <atomic>
 #include <vector>
 
 #include "common/status.h"
@@ -78,17 +79,21 @@ Status RankBinByTerm(const Tablet& tablet, const QueryPlan& plan, BinId bin, con
 // across bins in `shared`) is skipped whole. The answer is RankBin's,
 // exactly. *handled is false when the bin is not such a case (the caller
 // then ranks exhaustively).
+// `cancel` (may be null), once set, stops it within kCancelStride
+// candidates (pruned_terms.h): *out is then partial, for a bin the caller
+// reports cancelled.
 Status RankBinBlockMax(const Tablet& tablet, const QueryPlan& plan, BinId bin, const RankContext& rank, size_t k,
                        SharedThreshold* shared, std::vector<ScoredDoc>* out, bool* handled,
-                       RankStats* stats = nullptr);
+                       RankStats* stats = nullptr, const std::atomic<bool>* cancel = nullptr);
 
 // MaxScore for a disjunction of plain terms in such a bin: the terms
 // whose list bounds add up to less than the threshold cannot make a
 // document enter on their own, so only the other terms' documents are
 // candidates, and a candidate stops being probed once its bound falls
 // below the threshold. The answer is RankBin's, exactly; *handled as above.
+// Stops on `cancel` as RankBinBlockMax does.
 Status RankBinMaxScore(const Tablet& tablet, const QueryPlan& plan, BinId bin, const RankContext& rank, size_t k,
                        SharedThreshold* shared, std::vector<ScoredDoc>* out, bool* handled,
-                       RankStats* stats = nullptr);
+                       RankStats* stats = nullptr, const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace dps

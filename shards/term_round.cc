@@ -24,7 +24,8 @@ bool TermRound::Applies(const QueryPlan& plan, const RankContext& rank, size_t k
 }
 
 Status TermRound::Take(const IndexReader& index, const QueryPlan& plan, const RankContext& rank, size_t k,
-                       SharedThreshold* shared, BinId bin, std::vector<ScoredDoc>* out, bool* handled) {
+                       SharedThreshold* shared, BinId bin, std::vector<ScoredDoc>* out, bool* handled,
+                       const std::atomic<bool>* cancel) {
   out->clear();
   *handled = false;
   const auto it = std::find(bins_.begin(), bins_.end(), bin);
@@ -32,7 +33,7 @@ Status TermRound::Take(const IndexReader& index, const QueryPlan& plan, const Ra
   std::lock_guard<std::mutex> lock(mu_);
   if (!ranked_) {
     ranked_ = true;
-    status_ = Rank(index, plan, rank, k, shared);
+    status_ = Rank(index, plan, rank, k, shared, cancel);
   }
   DPS_RETURN_IF_ERROR(status_);
   const size_t i = static_cast<size_t>(it - bins_.begin());
@@ -42,7 +43,7 @@ Status TermRound::Take(const IndexReader& index, const QueryPlan& plan, const Ra
 }
 
 Status TermRound::Rank(const IndexReader& index, const QueryPlan& plan, const RankContext& rank, size_t k,
-                       SharedThreshold* shared) {
+                       SharedThreshold* shared, const std::atomic<bool>* cancel) {
   const size_t n = bins_.size();
   handled_.assign(n, false);
   best_.assign(n, {});
@@ -74,7 +75,7 @@ Status TermRound::Rank(const IndexReader& index, const QueryPlan& plan, const Ra
     b->top = &*tops[i];
     return Status::OK();
   };
-  DPS_RETURN_IF_ERROR(pruned::RankTermBestFirst(ranked, k, rank.bm25, shared, open));
+  DPS_RETURN_IF_ERROR(pruned::RankTermBestFirst(ranked, k, rank.bm25, shared, open, cancel));
   for (size_t i = 0; i < n; ++i) {
     if (tops[i]) tops[i]->Finish(&best_[i], nullptr);
   }

@@ -14,6 +14,7 @@
 // the first call ranks, the others wait for it.
 #pragma once
 
+#include <atomic>
 #include <mutex>
 #include <span>
 #include <vector>
@@ -44,12 +45,15 @@ class TermRound {
   // none has asked yet; *handled is false for a bin the round could not
   // rank (several files, deletions: the caller ranks it alone). An error
   // of the ranking is every bin's. Each bin asks once.
+  // `cancel` (may be null) stops the round (pruned::RankTermBestFirst):
+  // every bin's answer is then partial, for bins reported cancelled.
   Status Take(const IndexReader& index, const QueryPlan& plan, const RankContext& rank, size_t k,
-              SharedThreshold* shared, BinId bin, std::vector<ScoredDoc>* out, bool* handled);
+              SharedThreshold* shared, BinId bin, std::vector<ScoredDoc>* out, bool* handled,
+              const std::atomic<bool>* cancel = nullptr);
 
  private:
   Status Rank(const IndexReader& index, const QueryPlan& plan, const RankContext& rank, size_t k,
-              SharedThreshold* shared);
+              SharedThreshold* shared, const std::atomic<bool>* cancel);
 
   const std::vector<BinId> bins_;
   std::mutex mu_;

@@ -7,6 +7,7 @@
 // conjunctions and disjunctions, K and BM25 parameters. tests/server/ranked_property_test.cc
 // checks the exhaustive ranking against brute force. The term-at-a-time
 // exhaustive ranking equals the document-at-a-time one, bit for bit.
+#include <atomic>
 #include <gtest/gtest.h>
 
 #include <random>
@@ -74,7 +75,7 @@ std::vector<ScoredDoc> RankedAnswer(Searcher* searcher, const QueryNode& query, 
 }
 
 using PrunedRanker = Status (*)(const Tablet&, const QueryPlan&, BinId, const RankContext&, size_t, SharedThreshold*,
-                                std::vector<ScoredDoc>*, bool*, RankStats*);
+                                std::vector<ScoredDoc>*, bool*, RankStats*, const std::atomic<bool>*);
 
 // (seed, disjunction): conjunctions take block-max AND, disjunctions MaxScore.
 class BlockMax : public ::testing::TestWithParam<std::tuple<uint64_t, bool>> {};
@@ -105,6 +106,7 @@ TEST_P(BlockMax, PrunedRankingEqualsExhaustive) {
 
   RankStats pruning;
   uint64_t matched = 0;  // by the exhaustive rankings
+  uint64_t cancelled_with_matches = 0;  // bins whose cancelled ranking would have found some
   for (int q = 0; q < 250; ++q) {
     // 1 to 4 distinct terms (2 to 6 in a disjunction), common and rare.
     std::set<size_t> ranks;
@@ -134,8 +136,15 @@ TEST_P(BlockMax, PrunedRankingEqualsExhaustive) {
       const Tablet& tablet = (*index)->TabletOf(bin);
       std::vector<ScoredDoc> pruned, exhaustive;
       bool handled = false;
-      ASSERT_TRUE(ranker(tablet, *plan, bin, rank, k, nullptr, &pruned, &handled, &pruning).ok());
+      ASSERT_TRUE(ranker(tablet, *plan, bin, rank, k, nullptr, &pruned, &handled, &pruning, nullptr).ok());
       ASSERT_TRUE(handled);  // one file per bin, nothing deleted
+      // A request already cancelled stops before its first candidate (a
+      // twin or hedge that lost): nothing scored, nothing offered.
+      const std::atomic<bool> cancelled{true};
+      std::vector<ScoredDoc> stopped;
+      ASSERT_TRUE(ranker(tablet, *plan, bin, rank, k, nullptr, &stopped, &handled, nullptr, &cancelled).ok());
+      EXPECT_TRUE(stopped.empty()) << stopped.size() << " ranked after the cancel";
+      cancelled_with_matches += !pruned.empty();
       BinMatches m;
       ASSERT_TRUE(SearchBin(tablet, BinQuery{bin, &*plan, false, 0, nullptr}, &m).ok());
       ASSERT_TRUE(RankBin(tablet, *plan, bin, rank, m.docs, k, &exhaustive).ok());
@@ -144,7 +153,7 @@ TEST_P(BlockMax, PrunedRankingEqualsExhaustive) {
       // Into a vector holding another answer (the executor hands each bin
       // the last one's, whose room the K best reuse): replaced whole.
       std::vector<ScoredDoc> reused(k + 3, ScoredDoc{1e300, 99, 7});
-      ASSERT_TRUE(ranker(tablet, *plan, bin, rank, k, nullptr, &reused, &handled, nullptr).ok());
+      ASSERT_TRUE(ranker(tablet, *plan, bin, rank, k, nullptr, &reused, &handled, nullptr, nullptr).ok());
       ASSERT_TRUE(SameRanking(reused, exhaustive));
       // Term at a time (queries of many terms: a prefix's expansions) adds
       // each document's scores in the same order: the same bits.
@@ -168,6 +177,7 @@ TEST_P(BlockMax, PrunedRankingEqualsExhaustive) {
   EXPECT_GT(pruning.skipped_ranges, 100u);
   EXPECT_GT(pruning.scored, 0u);
   EXPECT_LT(pruning.scored, matched);
+  EXPECT_GT(cancelled_with_matches, 0u);  // the cancel test above stopped rankings that had answers
 }
 
 // A single term's blocks are scored best first, then the rest in docid
