@@ -356,7 +356,9 @@ for name, ds in runs.items():
         close[p] += near
         row += [m, sim, sim / m, " " if near else "*"]
     # Work beyond one run of each planned tablet: measured in bins (wasted
-    # bins against bins answered), simulated in tablets (extra_work).
+    # bins against bins answered: a lower bound, as bench sees no bin that
+    # ends after its query, nor one cut short by the cancel), simulated in
+    # tablets (extra_work: every run begun).
     work_sim = "%.1f%%" % (100 * statistics.median(x["extra_work"] for x in sims))
     print("%-40s %10.1f %10.1f %5.2f%s %10.1f %10.1f %5.2f%s %9s %9s" % (name, *row, wasted(ds), work_sim))
 print("within 15%%: p50 %d of %d configurations, p99 %d of %d" % (close["p50"], len(runs), close["p99"], len(runs)))

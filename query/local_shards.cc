@@ -39,6 +39,9 @@ struct LocalShards::Impl {
   // By replica. A host's injector is swapped on its network thread (where
   // requests read it); replaced ones are kept until the end.
   std::vector<QueryHost> hosts;
+  // Grown by SetDelays on the replica's own thread: replicas' calls may
+  // run at once, so under injectors_mu.
+  std::mutex injectors_mu;
   std::vector<std::unique_ptr<DelayInjector>> injectors;
   std::vector<ClusterRange> ranges;
   std::atomic<size_t> in_flight{0};
@@ -242,8 +245,10 @@ size_t LocalShards::requests_in_flight() const { return impl_->in_flight.load();
 void LocalShards::SetDelays(size_t replica, std::vector<DelayRule> rules, uint64_t seed) {
   std::promise<void> done;
   asio::post(impl_->networks.at(replica)->io, [&] {
-    impl_->injectors.push_back(std::make_unique<DelayInjector>(std::move(rules), seed));
-    impl_->hosts.at(replica).delays = impl_->injectors.back().get();
+    auto injector = std::make_unique<DelayInjector>(std::move(rules), seed);
+    impl_->hosts.at(replica).delays = injector.get();
+    std::lock_guard<std::mutex> lock(impl_->injectors_mu);
+    impl_->injectors.push_back(std::move(injector));
     done.set_value();
   });
   done.get_future().wait();

@@ -1,7 +1,7 @@
 // Replicas in this process (`--index DIR --replicas R`): R copies of an
 // opened index, each a shard server without sockets (shards/server_query.h
-// on one shared network thread and worker pool), each with its own
-// injected delays. A cluster client reaches them through LocalLinks, so
+// on a network thread of its own, all of them sharing one worker pool),
+// each with its own injected delays. A cluster client reaches them through LocalLinks, so
 // replica selection, hedging, tied requests and deadlines run the very
 // code they run over shard servers (query/cluster_fanout.h), and a
 // degraded replica can be studied on one machine without the network's
