@@ -329,7 +329,11 @@ class Simulation {
   }
   // A tablet the query's plan left out (no bin of it can match: its sample
   // is 0,0) is not run by the real server, nor held back by its delays.
-  bool Planned(const Request& r, uint32_t tablet) const { return ServiceOf(r, tablet) > 0 || DoneOf(r, tablet) > 0; }
+  bool Planned(const Request& r, uint32_t tablet) const { return PlannedIn(r.sample, tablet); }
+  bool PlannedIn(size_t sample, uint32_t tablet) const {
+    const QuerySample& s = c_.samples[sample];
+    return s.tablet_service_us[tablet % measured_tablets_] > 0 || s.tablet_done_us[tablet % measured_tablets_] > 0;
+  }
   // Shared cores: the samples were measured with one request per range
   // running at once on c_.cores cores; while more run (a hedge, a tied
   // twin), every server's work is slowed in proportion (processor
@@ -400,11 +404,7 @@ class Simulation {
       q.ranges[r].tried.assign(range.replicas.size(), false);
       q.ranges[r].tablet_done.assign(range.last_tablet - range.first_tablet + 1, false);
       // The tablets the plan needs: one the sample left out (0,0) is never run.
-      for (uint32_t t = range.first_tablet; t <= range.last_tablet; ++t) {
-        const QuerySample& s = c_.samples[q.sample];
-        const size_t m = t % measured_tablets_;
-        result_.tasks_needed += s.tablet_service_us[m] > 0 || s.tablet_done_us[m] > 0;
-      }
+      for (uint32_t t = range.first_tablet; t <= range.last_tablet; ++t) result_.tasks_needed += PlannedIn(q.sample, t);
     }
     if (c_.policy.deadline_ms > 0) Push(now_ + c_.policy.deadline_ms * 1e3, kDeadline, qid);
     for (size_t r = 0; r < q.open; ++r) {
