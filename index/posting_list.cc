@@ -17,13 +17,14 @@ namespace {
 // last_doc and doc_end columns when their largest (the last) values fit 16
 // bits: every list of a bin below 65,536 documents (gcide: 84 KB).
 uint8_t ChooseSkipLayout(std::span<const uint32_t> last_doc, std::span<const uint32_t> part_last,
-                         std::span<const uint32_t> doc_end) {
+                         std::span<const uint32_t> doc_end, uint32_t last_mark) {
   uint8_t layout = kSkipNarrowParts;
   for (size_t b = 0; b < last_doc.size(); ++b) {
     if (last_doc[b] - part_last[3 * b] > UINT16_MAX) layout = 0;
   }
   if (last_doc.back() <= UINT16_MAX) layout |= kSkipShortLast;
   if (doc_end.back() <= UINT16_MAX) layout |= kSkipShortEnds;
+  if (last_mark <= UINT16_MAX) layout |= kSkipShortMarks;
   return layout;
 }
 
@@ -41,7 +42,7 @@ size_t SkipTableSize(size_t blocks, uint8_t layout) {
   if (blocks < 2) return 0;
   const size_t row = (layout & kSkipShortLast ? 2 : 4) + (layout & kSkipNarrowParts ? 6 : 12) +
                      (layout & kSkipShortEnds ? 2 : 4);
-  return 1 + blocks * row + 4 * WeightMarks(blocks);
+  return 1 + blocks * row + (layout & kSkipShortMarks ? 2 : 4) * WeightMarks(blocks);
 }
 
 uint32_t EncodePostingList(std::span<const DocId> docs, std::span<const uint32_t> weights,
@@ -56,7 +57,7 @@ uint32_t EncodePostingList(std::span<const DocId> docs, std::span<const uint32_t
     const size_t begin = b * kBlockSize;
     const size_t len = std::min(kBlockSize, n - begin);
     EncodeDocBlock(docs.data() + begin, len, prev, &doc_bytes);
-    if (b % kWeightMarkEvery == 0) weight_start.push_back(static_cast<uint32_t>(weight_bytes.size()));
+    weight_start.push_back(static_cast<uint32_t>(weight_bytes.size()));
     EncodeWeightBlock(weights.data() + begin, len, &weight_bytes);
     const uint16_t score = BlockScore(weights.data() + begin, lengths.data() + begin, len, score_avgdl);
     max_score = std::max<uint32_t>(max_score, score);
@@ -69,7 +70,7 @@ uint32_t EncodePostingList(std::span<const DocId> docs, std::span<const uint32_t
     }
     doc_end[b] = static_cast<uint32_t>(doc_bytes.size());
   }
-  const uint8_t layout = ChooseSkipLayout(last_doc, part_last, doc_end);
+  const uint8_t layout = ChooseSkipLayout(last_doc, part_last, doc_end, weight_start.back());
   if (blocks > 1) {
     out->push_back(static_cast<char>(layout));
     for (uint32_t v : last_doc) PutColumn(out, v, layout & kSkipShortLast);
@@ -81,7 +82,7 @@ uint32_t EncodePostingList(std::span<const DocId> docs, std::span<const uint32_t
       }
     }
     for (uint32_t v : doc_end) PutColumn(out, v, layout & kSkipShortEnds);
-    for (size_t j = 1; j <= WeightMarks(blocks); ++j) PutFixed32(out, weight_start[j]);
+    for (size_t j = 1; j <= WeightMarks(blocks); ++j) PutColumn(out, weight_start[j], layout & kSkipShortMarks);
     PutVarint32(out, static_cast<uint32_t>(score_bytes.size() + corner_bytes.size()));
   }
   out->append(score_bytes);
@@ -161,6 +162,8 @@ bool PostingCursor::Setup(const uint8_t* data, size_t len, uint32_t df, const st
     last_mask_ = layout & kSkipShortLast ? UINT16_MAX : UINT32_MAX;
     end_width_ = layout & kSkipShortEnds ? 2 : 4;
     end_mask_ = layout & kSkipShortEnds ? UINT16_MAX : UINT32_MAX;
+    mark_width_ = layout & kSkipShortMarks ? 2 : 4;
+    mark_mask_ = layout & kSkipShortMarks ? UINT16_MAX : UINT32_MAX;
     const size_t table = SkipTableSize(num_blocks_, layout);
     // + 2: a short column's last 4-byte load reads 2 bytes past it; every
     // doc block takes at least a byte, so a sound list has them.
@@ -498,47 +501,26 @@ DocId PostingCursor::SeekBlock(size_t b) {
     pos_ = 0;
     return docs_[0];
   }
-  // The weight walk only moves forward: when it has passed b (b's own
-  // weights decoded included), start it again; weight() then jumps to the
-  // last mark at or before b.
-  if (b < weight_block_) {
-    weight_block_ = 0;
-    weight_next_ = weights_at_;
-  }
   return LoadBlock(b);
 }
 
 bool PostingCursor::MarkAgrees(size_t block, const uint8_t* start) {
-  if (block % kWeightMarkEvery != 0 || block / kWeightMarkEvery > WeightMarks(num_blocks_)) return true;
-  if (weights_at_ + DecodeFixed32(marks_at_ + 4 * (block / kWeightMarkEvery - 1)) == start) return true;
+  if (num_blocks_ < 2 || block == 0) return true;
+  // The last block's weights end the list.
+  if (start == (block >= num_blocks_ ? end_ : weights_at_ + WeightMark(block))) return true;
   Fail("weight mark disagrees with the weight blocks", block);
   return false;
 }
 
-bool PostingCursor::WalkWeightsToBlock() {
-  // Weight blocks have an offset every kWeightMarkEvery blocks: jump to
-  // the last mark at or before the block when it is ahead of the walk,
-  // then walk the headers from there (a cursor only moves forward, so a
-  // whole list's walk costs one header per block). A walk passing a mark
-  // checks it.
-  const size_t mark = block_ / kWeightMarkEvery;
-  if (mark > 0 && mark * kWeightMarkEvery > weight_block_ && mark <= WeightMarks(num_blocks_)) {
-    const uint32_t offset = DecodeFixed32(marks_at_ + 4 * (mark - 1));
-    if (offset >= static_cast<size_t>(end_ - weights_at_)) {
-      Fail("weight mark past the list", block_);
-      return false;
-    }
-    weight_block_ = static_cast<uint32_t>(mark * kWeightMarkEvery);
-    weight_next_ = weights_at_ + offset;
+bool PostingCursor::FindBlockWeights() {
+  if (weight_block_ == block_) return true;  // the previous block's decode ended here
+  const uint32_t offset = block_ == 0 ? 0 : WeightMark(block_);
+  if (offset >= static_cast<size_t>(end_ - weights_at_)) {
+    Fail("weight mark past the list", block_);
+    return false;
   }
-  for (; weight_block_ < block_; ++weight_block_) {
-    weight_next_ = SkipBlock(weight_next_, end_, BlockPostings(weight_block_));
-    if (weight_next_ == nullptr) {
-      Fail("malformed weight block", weight_block_);
-      return false;
-    }
-    if (!MarkAgrees(weight_block_ + 1, weight_next_)) return false;
-  }
+  weight_block_ = block_;
+  weight_next_ = weights_at_ + offset;
   return true;
 }
 
@@ -546,9 +528,9 @@ uint32_t PostingCursor::weight() {
   if (!weights_loaded_) {
     const uint8_t* start;
     if (alone_block_ == block_) {
-      start = alone_start_;  // the walk has passed it (weight_alone)
+      start = alone_start_;  // weight_alone has moved past it
     } else {
-      if (!WalkWeightsToBlock()) return 0;
+      if (!FindBlockWeights()) return 0;
       start = weight_next_;
     }
     const uint8_t* after = DecodeWeightBlock(start, end_, BlockPostings(block_), weights_);
@@ -568,7 +550,7 @@ uint32_t PostingCursor::weight() {
 
 uint32_t PostingCursor::weight_alone() {
   if (weights_loaded_ || data_ == nullptr || alone_block_ == block_) return weight();
-  if (!WalkWeightsToBlock()) return 0;
+  if (!FindBlockWeights()) return 0;
   ValueBlockView view;
   const uint32_t n = BlockPostings(block_);
   if (!view.Open(weight_next_, end_, n) || !view.ExceptionsAreSound() || !MarkAgrees(block_ + 1, view.end())) {

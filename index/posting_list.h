@@ -22,19 +22,22 @@
 
 namespace dps {
 
-// A skip table's columns: last_doc, three part lasts, doc_end per block; its
-// first byte (the layout) says how wide each is. Each flag halves a column
-// when its values allow (docs/FORMAT.md "Posting list").
+// A skip table's columns: last_doc, three part lasts, doc_end per block,
+// then the weight marks; its first byte (the layout) says how wide each is.
+// Each flag halves a column when its values allow (docs/FORMAT.md "Posting
+// list").
 inline constexpr uint8_t kSkipNarrowParts = 1;  // parts: u16 distances back from last_doc (else u32 docids)
 inline constexpr uint8_t kSkipShortLast = 2;    // last_doc: u16 (every docid < 65,536; else u32)
 inline constexpr uint8_t kSkipShortEnds = 4;    // doc_end: u16 (doc blocks < 65,536 bytes; else u32)
-inline constexpr uint8_t kSkipKnownFlags = 7;
-// A list of more than kWeightMarkEvery blocks keeps, after its skip
-// table's columns, the offset of weight block kWeightMarkEvery * j for
-// each j >= 1 (weight blocks have no per-block offsets: a cursor landing
-// far into a list walks at most kWeightMarkEvery - 1 headers, not all).
-inline constexpr size_t kWeightMarkEvery = 16;
-constexpr size_t WeightMarks(size_t blocks) { return blocks > 1 ? (blocks - 1) / kWeightMarkEvery : 0; }
+inline constexpr uint8_t kSkipShortMarks = 8;   // weight marks: u16 (the last weight block starts < 65,536 bytes in; else u32)
+inline constexpr uint8_t kSkipKnownFlags = 15;
+// A list of two blocks or more keeps the offset of each weight block k >= 1
+// from weight block 0 (its weight mark), so a cursor that lands anywhere in
+// a list finds the block's weights with one load. (Tablet versions before
+// 11 marked every 16th block and walked up to 15 headers from the mark: a
+// chain of dependent cache misses in a phrase's position checks and a
+// sparse ranking's weights; bench/RESULTS.md, session 30.)
+constexpr size_t WeightMarks(size_t blocks) { return blocks > 1 ? blocks - 1 : 0; }
 // Bytes of the skip table of a list of `blocks` blocks (none for one block).
 size_t SkipTableSize(size_t blocks, uint8_t layout);
 
@@ -197,7 +200,7 @@ class PostingCursor {
   // the whole block decoded (run() is the block): for a ranking that
   // visits a list's blocks out of docid order, best first. Every check of
   // a forward walk still applies (a block must agree with the skip table;
-  // weights are walked again from the last mark at or before b). kEndDoc
+  // weights are found from b's weight mark). kEndDoc
   // when b >= num_blocks(), or once the cursor has failed (it stays failed).
   // REQUIRES has_impacts() (a list kept inline is never rewound).
   DocId SeekBlock(size_t b);
@@ -253,12 +256,17 @@ class PostingCursor {
   }
   uint32_t DocEnd(size_t b) const { return DecodeFixed32(ends_at_ + end_width_ * b) & end_mask_; }
   DocId Fail(const char* what, size_t block);
-  // A walk reaching weight block `block` at `start`: when the block has a
-  // mark, they must agree (else the cursor fails).
+  // Weight block `block`'s offset from weight block 0 (block >= 1).
+  uint32_t WeightMark(size_t block) const {
+    return DecodeFixed32(marks_at_ + mark_width_ * (block - 1)) & mark_mask_;
+  }
+  // A decoded weight block ending at `start`, where block `block` begins:
+  // they must agree with its mark, or with the list's end past the last
+  // block (else the cursor fails).
   bool MarkAgrees(size_t block, const uint8_t* start);
-  // Moves the weight walk to block_'s weights (weight_next_); false on
-  // corruption.
-  bool WalkWeightsToBlock();
+  // Points weight_next_ at block_'s weights, from its mark unless the
+  // previous block's decode left it there; false on corruption.
+  bool FindBlockWeights();
 
   // docs_[block_len_] is kEndDoc so doc() after exhaustion needs no branch.
   alignas(16) uint32_t docs_[kBlockSize + 4] = {kEndDoc};
@@ -287,6 +295,7 @@ class PostingCursor {
   bool narrow_ = false;  // skip table parts are u16 distances
   uint32_t last_width_ = 4, last_mask_ = UINT32_MAX;  // the last_doc column
   uint32_t end_width_ = 4, end_mask_ = UINT32_MAX;    // the doc_end column
+  uint32_t mark_width_ = 4, mark_mask_ = UINT32_MAX;  // the weight marks
   uint32_t weight_block_ = 0;  // the block whose weights start at weight_next_
   const uint8_t* data_ = nullptr;   // start of the list
   const uint8_t* parts_at_ = nullptr;  // skip table: part lasts

@@ -11,7 +11,7 @@
 namespace dps {
 
 inline constexpr uint64_t kTabletMagic = 0x0031424154535044ULL;  // "DPSTAB1\0" little-endian
-inline constexpr uint32_t kTabletFormatVersion = 10;
+inline constexpr uint32_t kTabletFormatVersion = 11;
 // Header flag bits; the others are reserved and must be zero.
 inline constexpr uint32_t kTabletFlagStoredText = 1u << 0;
 // Word positions: each bin's lists in the file have a positions region.

@@ -22,7 +22,7 @@
 namespace dps {
 
 inline constexpr uint64_t kRunMagic = 0x00314e5552535044ULL;  // "DPSRUN1\0"
-inline constexpr uint32_t kRunVersion = 4;
+inline constexpr uint32_t kRunVersion = 5;
 
 // Encodes records into whole blocks (header and payload) in memory. A
 // record never spans blocks and a block carries no state from the one

@@ -89,7 +89,7 @@ grep -qE '^stemmers \(libstemmer\):( [a-z_]+)+$' "$work/out" && grep '^stemmers'
 
 # A MANIFEST of version 1 (before the analyzer was recorded): the golden
 # index's MANIFEST as the build that made it wrote it. Re-ingest.
-cp -r "$src/tests/golden/v10/index" "$work/v1"
+cp -r "$src/tests/golden/v11/index" "$work/v1"
 cat >"$work/v1/MANIFEST" <<'EOF'
 dpsearch-manifest 1
 index-id 4c4aad61df14f21e79e918c066332c45

@@ -11,7 +11,7 @@
 // and the directory as a paged container (valid checksums) in a scratch
 // file on tmpfs. Seeds in tests/fuzz/corpus/global_index_fuzz/ are the
 // dictionary regions of global indexes our writer made: the golden index
-// tests/golden/v10 and a small index without positions
+// tests/golden/v11 and a small index without positions
 // (tests/fuzz/make_seeds.cc).
 #include <cstddef>
 #include <cstdint>

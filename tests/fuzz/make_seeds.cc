@@ -1,6 +1,6 @@
 // Writes the seed corpora of the fuzz targets added for issue 21 into
 // tests/fuzz/corpus/<target>/: real bytes from our own encoders and from
-// the golden index (tests/golden/v10, tests/golden/corpus-a.jsonl), each
+// the golden index (tests/golden/v11, tests/golden/corpus-a.jsonl), each
 // in the layout its target's header comment describes. Deterministic:
 // rerunning it rewrites the same files. The seeds of posting_list,
 // positions, id_column and jsonl_reader predate it and are not touched.
@@ -174,11 +174,11 @@ std::string WriteRefsGlobal(const std::string& path) {
 }
 
 void Dictionaries(const std::string& scratch) {
-  const std::string golden = root + "/tests/golden/v10/index/000010.gix";
-  Seed("global_index_fuzz", "golden_v10", Byte(1) + GlobalDictRegion(golden));
+  const std::string golden = root + "/tests/golden/v11/index/000010.gix";
+  Seed("global_index_fuzz", "golden_v11", Byte(1) + GlobalDictRegion(golden));
   const std::string refs = WriteRefsGlobal(scratch + "/refs.gix");
   Seed("global_index_fuzz", "every_ref_kind", Byte(0) + refs);
-  Seed("term_dict_fuzz", "golden_v10_global", GlobalDictRegion(golden));
+  Seed("term_dict_fuzz", "golden_v11_global", GlobalDictRegion(golden));
   Seed("term_dict_fuzz", "global_refs", refs);
   for (bool positions : {false, true}) {
     const std::string tab = scratch + (positions ? "/000002.tab" : "/000001.tab");
@@ -194,7 +194,7 @@ void Dictionaries(const std::string& scratch) {
          b.bytes.substr(dps::DecodeFixed64(rec + 8), dps::DecodeFixed64(rec + 16)));
   }
   for (const char* name : {"000002.tab", "000003.tab", "000009.tab", "000010.gix"}) {
-    Seed("paged_file_fuzz", std::string("golden_") + name, ReadOrDie(root + "/tests/golden/v10/index/" + name));
+    Seed("paged_file_fuzz", std::string("golden_") + name, ReadOrDie(root + "/tests/golden/v11/index/" + name));
   }
 }
 
@@ -244,9 +244,9 @@ void DocStores() {
 }
 
 void Manifests() {
-  const std::string golden = ReadOrDie(root + "/tests/golden/v10/index/MANIFEST");
-  Seed("manifest_fuzz", "golden_v10", Byte(0) + golden);
-  Seed("manifest_fuzz", "golden_v10_unchecked", Byte(1) + golden.substr(0, golden.rfind("checksum ")));
+  const std::string golden = ReadOrDie(root + "/tests/golden/v11/index/MANIFEST");
+  Seed("manifest_fuzz", "golden_v11", Byte(0) + golden);
+  Seed("manifest_fuzz", "golden_v11_unchecked", Byte(1) + golden.substr(0, golden.rfind("checksum ")));
   dps::Manifest m;
   m.index_id = "0123456789abcdef0123456789abcdef";
   m.generation = 0;

@@ -8,7 +8,7 @@
 // quarter) opens with the same sizes, directory and version and reads back
 // exactly. Input: the file's bytes; the target writes them to a scratch
 // file on tmpfs. Seeds in tests/fuzz/corpus/paged_file_fuzz/ are the
-// golden index's tablet files and global index (tests/golden/v10, written
+// golden index's tablet files and global index (tests/golden/v11, written
 // by PagedFileWriter), copied by tests/fuzz/make_seeds.cc.
 #include <cstddef>
 #include <cstdint>

@@ -31,13 +31,15 @@ Status Open(PostingCursor* c, const std::string& bytes, size_t df) {
   return c->Init(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), static_cast<uint32_t>(df), nullptr, 0);
 }
 
-// A list of more than 16 blocks with its first weight mark (weight block
-// 16's, the first u32 after the doc_end column) off by one byte.
-std::string FirstMarkFlipped(const List& l) {
+// A list of two blocks or more with weight block `block`'s mark (the
+// marks follow the doc_end column) off by one byte.
+std::string MarkFlipped(const List& l, size_t block) {
   const size_t blocks = (l.docs.size() + 127) / 128;
-  const size_t marks_at = SkipTableSize(blocks, static_cast<uint8_t>(l.bytes[0])) - 4 * WeightMarks(blocks);
+  const uint8_t layout = static_cast<uint8_t>(l.bytes[0]);
+  const size_t width = layout & kSkipShortMarks ? 2 : 4;
+  const size_t at = SkipTableSize(blocks, layout) - width * WeightMarks(blocks) + width * (block - 1);
   std::string bad = l.bytes;
-  bad[marks_at] = static_cast<char>(bad[marks_at] ^ 1);
+  bad[at] = static_cast<char>(bad[at] ^ 1);
   return bad;
 }
 
@@ -169,29 +171,89 @@ TEST(PostingCursor, InitAtEndLeavesBlocksToSeekBlock) {
   }
 }
 
-// Lists of more than 16 blocks mark every 16th weight block's offset: a
-// seek far ahead reads the right weights from the mark, and a walk that
-// passes a wrong mark reports it instead of reading other weights.
+// Every weight block after the first has its offset marked: seeks far
+// ahead and back read the right weights from the marks, u16 or u32, and a
+// wrong mark is reported, by the seek that uses it or by the decode of the
+// block before it, instead of reading other weights.
 TEST(PostingCursor, WeightMarksServeFarSeeksAndAreChecked) {
   std::mt19937_64 rng(9);
-  List l = MakeList(rng, 20000, 40);
-  const size_t blocks = (l.docs.size() + 127) / 128;
-  ASSERT_GT(WeightMarks(blocks), 5u);
-  for (int round = 0; round < 50; ++round) {
-    PostingCursor c;
-    ASSERT_TRUE(c.Init(reinterpret_cast<const uint8_t*>(l.bytes.data()), l.bytes.size(),
-                       static_cast<uint32_t>(l.docs.size()), nullptr, 0).ok());
-    for (size_t at = rng() % 3000; at < l.docs.size(); at += 1 + rng() % 4000) {
-      ASSERT_EQ(c.Seek(l.docs[at]), l.docs[at]);
-      ASSERT_EQ(c.weight(), l.weights[at]) << "posting " << at;
+  // 40,000 postings of small weights: u16 marks; of weights up to 2^20
+  // (about 2.5 bytes a weight): the last weight block starts past 65,535.
+  for (uint32_t max_weight : {3u, 1u << 20}) {
+    List l = MakeList(rng, 40000, 40);
+    for (auto& w : l.weights) w = 1 + static_cast<uint32_t>(rng() % max_weight);
+    l.bytes.clear();
+    EncodePostingList(l.docs, l.weights, /*lengths=*/l.weights, /*score_avgdl=*/1.0, &l.bytes);
+    const size_t blocks = (l.docs.size() + 127) / 128;
+    ASSERT_EQ(WeightMarks(blocks), blocks - 1);
+    EXPECT_EQ((static_cast<uint8_t>(l.bytes[0]) & kSkipShortMarks) != 0, max_weight == 3u);
+    for (int round = 0; round < 50; ++round) {
+      PostingCursor c;
+      ASSERT_TRUE(Open(&c, l.bytes, l.docs.size()).ok());
+      for (size_t at = rng() % 3000; at < l.docs.size(); at += 1 + rng() % 4000) {
+        ASSERT_EQ(c.Seek(l.docs[at]), l.docs[at]);
+        ASSERT_EQ(c.weight(), l.weights[at]) << "posting " << at;
+      }
+      for (int back = 0; back < 5; ++back) {  // best-first rankings jump backwards
+        const size_t b = rng() % blocks;
+        ASSERT_EQ(c.SeekBlock(b), l.docs[128 * b]);
+        ASSERT_EQ(c.weight(), l.weights[128 * b]) << "block " << b;
+      }
+      ASSERT_TRUE(c.status().ok());
     }
-    ASSERT_TRUE(c.status().ok());
+    for (size_t block : {size_t{1}, size_t{77}, blocks - 1}) {
+      const std::string bad = MarkFlipped(l, block);
+      PostingCursor walk;  // every block in order: block - 1's decode disagrees
+      ASSERT_TRUE(Open(&walk, bad, l.docs.size()).ok());
+      for (DocId d = walk.doc(); d != kEndDoc; d = walk.Next()) walk.weight();
+      EXPECT_TRUE(walk.status().IsCorruption()) << block << " " << walk.status().ToString();
+      PostingCursor jump;  // straight to the block: its mark is wrong
+      ASSERT_TRUE(Open(&jump, bad, l.docs.size()).ok());
+      ASSERT_EQ(jump.Seek(l.docs[128 * block + 5]), l.docs[128 * block + 5]);
+      const uint32_t w = jump.weight();
+      EXPECT_TRUE(jump.status().IsCorruption()) << block << ": a wrong mark read as weight " << w;
+    }
   }
-  const std::string bad = FirstMarkFlipped(l);
-  PostingCursor c;
-  ASSERT_TRUE(Open(&c, bad, l.docs.size()).ok());
-  for (DocId d = c.doc(); d != kEndDoc; d = c.Next()) c.weight();
-  EXPECT_TRUE(c.status().IsCorruption()) << c.status().ToString();
+}
+
+// The skip table of a three-block list, byte for byte (docs/FORMAT.md
+// "Posting list"): docids 0, 2, 4, ... (300 postings), weights 1 and, for
+// posting 128 on, 1000 (block 1's and 2's weight blocks are wider). The
+// doc and weight blocks' own bytes have their golden tests in
+// posting_codec_test.cc; here their sizes place doc_end and the marks.
+TEST(PostingCursor, SkipTableGoldenBytes) {
+  std::vector<DocId> docs(300);
+  std::vector<uint32_t> weights(300);
+  for (size_t i = 0; i < docs.size(); ++i) {
+    docs[i] = static_cast<DocId>(2 * i);
+    weights[i] = i < 128 ? 1 : 1000;
+  }
+  std::string bytes;
+  EncodePostingList(docs, weights, /*lengths=*/weights, /*score_avgdl=*/1.0, &bytes);
+  std::string doc0, doc1, doc2, w0, w1;
+  EncodeDocBlock(docs.data(), 128, UINT32_MAX, &doc0);
+  EncodeDocBlock(docs.data() + 128, 128, docs[127], &doc1);
+  EncodeDocBlock(docs.data() + 256, 44, docs[255], &doc2);
+  EncodeWeightBlock(weights.data(), 128, &w0);
+  EncodeWeightBlock(weights.data() + 128, 128, &w1);
+  auto u16 = [](uint32_t v) { return std::string{static_cast<char>(v & 0xff), static_cast<char>(v >> 8)}; };
+  std::string want;
+  want += '\x0f';  // narrow parts, short last_doc, short doc_end, short weight marks
+  want += u16(254) + u16(510) + u16(598);  // last_doc
+  want += u16(192) + u16(128) + u16(64);   // block 0's parts: docids 62, 126, 190 back from 254
+  want += u16(192) + u16(128) + u16(64);   // block 1's: 318, 382, 446 back from 510
+  want += u16(24) + u16(0) + u16(0);       // block 2 (44 postings): docid 574, then its last twice
+  want += u16(static_cast<uint32_t>(doc0.size())) + u16(static_cast<uint32_t>(doc0.size() + doc1.size())) +
+          u16(static_cast<uint32_t>(doc0.size() + doc1.size() + doc2.size()));  // doc_end
+  want += u16(static_cast<uint32_t>(w0.size())) + u16(static_cast<uint32_t>(w0.size() + w1.size()));  // marks 1, 2
+  ASSERT_GE(bytes.size(), want.size());
+  EXPECT_EQ(bytes.substr(0, want.size()), want);
+  EXPECT_EQ(SkipTableSize(3, 0x0f), want.size());
+  EXPECT_EQ(SkipTableSize(3, 0), 1 + 3 * (4 + 12 + 4) + 2 * 4u);  // every column wide
+  // The list ends with the three weight blocks, the last one at mark 2.
+  std::string w2;
+  EncodeWeightBlock(weights.data() + 256, 44, &w2);
+  EXPECT_EQ(bytes.substr(bytes.size() - w0.size() - w1.size() - w2.size()), w0 + w1 + w2);
 }
 
 // A block whose part lasts lie up to 65,535 docids below its last docid gets
@@ -209,9 +271,9 @@ TEST(PostingCursor, SkipRowsNarrowUpTo65535DocidsOfSpan) {
     EncodePostingList(docs, weights, /*lengths=*/weights, /*score_avgdl=*/1.0, &bytes, &sizes);
     // Parts narrow up to a span of 65,535; last_doc is u32 (the last docid is
     // 65,000 and more), doc_end u16.
-    const uint8_t want = (span <= 65535 ? kSkipNarrowParts : 0) | kSkipShortEnds;
+    const uint8_t want = (span <= 65535 ? kSkipNarrowParts : 0) | kSkipShortEnds | kSkipShortMarks;
     EXPECT_EQ(static_cast<uint8_t>(bytes[0]), want) << span;
-    EXPECT_EQ(sizes.skip_bytes, 1 + 3 * (want & kSkipNarrowParts ? 12u : 18u));
+    EXPECT_EQ(sizes.skip_bytes, 1 + 3 * (want & kSkipNarrowParts ? 12u : 18u) + 2 * 2);  // + two u16 marks
     PostingCursor c;
     ASSERT_TRUE(c.Init(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(),
                        static_cast<uint32_t>(docs.size()), nullptr, 0)
@@ -229,8 +291,8 @@ TEST(PostingCursor, SkipRowsNarrowUpTo65535DocidsOfSpan) {
   std::vector<uint32_t> weights(docs.size(), 1);
   std::string bytes;
   EncodePostingList(docs, weights, /*lengths=*/weights, /*score_avgdl=*/1.0, &bytes);
-  EXPECT_EQ(static_cast<uint8_t>(bytes[0]), kSkipNarrowParts | kSkipShortLast | kSkipShortEnds);
-  bytes[0] = 8;
+  EXPECT_EQ(static_cast<uint8_t>(bytes[0]), kSkipNarrowParts | kSkipShortLast | kSkipShortEnds | kSkipShortMarks);
+  bytes[0] = 16;
   PostingCursor c;
   EXPECT_FALSE(c.Init(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), 300, nullptr, 0).ok());
   EXPECT_EQ(c.doc(), kEndDoc);
@@ -330,19 +392,19 @@ TEST(PostingCursor, SeekBlockVisitsBlocksInAnyOrder) {
   }
 }
 
-// Rewinding never skips a check: a wrong weight mark is found by a walk
-// passing it (block 15's weights walked from block 0 reach the mark of
-// block 16), a corrupt doc block when it is visited, and a failed cursor
-// stays failed whichever block is asked for next.
+// Rewinding never skips a check: a wrong weight mark is found by the
+// decode of the block before it (block 15's weights end where block 16's
+// mark should point), a corrupt doc block when it is visited, and a failed
+// cursor stays failed whichever block is asked for next.
 TEST(PostingCursor, SeekBlockKeepsCorruptionChecks) {
   std::mt19937_64 rng(12);
   List l = MakeList(rng, 20000, 40);
-  const std::string bad = FirstMarkFlipped(l);
+  const std::string bad = MarkFlipped(l, 16);
   PostingCursor c;
   ASSERT_TRUE(Open(&c, bad, l.docs.size()).ok());
   ASSERT_EQ(c.SeekBlock(40), l.docs[40 * 128]);
-  ASSERT_NE(c.run_weights(), nullptr);  // walked from mark 2, which is sound
-  ASSERT_EQ(c.SeekBlock(15), l.docs[15 * 128]);  // backwards: the walk restarts at block 0
+  ASSERT_NE(c.run_weights(), nullptr);  // marks 40 and 41 are sound
+  ASSERT_EQ(c.SeekBlock(15), l.docs[15 * 128]);  // backwards: block 15 ends off mark 16
   EXPECT_EQ(c.run_weights(), nullptr);
   EXPECT_TRUE(c.status().IsCorruption()) << c.status().ToString();
   EXPECT_EQ(c.SeekBlock(0), kEndDoc);

@@ -1,4 +1,4 @@
-// The golden index of the current format (tests/golden/v10, made once by
+// The golden index of the current format (tests/golden/v11, made once by
 // tests/golden/make_golden.sh and never regenerated; its documents have a
 // declared field, author) opens, checks clean and answers fixed queries
 // with fixed weights, positions and field statistics; an index naming another MANIFEST, tablet or global index version
@@ -34,7 +34,7 @@ namespace {
 namespace fs = std::filesystem;
 
 const std::string kGoldenDir = std::string(DPS_SOURCE_DIR) + "/tests/golden";
-const std::string kGoldenIndex = kGoldenDir + "/v10/index";
+const std::string kGoldenIndex = kGoldenDir + "/v11/index";
 
 std::string Sorted(std::set<std::string> ids) {
   std::string out;
