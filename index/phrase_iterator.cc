@@ -123,7 +123,7 @@ PhraseMatcher::PhraseMatcher(std::vector<std::unique_ptr<PostingCursor>> cursors
 }
 
 void PhraseMatcher::Init(std::span<const uint32_t> slot_word) {
-  at_.resize(cursors_.size());
+  if (at_.size() < cursors_.size()) at_.resize(cursors_.size());
   slots_.clear();
   for (uint32_t w : slot_word) slots_.push_back(&at_[w]);
   // Words are numbered in first appearance, so a phrase of distinct words

@@ -31,15 +31,22 @@ struct PhraseSlots {
   std::vector<size_t> first;
   std::vector<uint32_t> slot_word;
 };
+// SplitPhraseInto refills *out (a bin's search reuses one: no allocation).
+template <typename Word>
+void SplitPhraseInto(std::span<const Word> words, PhraseSlots* out) {
+  out->first.clear();
+  out->slot_word.clear();
+  for (size_t i = 0; i < words.size(); ++i) {
+    uint32_t d = 0;
+    while (d < out->first.size() && !(words[out->first[d]] == words[i])) ++d;
+    if (d == out->first.size()) out->first.push_back(i);
+    out->slot_word.push_back(d);
+  }
+}
 template <typename Word>
 PhraseSlots SplitPhrase(std::span<const Word> words) {
   PhraseSlots out;
-  for (size_t i = 0; i < words.size(); ++i) {
-    uint32_t d = 0;
-    while (d < out.first.size() && !(words[out.first[d]] == words[i])) ++d;
-    if (d == out.first.size()) out.first.push_back(i);
-    out.slot_word.push_back(d);
-  }
+  SplitPhraseInto(words, &out);
   return out;
 }
 
@@ -101,10 +108,11 @@ class PhraseMatcher {
   template <typename Open>
   Status Reopen(size_t words, std::span<const uint32_t> slot_word, uint32_t slop, Open open,
                 const CandidateSpots* spotted = nullptr) {
-    while (cursors_.size() < words) cursors_.push_back(std::make_unique<PostingCursor>());
-    while (positions_.size() < words) positions_.push_back(std::make_unique<PostingPositions>());
-    cursors_.resize(words);
-    positions_.resize(words);
+    // A phrase of fewer words parks the others' cursors and readers for
+    // the next longer one: batches alternate phrase lengths, and a cursor
+    // made anew is an allocation and cold lines (bench/RESULTS.md, session 30).
+    Resize(words, &cursors_, &spare_cursors_);
+    Resize(words, &positions_, &spare_positions_);
     const bool distinct = slop == 0 && slot_word.size() == words;
     cursor_open_.assign(words, true);
     for (size_t w = 0; w < words; ++w) {
@@ -168,11 +176,26 @@ class PhraseMatcher {
   // Word w's positions at its cursor's posting into *out; false on an error.
   bool Read(size_t w, std::vector<uint32_t>* out);
   bool Fail(PostingCursor& c);
+  // Makes *v hold n objects, moving extras to *spare and taking from it
+  // (or making new ones) when short.
+  template <typename T>
+  static void Resize(size_t n, std::vector<std::unique_ptr<T>>* v, std::vector<std::unique_ptr<T>>* spare) {
+    for (; v->size() > n; v->pop_back()) spare->push_back(std::move(v->back()));
+    for (; v->size() < n; spare->pop_back()) {
+      if (spare->empty()) spare->push_back(std::make_unique<T>());
+      v->push_back(std::move(spare->back()));
+    }
+  }
 
   std::vector<std::unique_ptr<PostingCursor>> cursors_;
   std::vector<bool> cursor_open_;  // by word: Reopen opened its cursor
   std::vector<std::unique_ptr<PostingPositions>> positions_;
-  std::vector<std::vector<uint32_t>> at_;  // by word, at the last document asked
+  std::vector<std::unique_ptr<PostingCursor>> spare_cursors_;  // Reopen's, for longer phrases
+  std::vector<std::unique_ptr<PostingPositions>> spare_positions_;
+  // By word, at the last document asked. It and the merge's per-word
+  // vectors below only grow (at least one per word; more are kept for
+  // longer phrases, their buffers with them).
+  std::vector<std::vector<uint32_t>> at_;
   // Filter's batch: the live candidates, each one's possible starts (flat,
   // candidate i's at [start_at_[i], start_at_[i + 1])), a word's gathered
   // positions, and the cursors' spots of the postings read.

@@ -132,9 +132,11 @@ bool PhraseMatcher::MergePair(size_t m, std::vector<uint32_t>* kept, std::vector
 bool PhraseMatcher::FilterByMerge(std::span<const DocId> candidates, std::vector<uint32_t>* kept,
                                   std::vector<uint32_t>* occurrences, const CandidateSpots* spots) {
   const size_t words = cursors_.size();
-  value_at_.resize(words);
-  value_tf_.resize(words);
-  scratch_.resize(words);
+  if (value_at_.size() < words) {
+    value_at_.resize(words);
+    value_tf_.resize(words);
+    scratch_.resize(words);
+  }
   for (size_t w = 0; w < words; ++w) {
     const bool spotted = spots != nullptr && spots->words[w] != nullptr;
     if (!(spotted ? LocateSpotted(w, candidates.size(), *spots) : Locate(w, candidates))) return false;
