@@ -2,8 +2,9 @@
 // tests/fuzz/corpus/<target>/: real bytes from our own encoders and from
 // the golden index (tests/golden/v11, tests/golden/corpus-a.jsonl), each
 // in the layout its target's header comment describes. Deterministic:
-// rerunning it rewrites the same files. The seeds of posting_list,
-// positions, id_column and jsonl_reader predate it and are not touched.
+// rerunning it rewrites the same files. The seeds of positions, id_column
+// and jsonl_reader predate it and are not touched; posting_list's are
+// written here since tablet version 11 (every block's weight mark).
 // Usage: ninja -C build fuzz_make_seeds && build/tests/fuzz_make_seeds .
 // (the repository root).
 #include <zstd.h>
@@ -25,6 +26,7 @@
 #include "index/manifest.h"
 #include "index/paged_file.h"
 #include "index/posting_codec.h"
+#include "index/posting_list.h"
 #include "index/term_list.h"
 #include "ingest/jsonl_reader.h"
 #include "ingest/run_file.h"
@@ -116,6 +118,22 @@ void PostingBlocks() {
     block.clear();
     dps::EncodeValueBlock(values.data(), n, &block);
     Seed("posting_block_fuzz", "values_" + std::to_string(n), head + block);
+  }
+}
+
+// Posting lists as a tablet holds them (posting_list_fuzz: df as a u16,
+// then the list): one block, two, and 40 (each block's weight mark).
+void PostingLists() {
+  const struct { const char* name; uint32_t df; } lists[] = {{"seed0", 20}, {"seed1", 200}, {"seed2", 5000}};
+  for (const auto& l : lists) {
+    std::vector<uint32_t> docs, weights;
+    for (uint32_t i = 0; i < l.df; ++i) {
+      docs.push_back(7 + i * 5 + (i % 97 == 3 ? 1 : 0) + (i > l.df / 2 ? 40000 : 0));
+      weights.push_back(i % 31 == 0 ? 200 + i : 1 + i % 4);
+    }
+    std::string list;
+    dps::EncodePostingList(docs, weights, /*lengths=*/weights, /*score_avgdl=*/1.0, &list);
+    Seed("posting_list_fuzz", l.name, U16(l.df) + list);
   }
 }
 
@@ -425,6 +443,7 @@ int main(int argc, char** argv) {
   const std::string scratch = dps::fuzz::ScratchPath("seeds");
   std::filesystem::create_directories(scratch);
   PostingBlocks();
+  PostingLists();
   InlinePostings();
   Dictionaries(scratch);
   DocStores();

@@ -6,7 +6,7 @@
 // are copied with 16 bytes after them, as a list in a file always has (the
 // directory and page table follow the last bin). Seeds in
 // tests/fuzz/corpus/posting_list_fuzz/ are lists written by
-// EncodePostingList (1, 2 and 40 blocks).
+// EncodePostingList (1, 2 and 40 blocks; tests/fuzz/make_seeds.cc).
 #include <cstddef>
 #include <cstdint>
 #include <algorithm>
