@@ -14,8 +14,10 @@ namespace {
 // Narrow parts when every block's part lasts lie within 65,535 docids of its
 // last docid (a 128-posting block spanning fewer than 65,536 docids: every
 // list dense enough to be long), so a part costs 2 bytes, not 4. Short
-// last_doc and doc_end columns when their largest (the last) values fit 16
-// bits: every list of a bin below 65,536 documents (gcide: 84 KB).
+// last_doc, doc_end and weight mark columns when their largest (the last)
+// values fit 16 bits: last_doc in every list of a bin below 65,536
+// documents (gcide: 84 KB), the marks in every list whose weights before
+// its last block take fewer than 65,536 bytes.
 uint8_t ChooseSkipLayout(std::span<const uint32_t> last_doc, std::span<const uint32_t> part_last,
                          std::span<const uint32_t> doc_end, uint32_t last_mark) {
   uint8_t layout = kSkipNarrowParts;
