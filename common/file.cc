@@ -11,10 +11,11 @@
 
 namespace dps {
 
-namespace {
-Status Errno(const std::string& path, const std::string& call) {
+Status ErrnoError(const std::string& path, const std::string& call) {
   return Status::IOError(path + ": " + call + ": " + std::strerror(errno));
 }
+
+namespace {
 // What a real failure of the call would say (a test cannot tell them apart).
 Status Injected(const std::string& path, const std::string& call, int error) {
   return Status::IOError(path + ": " + call + ": " + std::strerror(error));
@@ -28,10 +29,10 @@ MappedFile::~MappedFile() {
 
 Result<std::unique_ptr<MappedFile>> MappedFile::Open(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Errno(path, "open");
+  if (fd < 0) return ErrnoError(path, "open");
   struct stat st;
   if (fstat(fd, &st) != 0) {
-    Status s = Errno(path, "fstat");
+    Status s = ErrnoError(path, "fstat");
     ::close(fd);
     return s;
   }
@@ -40,7 +41,7 @@ Result<std::unique_ptr<MappedFile>> MappedFile::Open(const std::string& path) {
   if (size > 0) {
     void* p = mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
     if (p == MAP_FAILED) {
-      Status s = Errno(path, "mmap");
+      Status s = ErrnoError(path, "mmap");
       ::close(fd);
       return s;
     }
@@ -67,7 +68,7 @@ WritableFile::~WritableFile() {
 
 Result<std::unique_ptr<WritableFile>> WritableFile::Create(const std::string& path) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return Errno(path, "open");
+  if (fd < 0) return ErrnoError(path, "open");
   return std::unique_ptr<WritableFile>(new WritableFile(path, fd));
 }
 
@@ -102,14 +103,14 @@ Status WritableFile::Sync() {
   // Never retried: after a failed fsync the kernel may have dropped the
   // dirty pages, and a second fsync can succeed without them (PostgreSQL's
   // fsync lesson). The caller's commit fails instead.
-  if (::fsync(fd_) != 0) return Errno(path_, "fsync");
+  if (::fsync(fd_) != 0) return ErrnoError(path_, "fsync");
   return Status::OK();
 }
 
 Status WritableFile::Close() {
   if (fd_ < 0) return Status::OK();
   Status s = FlushBuffer();
-  if (::close(fd_) != 0 && s.ok()) s = Errno(path_, "close");
+  if (::close(fd_) != 0 && s.ok()) s = ErrnoError(path_, "close");
   fd_ = -1;
   return s;
 }
@@ -125,7 +126,7 @@ Status WriteAt(int fd, const std::string& path, uint64_t offset, std::string_vie
     const ssize_t n = ::pwrite(fd, p, len, static_cast<off_t>(offset));
     if (n < 0) {
       if (errno == EINTR) continue;
-      return Errno(path, "write at offset " + std::to_string(offset));
+      return ErrnoError(path, "write at offset " + std::to_string(offset));
     }
     p += n;
     left -= static_cast<size_t>(n);
@@ -144,7 +145,7 @@ Status ReadAt(int fd, const std::string& path, uint64_t offset, size_t len, char
   while (got < len) {
     const ssize_t n = ::pread(fd, out + got, len - got, static_cast<off_t>(offset + got));
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Errno(path, "read at offset " + std::to_string(offset + got));
+    if (n < 0) return ErrnoError(path, "read at offset " + std::to_string(offset + got));
     if (n == 0) {
       return Status::IOError(path + ": read at offset " + std::to_string(offset + got) + ": unexpected end of file");
     }
@@ -155,12 +156,12 @@ Status ReadAt(int fd, const std::string& path, uint64_t offset, size_t len, char
 
 Status SyncDir(const std::string& dir) {
   int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return Errno(dir, "open");
+  if (fd < 0) return ErrnoError(dir, "open");
   Status s;
   if (faults::Armed()) {
     if (int e = faults::Before(faults::Op::kSyncDir, dir)) s = Injected(dir, "fsync", e);
   }
-  if (s.ok() && ::fsync(fd) != 0) s = Errno(dir, "fsync");
+  if (s.ok() && ::fsync(fd) != 0) s = ErrnoError(dir, "fsync");
   ::close(fd);  // read-only: nothing to lose
   return s;
 }
@@ -192,7 +193,7 @@ Status WriteFileAtomically(const std::string& path, std::string_view contents) {
   (void)::unlink(old.c_str());
   enum { kAbsent, kKept, kLost } before = kKept;
   if (s.ok() && ::link(path.c_str(), old.c_str()) != 0) before = errno == ENOENT ? kAbsent : kLost;
-  if (s.ok() && ::rename(tmp.c_str(), path.c_str()) != 0) s = Errno(path, "rename");
+  if (s.ok() && ::rename(tmp.c_str(), path.c_str()) != 0) s = ErrnoError(path, "rename");
   if (!s.ok()) {
     // Best effort: the next writer removes *.tmp strays anyway.
     (void)::unlink(tmp.c_str());
@@ -212,7 +213,7 @@ Status WriteFileAtomically(const std::string& path, std::string_view contents) {
 
 Result<std::string> ReadFileToString(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Errno(path, "open");
+  if (fd < 0) return ErrnoError(path, "open");
   std::string out;
   char buf[1 << 16];
   if (faults::Armed()) {
@@ -225,7 +226,7 @@ Result<std::string> ReadFileToString(const std::string& path) {
     ssize_t n = ::read(fd, buf, sizeof buf);
     if (n < 0) {
       if (errno == EINTR) continue;
-      Status s = Errno(path, "read at offset " + std::to_string(out.size()));
+      Status s = ErrnoError(path, "read at offset " + std::to_string(out.size()));
       ::close(fd);
       return s;
     }
@@ -238,7 +239,7 @@ Result<std::string> ReadFileToString(const std::string& path) {
 
 Result<std::vector<std::string>> ListDir(const std::string& dir) {
   DIR* d = ::opendir(dir.c_str());
-  if (d == nullptr) return Errno(dir, "opendir");
+  if (d == nullptr) return ErrnoError(dir, "opendir");
   std::vector<std::string> names;
   while (struct dirent* e = ::readdir(d)) {
     std::string_view name(e->d_name);
@@ -250,12 +251,12 @@ Result<std::vector<std::string>> ListDir(const std::string& dir) {
 }
 
 Status CreateDirIfMissing(const std::string& dir) {
-  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) return Errno(dir, "mkdir");
+  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) return ErrnoError(dir, "mkdir");
   return Status::OK();
 }
 
 Status RemoveFile(const std::string& path) {
-  if (::unlink(path.c_str()) != 0) return Errno(path, "unlink");
+  if (::unlink(path.c_str()) != 0) return ErrnoError(path, "unlink");
   return Status::OK();
 }
 

@@ -20,6 +20,9 @@
 
 namespace dps {
 
+// The IOError for a failed system call: "PATH: CALL: strerror(errno)".
+Status ErrnoError(const std::string& path, const std::string& call);
+
 class MappedFile {
  public:
   ~MappedFile();

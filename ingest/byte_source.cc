@@ -8,15 +8,12 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/file.h"
 #include "ingest/decompress.h"
 
 namespace dps {
 
 namespace {
-
-Status Errno(const std::string& name, const char* call) {
-  return Status::IOError(name + ": " + call + ": " + std::strerror(errno));
-}
 
 class FdSource final : public ByteSource {
  public:
@@ -44,7 +41,7 @@ class FdSource final : public ByteSource {
         bytes_read_ += static_cast<uint64_t>(got);
         return static_cast<size_t>(got);
       }
-      if (errno != EINTR) return Errno(name(), "read");
+      if (errno != EINTR) return ErrnoError(name(), "read");
     }
   }
   uint64_t bytes_read() const override { return bytes_read_; }
@@ -92,7 +89,7 @@ Result<std::unique_ptr<ByteSource>> OpenByteSource(const std::string& input) {
     raw = NewFdSource(STDIN_FILENO, "<stdin>", /*owns_fd=*/false);
   } else {
     int fd = ::open(input.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return Errno(input, "open");
+    if (fd < 0) return ErrnoError(input, "open");
     struct stat st;
     if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
       ::close(fd);

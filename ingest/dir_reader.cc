@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/file.h"
 #include "ingest/byte_source.h"
 #include "ingest/decompress.h"
 #include "ingest/utf8.h"
@@ -23,10 +24,6 @@ namespace {
 // a third of its bytes, while compressed or executable data has about half.
 constexpr size_t kNulProbeBytes = 8 * 1024;
 constexpr uint64_t kMaxInvalidPercent = 30;
-
-Status Errno(const std::string& path, const char* call) {
-  return Status::IOError(path + ": " + call + ": " + std::strerror(errno));
-}
 
 bool HasEarlyNul(std::string_view content) {
   return std::memchr(content.data(), '\0', std::min(content.size(), kNulProbeBytes)) != nullptr;
@@ -62,14 +59,14 @@ class DirReader final : public DocumentReader {
       std::string path = root_ == "/" ? "/" + rel : root_ + "/" + rel;
       struct stat st;
       if (lstat(path.c_str(), &st) != 0) {
-        DPS_RETURN_IF_ERROR(SkipOrFail(Errno(path, "lstat")));
+        DPS_RETURN_IF_ERROR(SkipOrFail(ErrnoError(path, "lstat")));
         continue;
       }
       if (S_ISLNK(st.st_mode)) {
         // stat fails with ENOENT for a dangling link and ELOOP for a link
         // cycle, both of which name a file we were asked to index.
         if (stat(path.c_str(), &st) != 0) {
-          DPS_RETURN_IF_ERROR(SkipOrFail(Errno(path, "following symbolic link")));
+          DPS_RETURN_IF_ERROR(SkipOrFail(ErrnoError(path, "following symbolic link")));
           continue;
         }
         if (S_ISDIR(st.st_mode) && !options_.follow_dir_symlinks) {
@@ -117,7 +114,7 @@ class DirReader final : public DocumentReader {
       return Status::OK();
     }
     DIR* dir = opendir(path.c_str());
-    if (dir == nullptr) return Errno(path, "opendir");
+    if (dir == nullptr) return ErrnoError(path, "opendir");
     Frame frame;
     frame.rel = std::move(rel);
     errno = 0;
@@ -129,7 +126,7 @@ class DirReader final : public DocumentReader {
     closedir(dir);
     if (read_errno != 0) {
       errno = read_errno;
-      return Errno(path, "readdir");
+      return ErrnoError(path, "readdir");
     }
     std::sort(frame.names.begin(), frame.names.end());
     stack_.push_back(std::move(frame));
@@ -196,7 +193,7 @@ Result<std::unique_ptr<DocumentReader>> OpenDirReader(const std::string& root,
   std::string normalized = root;
   while (normalized.size() > 1 && normalized.back() == '/') normalized.pop_back();
   struct stat st;
-  if (stat(normalized.c_str(), &st) != 0) return Errno(root, "stat");
+  if (stat(normalized.c_str(), &st) != 0) return ErrnoError(root, "stat");
   if (!S_ISDIR(st.st_mode)) return Status::InvalidArgument(root + ": not a directory");
   auto reader = std::make_unique<DirReader>(std::move(normalized), options);
   DPS_RETURN_IF_ERROR(reader->Start(st));

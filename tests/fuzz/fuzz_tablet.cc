@@ -5,14 +5,9 @@
 
 #include "index/doc_lengths.h"
 #include "index/tablet_writer.h"
+#include "tests/fuzz/fuzz_util.h"
 
 namespace dps::fuzz {
-
-namespace {
-void OrDie(const Status& s) {
-  if (!s.ok()) abort();
-}
-}  // namespace
 
 void WriteFuzzTablet(const std::string& path, bool positions) {
   TabletWriterOptions options;

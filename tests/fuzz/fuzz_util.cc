@@ -34,11 +34,11 @@ const std::string& ScratchDir() {
   return *scratch_dir;
 }
 
+}  // namespace
+
 void OrDie(const Status& s) {
   if (!s.ok()) abort();
 }
-
-}  // namespace
 
 std::string ScratchPath(std::string_view name) { return ScratchDir() + "/" + std::string(name); }
 

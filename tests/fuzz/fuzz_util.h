@@ -10,7 +10,13 @@
 #include <string>
 #include <string_view>
 
+#include "common/status.h"
+
 namespace dps::fuzz {
+
+// Aborts unless `s` is OK: for the harness's own set-up, whose failure is
+// not a finding about the code under test.
+void OrDie(const Status& s);
 
 // `name` inside this process's scratch directory (created on first use,
 // removed at exit).
