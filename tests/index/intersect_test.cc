@@ -12,15 +12,15 @@
 namespace dps {
 namespace {
 
-struct List {
+struct IntersectList {
   std::vector<DocId> docs;
   std::string bytes;
 };
 
 // About `n` docids in [base, base + universe), each kept with probability
 // n / universe.
-List RandomList(std::mt19937_64& rng, size_t n, uint32_t base, uint32_t universe) {
-  List l;
+IntersectList RandomList(std::mt19937_64& rng, size_t n, uint32_t base, uint32_t universe) {
+  IntersectList l;
   std::bernoulli_distribution keep(std::min(1.0, double(n) / universe));
   for (uint32_t d = 0; d < universe; ++d) {
     if (keep(rng)) l.docs.push_back(base + d);
@@ -31,7 +31,7 @@ List RandomList(std::mt19937_64& rng, size_t n, uint32_t base, uint32_t universe
   return l;
 }
 
-std::vector<DocId> Reference(const std::vector<List>& lists, DocId from) {
+std::vector<DocId> Reference(const std::vector<IntersectList>& lists, DocId from) {
   std::vector<DocId> acc;
   for (DocId d : lists[0].docs) {
     if (d >= from) acc.push_back(d);
@@ -48,7 +48,7 @@ std::vector<DocId> Reference(const std::vector<List>& lists, DocId from) {
 struct Cursors {
   std::vector<std::unique_ptr<PostingCursor>> owned;
   std::vector<PostingCursor*> ptrs;
-  Cursors(const std::vector<List>& lists, DocId from) {
+  Cursors(const std::vector<IntersectList>& lists, DocId from) {
     for (const auto& l : lists) {
       owned.push_back(std::make_unique<PostingCursor>());
       EXPECT_TRUE(owned.back()
@@ -69,7 +69,7 @@ TEST(Intersection, KernelsAgreeWithSetIntersection) {
   for (int round = 0; round < 300; ++round) {
     const size_t n = 2 + rng() % 3;
     const uint32_t universe = 2000 + static_cast<uint32_t>(rng() % 60000);
-    std::vector<List> lists;
+    std::vector<IntersectList> lists;
     for (size_t i = 0; i < n; ++i) {
       // Densities from 1/1 to 1/1000; bases shift some lists' ranges.
       const size_t len = 1 + universe / (1u << (rng() % 11));
@@ -77,7 +77,7 @@ TEST(Intersection, KernelsAgreeWithSetIntersection) {
       lists.push_back(RandomList(rng, len, base, universe));
     }
     std::sort(lists.begin(), lists.end(),
-              [](const List& a, const List& b) { return a.docs.size() < b.docs.size(); });
+              [](const IntersectList& a, const IntersectList& b) { return a.docs.size() < b.docs.size(); });
     const DocId from = rng() % 3 == 0 ? static_cast<DocId>(rng() % universe) : 0;
     const std::vector<DocId> expected = Reference(lists, from);
     SCOPED_TRACE("round " + std::to_string(round));

@@ -16,12 +16,12 @@ namespace {
 
 using std::string_literals::operator""s;
 
-struct List {
+struct PositionsList {
   std::vector<uint32_t> weights, positions;
 };
 
-List RandomList(std::mt19937_64& rng, uint64_t df) {
-  List l;
+PositionsList RandomList(std::mt19937_64& rng, uint64_t df) {
+  PositionsList l;
   const bool long_docs = rng() % 4 == 0;
   for (uint64_t j = 0; j < df; ++j) {
     const uint32_t tf = 1 + static_cast<uint32_t>(rng() % 3 ? rng() % 3 : rng() % 300);
@@ -36,7 +36,7 @@ List RandomList(std::mt19937_64& rng, uint64_t df) {
 }
 
 // Each posting's positions read through the reader: (block, in_block).
-std::vector<uint32_t> ReadAll(PositionReader* r, const List& l, bool backwards) {
+std::vector<uint32_t> ReadAll(PositionReader* r, const PositionsList& l, bool backwards) {
   std::vector<uint32_t> all(l.positions.size());
   std::vector<uint64_t> starts(l.weights.size()), in_block(l.weights.size());
   uint64_t at = 0, in = 0;
@@ -85,7 +85,7 @@ TEST(Positions, RandomListsRoundTripInAnyOrder) {
   std::mt19937_64 rng(19);
   for (int round = 0; round < 400; ++round) {
     const uint64_t df = 1 + rng() % (rng() % 3 ? 20 : 700);
-    const List l = RandomList(rng, df);
+    const PositionsList l = RandomList(rng, df);
     std::string bytes;
     EncodePositionList(l.weights, l.positions, &bytes);
     bytes += "\x7f\x7f\x7f"s;  // the region goes on after the list
@@ -120,7 +120,7 @@ TEST(Positions, BatchesReadWhatSinglePostingsRead) {
   std::mt19937_64 rng(23);
   for (int round = 0; round < 300; ++round) {
     const uint64_t df = 1 + rng() % (rng() % 3 ? 40 : 2000);
-    const List l = RandomList(rng, df);
+    const PositionsList l = RandomList(rng, df);
     std::string bytes;
     EncodePositionList(l.weights, l.positions, &bytes);
     std::vector<uint64_t> starts(df), in_block(df);
@@ -166,7 +166,7 @@ TEST(Positions, BatchesReadWhatSinglePostingsRead) {
 // positions are asked in place and whole, around a broken block.
 TEST(Positions, ABadBlockLeavesNoStaleBlockBehind) {
   std::mt19937_64 rng(31);
-  List l;
+  PositionsList l;
   for (int j = 0; j < 300; ++j) {  // tf 1: one value a posting, 3 value blocks
     l.weights.push_back(1);
     l.positions.push_back(static_cast<uint32_t>(rng() % 1000));
@@ -203,7 +203,7 @@ TEST(Positions, ABadBlockLeavesNoStaleBlockBehind) {
 // A batch out of list order, or past the list, is an error.
 TEST(Positions, BatchesOutOfOrderArePositionsErrors) {
   std::mt19937_64 rng(29);
-  const List l = RandomList(rng, 300);
+  const PositionsList l = RandomList(rng, 300);
   std::string bytes;
   EncodePositionList(l.weights, l.positions, &bytes);
   PositionReader r;
@@ -219,7 +219,7 @@ TEST(Positions, BatchesOutOfOrderArePositionsErrors) {
 
 TEST(Positions, WrongWeightsFailTheWholeCheck) {
   std::mt19937_64 rng(3);
-  const List l = RandomList(rng, 300);
+  const PositionsList l = RandomList(rng, 300);
   std::string bytes;
   EncodePositionList(l.weights, l.positions, &bytes);
   std::vector<uint32_t> w = l.weights;
@@ -237,7 +237,7 @@ TEST(Positions, TruncatedOrFlippedListsAreErrorsNeverCrashes) {
   std::mt19937_64 rng(7);
   for (int round = 0; round < 15; ++round) {
     const uint64_t df = 1 + rng() % 300;
-    const List l = RandomList(rng, df);
+    const PositionsList l = RandomList(rng, df);
     std::string bytes;
     EncodePositionList(l.weights, l.positions, &bytes);
     for (size_t cut = 0; cut < bytes.size(); ++cut) {

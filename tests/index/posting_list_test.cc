@@ -8,14 +8,14 @@
 namespace dps {
 namespace {
 
-struct List {
+struct CodedList {
   std::vector<DocId> docs;
   std::vector<uint32_t> weights;
   std::string bytes;
 };
 
-List MakeList(std::mt19937_64& rng, size_t n, uint32_t max_gap) {
-  List l;
+CodedList MakeList(std::mt19937_64& rng, size_t n, uint32_t max_gap) {
+  CodedList l;
   std::uniform_int_distribution<uint32_t> gap(1, max_gap), w(1, 5);
   uint64_t d = gap(rng) - 1;
   for (size_t i = 0; i < n && d <= kMaxDocId; ++i) {
@@ -33,7 +33,7 @@ Status Open(PostingCursor* c, const std::string& bytes, size_t df) {
 
 // A list of two blocks or more with weight block `block`'s mark (the
 // marks follow the doc_end column) off by one byte.
-std::string MarkFlipped(const List& l, size_t block) {
+std::string MarkFlipped(const CodedList& l, size_t block) {
   const size_t blocks = (l.docs.size() + 127) / 128;
   const uint8_t layout = static_cast<uint8_t>(l.bytes[0]);
   const size_t width = layout & kSkipShortMarks ? 2 : 4;
@@ -47,7 +47,7 @@ TEST(PostingCursor, IteratesEveryDocAndWeight) {
   std::mt19937_64 rng(1);
   for (size_t n : {2, 3, 127, 128, 129, 255, 256, 257, 1000, 5000}) {
     for (uint32_t max_gap : {1u, 3u, 1000u, 1u << 20}) {
-      List l = MakeList(rng, n, max_gap);
+      CodedList l = MakeList(rng, n, max_gap);
       PostingCursor c;
       ASSERT_TRUE(c.Init(reinterpret_cast<const uint8_t*>(l.bytes.data()), l.bytes.size(),
                          static_cast<uint32_t>(l.docs.size()), nullptr, 0)
@@ -70,7 +70,7 @@ TEST(PostingCursor, IteratesEveryDocAndWeight) {
 TEST(PostingCursor, SeekMatchesLowerBoundAndNeverMovesBack) {
   for (uint64_t seed = 0; seed < 50; ++seed) {
     std::mt19937_64 rng(seed);
-    List l = MakeList(rng, 1 + rng() % 3000, 1 + static_cast<uint32_t>(rng() % 500));
+    CodedList l = MakeList(rng, 1 + rng() % 3000, 1 + static_cast<uint32_t>(rng() % 500));
     if (l.docs.size() < 2) continue;
     PostingCursor c;
     ASSERT_TRUE(c.Init(reinterpret_cast<const uint8_t*>(l.bytes.data()), l.bytes.size(),
@@ -103,7 +103,7 @@ TEST(PostingCursor, SeekMatchesLowerBoundAndNeverMovesBack) {
 TEST(PostingCursor, InitAtAnswersAsInitThenSeek) {
   for (uint64_t seed = 0; seed < 60; ++seed) {
     std::mt19937_64 rng(seed);
-    List l = MakeList(rng, 2 + rng() % 3000, 1 + static_cast<uint32_t>(rng() % 500));
+    CodedList l = MakeList(rng, 2 + rng() % 3000, 1 + static_cast<uint32_t>(rng() % 500));
     if (l.docs.size() < 2) continue;
     const auto* data = reinterpret_cast<const uint8_t*>(l.bytes.data());
     const auto df = static_cast<uint32_t>(l.docs.size());
@@ -143,7 +143,7 @@ TEST(PostingCursor, InitAtAnswersAsInitThenSeek) {
 TEST(PostingCursor, InitAtEndLeavesBlocksToSeekBlock) {
   for (uint64_t seed = 0; seed < 30; ++seed) {
     std::mt19937_64 rng(seed);
-    List l = MakeList(rng, 2 + rng() % 3000, 1 + static_cast<uint32_t>(rng() % 300));
+    CodedList l = MakeList(rng, 2 + rng() % 3000, 1 + static_cast<uint32_t>(rng() % 300));
     if (l.docs.size() < 2) continue;
     SCOPED_TRACE("seed " + std::to_string(seed));
     PostingCursor c;
@@ -180,7 +180,7 @@ TEST(PostingCursor, WeightMarksServeFarSeeksAndAreChecked) {
   // 40,000 postings of small weights: u16 marks; of weights up to 2^20
   // (about 2.5 bytes a weight): the last weight block starts past 65,535.
   for (uint32_t max_weight : {3u, 1u << 20}) {
-    List l = MakeList(rng, 40000, 40);
+    CodedList l = MakeList(rng, 40000, 40);
     for (auto& w : l.weights) w = 1 + static_cast<uint32_t>(rng() % max_weight);
     l.bytes.clear();
     EncodePostingList(l.docs, l.weights, /*lengths=*/l.weights, /*score_avgdl=*/1.0, &l.bytes);
@@ -340,7 +340,7 @@ TEST(PostingCursor, ShortColumnsUpTo65535) {
 TEST(PostingCursor, SeekBlockVisitsBlocksInAnyOrder) {
   std::mt19937_64 rng(11);
   for (size_t n : {2, 128, 129, 1000, 5000, 20000}) {
-    List l = MakeList(rng, n, 1 + static_cast<uint32_t>(rng() % 40));
+    CodedList l = MakeList(rng, n, 1 + static_cast<uint32_t>(rng() % 40));
     const size_t blocks = (l.docs.size() + 127) / 128;
     std::vector<size_t> forward(blocks), backward, shuffled;
     for (size_t b = 0; b < blocks; ++b) forward[b] = b;
@@ -398,7 +398,7 @@ TEST(PostingCursor, SeekBlockVisitsBlocksInAnyOrder) {
 // cursor stays failed whichever block is asked for next.
 TEST(PostingCursor, SeekBlockKeepsCorruptionChecks) {
   std::mt19937_64 rng(12);
-  List l = MakeList(rng, 20000, 40);
+  CodedList l = MakeList(rng, 20000, 40);
   const std::string bad = MarkFlipped(l, 16);
   PostingCursor c;
   ASSERT_TRUE(Open(&c, bad, l.docs.size()).ok());
@@ -432,7 +432,7 @@ TEST(PostingCursor, SeekBlockKeepsCorruptionChecks) {
 TEST(PostingCursor, FarSeeksFromAGuessFindTheBlockOnUnevenLists) {
   for (uint64_t seed = 0; seed < 40; ++seed) {
     std::mt19937_64 rng(seed);
-    List l;
+    CodedList l;
     uint64_t d = rng() % 1000;
     const size_t n = 2500 + rng() % 40000;
     while (l.docs.size() < n && d <= kMaxDocId) {
@@ -512,7 +512,7 @@ TEST(PostingCursor, WeightAloneAgreesWithTheDecodedBlock) {
   for (uint64_t seed = 0; seed < 30; ++seed) {
     std::mt19937_64 rng(seed);
     // One-block lists (every fifth seed) and longer ones.
-    List l = MakeList(rng, seed % 5 == 0 ? 2 + rng() % 127 : 1 + rng() % 6000, 1 + static_cast<uint32_t>(rng() % 300));
+    CodedList l = MakeList(rng, seed % 5 == 0 ? 2 + rng() % 127 : 1 + rng() % 6000, 1 + static_cast<uint32_t>(rng() % 300));
     PostingCursor c;
     ASSERT_TRUE(Open(&c, l.bytes, l.docs.size()).ok());
     const DocId span = l.docs.back() + 10;
@@ -534,7 +534,7 @@ TEST(PostingCursor, WeightAloneAgreesWithTheDecodedBlock) {
     ASSERT_TRUE(c.status().ok()) << c.status().ToString();
   }
   std::mt19937_64 rng(9);
-  List l = MakeList(rng, 1000, 50);
+  CodedList l = MakeList(rng, 1000, 50);
   for (size_t cut = 0; cut < l.bytes.size(); cut += 13) {
     PostingCursor c;
     (void)c.Init(reinterpret_cast<const uint8_t*>(l.bytes.data()), cut, 1000, nullptr, 0);
@@ -545,7 +545,7 @@ TEST(PostingCursor, WeightAloneAgreesWithTheDecodedBlock) {
 
 TEST(PostingCursor, CorruptBytesGiveAnErrorNotAWrongList) {
   std::mt19937_64 rng(5);
-  List l = MakeList(rng, 1000, 50);
+  CodedList l = MakeList(rng, 1000, 50);
   for (size_t i = 0; i < l.bytes.size(); i += 7) {
     std::string bad = l.bytes;
     bad[i] ^= 0x5a;

@@ -18,7 +18,7 @@ namespace {
 
 using std::string_literals::operator""s;
 
-struct List {
+struct TermValueList {
   std::string term;
   std::vector<DocId> docs;
   std::vector<uint32_t> weights;
@@ -27,10 +27,10 @@ struct List {
 TEST(TermValue, ShortListsInlineLongOnesInTheFileAllOpenExactly) {
   testing::TempDir dir;
   const std::string path = dir.path() + "/000001.tab";
-  std::vector<List> lists;
+  std::vector<TermValueList> lists;
   for (uint32_t df : {1u, 2u, 7u, kMaxInlineDf, kMaxInlineDf + 1, 300u}) {
     for (bool weighted : {false, true}) {
-      List l;
+      TermValueList l;
       l.term = std::to_string(1000 + df * 2 + weighted);
       l.term.insert(l.term.begin(), 't');  // (not "t" + ...: GCC 12 -Wrestrict false positive)
       for (uint32_t i = 0; i < df; ++i) {
@@ -47,7 +47,7 @@ TEST(TermValue, ShortListsInlineLongOnesInTheFileAllOpenExactly) {
     BinLengthTable lengths;  // no documents here: any length at least each weight
     for (DocId d = 3; d <= 3 + 300 * 11; d += 11) lengths.Set(d, 1000);
     (*w)->SetDocLengths(&lengths);
-    for (const List& l : lists) ASSERT_TRUE((*w)->AddPostingList(l.term, l.docs, l.weights).ok());
+    for (const TermValueList& l : lists) ASSERT_TRUE((*w)->AddPostingList(l.term, l.docs, l.weights).ok());
     ASSERT_TRUE((*w)->FinishBin().ok());
     ASSERT_TRUE((*w)->Finish().ok());
   }
@@ -57,7 +57,7 @@ TEST(TermValue, ShortListsInlineLongOnesInTheFileAllOpenExactly) {
   ASSERT_TRUE(terms.ok());
   TermDictCursor cursor(&(*terms)->dict(0));
   cursor.SeekToFirst();
-  for (const List& l : lists) {
+  for (const TermValueList& l : lists) {
     ASSERT_TRUE(cursor.Valid());
     ASSERT_EQ(cursor.key(), l.term);
     PostingRef ref;

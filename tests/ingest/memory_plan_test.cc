@@ -26,7 +26,7 @@ TEST(MemoryPlan, PipelineAndMergeFitTheBudgetAboveTheFloor) {
         for (uint64_t budget = MinMemoryBudget(threads); budget <= (4ull << 30); budget = budget * 3 / 2) {
           const MemoryPlanInput in{budget, threads, bins, tablets};
           const MemoryPlan plan = PlanMemory(in);
-          SCOPED_TRACE(testing::Message() << "budget " << budget << " threads " << threads << " bins " << bins
+          SCOPED_TRACE(::testing::Message() << "budget " << budget << " threads " << threads << " bins " << bins
                                           << " tablets " << tablets);
           EXPECT_LE(PipelineBytes(in, plan), static_cast<double>(budget));
           const uint64_t writers = std::min<uint64_t>(threads, tablets);

@@ -7,9 +7,9 @@
 namespace dps {
 namespace {
 
-const std::string kFffd = "\xEF\xBF\xBD";
+const std::string kReplacementChar = "\xEF\xBF\xBD";
 
-std::string Sanitize(std::string_view in, uint64_t* replaced) {
+std::string SanitizeCounted(std::string_view in, uint64_t* replaced) {
   *replaced = 0;
   return SanitizeUtf8(in, replaced);
 }
@@ -21,7 +21,7 @@ TEST(Utf8Repair, ValidTextPassesUnchanged) {
         std::string_view("\0nul\0", 5), std::string_view("\xED\x9F\xBF\xEE\x80\x80")}) {
     uint64_t replaced = 0;
     EXPECT_TRUE(IsValidUtf8(s));
-    EXPECT_EQ(Sanitize(s, &replaced), s);
+    EXPECT_EQ(SanitizeCounted(s, &replaced), s);
     EXPECT_EQ(replaced, 0u);
     EXPECT_EQ(CountInvalidUtf8Bytes(s), 0u);
   }
@@ -37,27 +37,27 @@ TEST(Utf8Repair, ReplacesEachMaximalSubpartOnce) {
   const Case cases[] = {
       {"a\xFF"
        "b",
-       "a" + kFffd + "b", 1, 1},
-      {"\x80\x80", kFffd + kFffd, 2, 2},                          // lone continuations
-      {"\xC0\xAF", kFffd + kFffd, 2, 2},                          // C0 is never a lead
-      {"\xE0\x80\xAF", kFffd + kFffd + kFffd, 3, 3},              // overlong 3-byte
-      {"\xED\xA0\x80", kFffd + kFffd + kFffd, 3, 3},              // surrogate D800
-      {"\xF4\x90\x80\x80", kFffd + kFffd + kFffd + kFffd, 4, 4},  // above U+10FFFF
+       "a" + kReplacementChar + "b", 1, 1},
+      {"\x80\x80", kReplacementChar + kReplacementChar, 2, 2},                          // lone continuations
+      {"\xC0\xAF", kReplacementChar + kReplacementChar, 2, 2},                          // C0 is never a lead
+      {"\xE0\x80\xAF", kReplacementChar + kReplacementChar + kReplacementChar, 3, 3},              // overlong 3-byte
+      {"\xED\xA0\x80", kReplacementChar + kReplacementChar + kReplacementChar, 3, 3},              // surrogate D800
+      {"\xF4\x90\x80\x80", kReplacementChar + kReplacementChar + kReplacementChar + kReplacementChar, 4, 4},  // above U+10FFFF
       {"\xE2\x82"
        "x",
-       kFffd + "x", 1, 2},            // truncated 3-byte
-      {"\xF0\x9F\x98", kFffd, 1, 3},  // truncated at the end
+       kReplacementChar + "x", 1, 2},            // truncated 3-byte
+      {"\xF0\x9F\x98", kReplacementChar, 1, 3},  // truncated at the end
       {"\xF0\x9F\x98"
        "\xF0\x9F\x98\x80",
-       kFffd + "\xF0\x9F\x98\x80", 1, 3},
+       kReplacementChar + "\xF0\x9F\x98\x80", 1, 3},
       {"\x61\xF1\x80\x80\xE1\x80\xC2\x62\x80\x63\x80\xBF\x64",
-       "a" + kFffd + kFffd + kFffd + "b" + kFffd + "c" + kFffd + kFffd + "d", 6, 9},
+       "a" + kReplacementChar + kReplacementChar + kReplacementChar + "b" + kReplacementChar + "c" + kReplacementChar + kReplacementChar + "d", 6, 9},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.out);
     uint64_t replaced = 0;
     EXPECT_FALSE(IsValidUtf8(c.in));
-    EXPECT_EQ(Sanitize(c.in, &replaced), c.out);
+    EXPECT_EQ(SanitizeCounted(c.in, &replaced), c.out);
     EXPECT_EQ(replaced, c.replaced);
     EXPECT_EQ(CountInvalidUtf8Bytes(c.in), c.invalid_bytes);
     std::string in_place = c.in;
@@ -76,7 +76,7 @@ TEST(Utf8Repair, InvalidBytesAfterLongAsciiRunsAreFound) {
     s += std::string(prefix, 'y');
     uint64_t replaced = 0;
     EXPECT_FALSE(IsValidUtf8(s)) << prefix;
-    EXPECT_EQ(Sanitize(s, &replaced), std::string(prefix, 'x') + kFffd + std::string(prefix, 'y'));
+    EXPECT_EQ(SanitizeCounted(s, &replaced), std::string(prefix, 'x') + kReplacementChar + std::string(prefix, 'y'));
     EXPECT_EQ(replaced, 1u);
   }
 }
@@ -87,7 +87,7 @@ TEST(Utf8Repair, RandomBytesAlwaysSanitizeToValidUtf8) {
     std::string s(std::uniform_int_distribution<size_t>(0, 40)(rng), '\0');
     for (char& c : s) c = static_cast<char>(rng() & (round % 2 ? 0xFF : 0xC3));
     uint64_t replaced = 0;
-    std::string out = Sanitize(s, &replaced);
+    std::string out = SanitizeCounted(s, &replaced);
     ASSERT_TRUE(IsValidUtf8(out)) << "round " << round;
     EXPECT_EQ(replaced == 0, IsValidUtf8(s));
     EXPECT_EQ(replaced == 0, out == s);
