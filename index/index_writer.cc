@@ -102,7 +102,7 @@ Status IndexWriter::OpenDir(const std::string& dir, const IndexOptions& options)
     created_dir_ = true;
     DPS_RETURN_IF_ERROR(SyncDir(ParentDir(dir)));  // the new index's own name
   } else if (errno != EEXIST) {
-    return Status::IOError(dir + ": mkdir: " + std::strerror(errno));
+    return ErrnoError(dir, "mkdir");
   }
   const std::string lock = dir + "/LOCK";
   lock_fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);

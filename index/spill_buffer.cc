@@ -19,7 +19,7 @@ Status SpillBuffer::Spill() {
   if (tail_.size() <= limit_) return Status::OK();
   if (fd_ < 0) {
     fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd_ < 0) return Status::IOError(path_ + ": open: " + std::strerror(errno));
+    if (fd_ < 0) return ErrnoError(path_, "open");
     ::unlink(path_.c_str());  // the descriptor keeps it; nothing is left after a crash
   }
   DPS_RETURN_IF_ERROR(WriteAt(fd_, path_, spilled_, tail_));
@@ -39,7 +39,7 @@ Status SpillBuffer::Drain(const std::function<Status(std::string_view)>& sink) {
     }
     // Read once: its page cache can go, and the file's blocks with it.
     (void)posix_fadvise(fd_, 0, 0, POSIX_FADV_DONTNEED);
-    if (::ftruncate(fd_, 0) != 0) return Status::IOError(path_ + ": truncate: " + std::strerror(errno));
+    if (::ftruncate(fd_, 0) != 0) return ErrnoError(path_, "truncate");
     spilled_ = 0;
   }
   if (!tail_.empty()) DPS_RETURN_IF_ERROR(sink(tail_));

@@ -6,6 +6,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/file.h"
+
 namespace dps {
 
 namespace {
@@ -56,7 +58,7 @@ Result<std::unique_ptr<DocumentReader>> OpenReaders(const std::vector<std::strin
   for (const std::string& input : inputs) {
     struct stat st;
     int rc = input == "-" ? fstat(STDIN_FILENO, &st) : stat(input.c_str(), &st);
-    if (rc != 0) return Status::IOError(input + ": stat: " + std::strerror(errno));
+    if (rc != 0) return ErrnoError(input, "stat");
     if (total && S_ISREG(st.st_mode)) {
       *total += static_cast<uint64_t>(st.st_size);
     } else {

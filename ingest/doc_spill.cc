@@ -25,7 +25,7 @@ DocSpill::~DocSpill() {
 
 Status DocSpill::Open() {
   fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd_ < 0) return Status::IOError(path_ + ": open: " + std::strerror(errno));
+  if (fd_ < 0) return ErrnoError(path_, "open");
   return Status::OK();
 }
 

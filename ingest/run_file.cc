@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/file.h"
 #include "common/file_header.h"
 #include "common/checksum.h"
 #include "common/coding.h"
@@ -104,9 +105,9 @@ Result<std::unique_ptr<RunReader>> RunReader::Open(const std::string& path) {
   std::unique_ptr<RunReader> r(new RunReader());
   r->path_ = path;
   r->fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (r->fd_ < 0) return Status::IOError(path + ": open: " + std::strerror(errno));
+  if (r->fd_ < 0) return ErrnoError(path, "open");
   struct stat st;
-  if (fstat(r->fd_, &st) != 0) return Status::IOError(path + ": fstat: " + std::strerror(errno));
+  if (fstat(r->fd_, &st) != 0) return ErrnoError(path, "fstat");
   r->file_size_ = static_cast<uint64_t>(st.st_size);
   // Sequential reads: let the kernel read ahead, and drop what we passed.
   (void)posix_fadvise(r->fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
